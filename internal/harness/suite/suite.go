@@ -1,0 +1,185 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/course"
+)
+
+// Marker starts the one machine-readable line a failed check prints. The
+// grader finds it in the test's output and reads the JSON that follows; the
+// learner reads the story printed above it.
+const Marker = "##onehistory-failure "
+
+// Failure is the story of one failed check, as data. A suite builds one and
+// hands it to Report; the grader reads it back from the Marker line.
+type Failure struct {
+	Chapter  string        `json:"chapter"`           // "ex04"
+	Check    string        `json:"check"`             // "randomized"
+	Name     string        `json:"name"`              // the named failure, e.g. "stale-read"
+	Clause   course.Clause `json:"clause"`            // the contract clause it breaks
+	Story    string        `json:"story"`             // one line: who did what where, and what went wrong
+	At       time.Duration `json:"at_ns"`             // virtual time of the decisive event
+	Seed     int64         `json:"seed"`              // the seed of the failing world
+	Replay   string        `json:"replay"`            // the command that replays it exactly
+	Details  string        `json:"details,omitempty"` // more lines: the operations and servers involved
+	Timeline string        `json:"timeline,omitempty"`
+	HTML     string        `json:"html,omitempty"` // path of a porcupine visualization, if one was written
+}
+
+// Replay is the command that replays chapter id's world with seed.
+func Replay(id string, seed int64) string { return fmt.Sprintf("make %s SEED=%d", id, seed) }
+
+// Text renders the failure for a person: the story first, then the clause,
+// the seed and the replay command, then details and the timeline.
+func (f Failure) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s: %s\n", f.Name, FormatTime(f.At), f.Story)
+	if f.Clause != 0 {
+		fmt.Fprintf(&b, "  contract: %s: %s\n", f.Clause, f.Clause.Meaning())
+	}
+	fmt.Fprintf(&b, "  seed %d · replay: %s\n", f.Seed, f.Replay)
+	if f.Details != "" {
+		b.WriteString("\n" + strings.TrimRight(f.Details, "\n") + "\n")
+	}
+	if f.Timeline != "" {
+		b.WriteString("\n" + strings.TrimRight(f.Timeline, "\n") + "\n")
+	}
+	if f.HTML != "" {
+		fmt.Fprintf(&b, "\n  history visualization: %s\n", f.HTML)
+	}
+	return b.String()
+}
+
+// Line is the Marker line: the marker followed by the failure as JSON.
+func (f Failure) Line() string {
+	data, err := json.Marshal(f)
+	if err != nil {
+		panic(err) // a Failure is plain data; this cannot happen
+	}
+	return Marker + string(data)
+}
+
+// ParseLine reads a Failure back from an output line that contains Marker.
+func ParseLine(line string) (Failure, bool) {
+	i := strings.Index(line, Marker)
+	if i < 0 {
+		return Failure{}, false
+	}
+	var f Failure
+	if err := json.Unmarshal([]byte(strings.TrimSpace(line[i+len(Marker):])), &f); err != nil {
+		return Failure{}, false
+	}
+	return f, true
+}
+
+// Report fails t with f: the story for the learner, then the Marker line for
+// the grader. Fill Chapter, Check, Seed and Replay, or let Report derive them
+// from t's name and the seed.
+func Report(t testing.TB, f Failure) {
+	t.Helper()
+	if f.Chapter == "" || f.Check == "" {
+		id, check := splitName(t.Name())
+		if f.Chapter == "" {
+			f.Chapter = id
+		}
+		if f.Check == "" {
+			f.Check = check
+		}
+	}
+	if f.Replay == "" {
+		f.Replay = Replay(f.Chapter, f.Seed)
+	}
+	t.Error("\n" + f.Text())
+	t.Log(f.Line())
+}
+
+// splitName turns "TestEx04/randomized" into ("ex04", "randomized").
+func splitName(name string) (string, string) {
+	top, check, _ := strings.Cut(name, "/")
+	return strings.ToLower(strings.TrimPrefix(top, "Test")), check
+}
+
+// FormatTime prints a virtual time as milliseconds: "1234.5ms".
+func FormatTime(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
+}
+
+// CheckFunc is one check of a hidden suite.
+type CheckFunc func(t *testing.T)
+
+// Run runs chapter id's checks as subtests, in the registry's order. Every
+// check the registry names must be given, and no other: the grader scores the
+// registry's names, so a mismatch is a bug in the suite and fails loudly.
+func Run(t *testing.T, id string, checks map[string]CheckFunc) {
+	t.Helper()
+	ch := course.MustLookup(id)
+	for _, k := range ch.Checks {
+		if checks[k.Name] == nil {
+			t.Fatalf("suite bug: chapter %s has no check %q", id, k.Name)
+		}
+	}
+	for name := range checks {
+		if _, ok := ch.Check(name); !ok {
+			t.Fatalf("suite bug: check %q is not in chapter %s's registry entry", name, id)
+		}
+	}
+	for _, k := range ch.Checks {
+		t.Run(k.Name, checks[k.Name])
+	}
+}
+
+// Seeds returns the seeds a randomized check explores: def seeds starting at
+// 1, or RUNS seeds if RUNS is set, or exactly SEED if SEED is set (a replay).
+func Seeds(def int) []int64 {
+	if s := os.Getenv("SEED"); s != "" {
+		if seed, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return []int64{seed}
+		}
+	}
+	n := def
+	if s := os.Getenv("RUNS"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil && v > 0 {
+			n = v
+		}
+	}
+	seeds := make([]int64, n)
+	for i := range seeds {
+		seeds[i] = int64(i + 1)
+	}
+	return seeds
+}
+
+// Replaying reports whether SEED is set: one world, replayed, and the suite
+// should print its whole story (the timeline) even more generously.
+func Replaying() bool { return os.Getenv("SEED") != "" }
+
+// OutputDir is where suites write files a learner opens (visualizations):
+// .onehistory/ at the module root, which git ignores. It is created on demand.
+func OutputDir() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return os.TempDir()
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			out := filepath.Join(dir, ".onehistory")
+			if os.MkdirAll(out, 0o755) == nil {
+				return out
+			}
+			return os.TempDir()
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return os.TempDir()
+		}
+		dir = parent
+	}
+}
