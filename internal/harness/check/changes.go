@@ -1,0 +1,247 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/course"
+)
+
+// Change is one accepted change in a server's history: the key set to a value,
+// or deleted.
+type Change struct {
+	Version int64 // its resourceVersion (its position in the history), 0 if not tracked
+	Key     string
+	Value   any           // the value set; ignored when Deleted
+	Deleted bool          // the change deletes Key
+	At      time.Duration // when the server accepted it, 0 if not known
+}
+
+// String is "rv 3 deployments/web=5" or "rv 4 delete deployments/web".
+func (c Change) String() string {
+	var b strings.Builder
+	if c.Version != 0 {
+		fmt.Fprintf(&b, "rv %d ", c.Version)
+	}
+	if c.Deleted {
+		return b.String() + "delete " + c.Key
+	}
+	return b.String() + c.Key + "=" + formatValue(c.Value)
+}
+
+// Equal reports whether c and d are the same change: same version, key,
+// value (normalized, as in Input) and deletion. At is not compared.
+func (c Change) Equal(d Change) bool {
+	return c.Version == d.Version && c.Key == d.Key && c.Deleted == d.Deleted &&
+		(c.Deleted || sameValue(c.Value, d.Value))
+}
+
+// State applies changes in order and returns the final state: each key's last
+// value, deleted keys absent. Values are normalized.
+func State(changes []Change) map[string]any {
+	s := map[string]any{}
+	for _, c := range changes {
+		if c.Deleted {
+			delete(s, c.Key)
+		} else {
+			s[c.Key] = normalize(c.Value)
+		}
+	}
+	return s
+}
+
+// Durable checks that every change acknowledged in h (a write,
+// compare-and-set, create or delete that returned OK) is in final, the
+// history that survived. A write is found by its key and value, so a workload
+// should write values that are unique per key (a counter, an operation id); a
+// delete is found by its key. Unacknowledged changes (timed out, refused) may
+// be missing.
+//
+// It returns nil, or the violation "lost-write" of clause 2
+// (course.DurableAgreement) naming the first acknowledged change missing, by
+// acknowledgement time, and listing all of them in Details.
+func Durable(h *History, final []Change) *Violation {
+	var lost []Operation
+	for _, op := range h.Operations() {
+		if op.Acknowledged() && !contains(final, op) {
+			lost = append(lost, op)
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(lost, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
+	first := &lost[0]
+	by := first.Server
+	if by == "" {
+		by = "the store"
+	}
+	story := fmt.Sprintf("%s acknowledged %s's %s at %s, but the final history of %d changes does not hold it",
+		by, first.Client, first.Input, formatTime(first.Return), len(final))
+	if len(lost) > 1 {
+		story += fmt.Sprintf(" (nor %d more acknowledged changes)", len(lost)-1)
+	}
+	v := &Violation{Clause: course.DurableAgreement, Name: "lost-write", Story: story, At: first.Return}
+	rows := [][]string{{"op", "client", "server", "change", "acknowledged"}}
+	for _, op := range lost {
+		v.Ops = append(v.Ops, op.ID)
+		if op.Server != "" && !slices.Contains(v.Servers, op.Server) {
+			v.Servers = append(v.Servers, op.Server)
+		}
+		rows = append(rows, []string{fmt.Sprintf("#%d", op.ID), op.Client, op.Server, op.Input.String(), formatTime(op.Return) + versionSuffix(op.Result.Version)})
+	}
+	v.Details = "acknowledged changes missing from the final history:\n" + table(rows)
+	return v
+}
+
+func contains(final []Change, op Operation) bool {
+	for _, c := range final {
+		if c.Key != op.Input.Key {
+			continue
+		}
+		if op.Input.Kind == KindDelete {
+			if c.Deleted {
+				return true
+			}
+		} else if !c.Deleted && sameValue(c.Value, op.Input.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// OneHistory checks that the servers' histories of accepted changes are
+// prefixes of one sequence: no two servers accepted different changes at the
+// same position (a server that lags behind holds a shorter prefix, which is
+// fine). servers maps a server's name to its changes in order.
+//
+// It returns nil, or the violation "divergent-history" naming the first
+// position where two servers differ, with every server's entries side by
+// side around it in Details. Its clause is 2 (course.DurableAgreement: never
+// two machines believing different histories); a caller may set another.
+func OneHistory(servers map[string][]Change) *Violation {
+	names := slices.Sorted(maps.Keys(servers))
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len(servers[n]))
+	}
+	for i := 0; i < longest; i++ {
+		var a string
+		for _, b := range names {
+			if i >= len(servers[b]) {
+				continue
+			}
+			if a == "" {
+				a = b
+				continue
+			}
+			ca, cb := servers[a][i], servers[b][i]
+			if ca.Equal(cb) {
+				continue
+			}
+			return &Violation{
+				Clause:  course.DurableAgreement,
+				Name:    "divergent-history",
+				At:      max(ca.At, cb.At),
+				Servers: []string{a, b},
+				Story: fmt.Sprintf("%s and %s accepted different changes at position %d: %s holds %s, %s holds %s",
+					a, b, i+1, a, ca, b, cb),
+				Details: sideBySide(servers, names, i),
+			}
+		}
+	}
+	return nil
+}
+
+// sideBySide is a table of every server's entries around position at.
+func sideBySide(servers map[string][]Change, names []string, at int) string {
+	rows := [][]string{append([]string{"", "position"}, names...)}
+	for i := max(0, at-3); i <= at+3; i++ {
+		row := []string{"", fmt.Sprint(i + 1)}
+		held := false
+		for _, n := range names {
+			cell := "·"
+			if i < len(servers[n]) {
+				cell = servers[n][i].String()
+				held = true
+			}
+			row = append(row, cell)
+		}
+		if !held {
+			break
+		}
+		if i == at {
+			row[0] = "≠"
+		}
+		rows = append(rows, row)
+	}
+	return fmt.Sprintf("the servers' histories, first difference at position %d (· = not held):\n", at+1) + table(rows)
+}
+
+// Converged checks that every server holds the same state (key → value; a
+// missing key is absent) at virtual time at, once faults have healed and the
+// cluster has had time to settle. State turns a history into such a map.
+//
+// It returns nil, or the violation "no-convergence" of clause 2
+// (course.DurableAgreement) naming the first differing key (keys sorted) and
+// listing every differing key per server in Details.
+func Converged(states map[string]map[string]any, at time.Duration) *Violation {
+	names := slices.Sorted(maps.Keys(states))
+	if len(names) < 2 {
+		return nil
+	}
+	keySet := map[string]bool{}
+	for _, s := range states {
+		for k := range s {
+			keySet[k] = true
+		}
+	}
+	keys := slices.Sorted(maps.Keys(keySet))
+	var differ []string
+	for _, k := range keys {
+		for _, n := range names[1:] {
+			v0, ok0 := states[names[0]][k]
+			v, ok := states[n][k]
+			if ok != ok0 || (ok && !sameValue(v, v0)) {
+				differ = append(differ, k)
+				break
+			}
+		}
+	}
+	if len(differ) == 0 {
+		return nil
+	}
+	cell := func(server, key string) string {
+		if v, ok := states[server][key]; ok {
+			return formatValue(v)
+		}
+		return "absent"
+	}
+	k := differ[0]
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, cell(n, k)+" on "+n)
+	}
+	v := &Violation{
+		Clause:  course.DurableAgreement,
+		Name:    "no-convergence",
+		At:      at,
+		Servers: names,
+		Story: fmt.Sprintf("after the faults healed, the servers still disagree on %d of %d keys at %s: %s is %s",
+			len(differ), len(keys), formatTime(at), k, strings.Join(parts, ", ")),
+	}
+	rows := [][]string{append([]string{"key"}, names...)}
+	for _, k := range differ {
+		row := []string{k}
+		for _, n := range names {
+			row = append(row, cell(n, k))
+		}
+		rows = append(rows, row)
+	}
+	v.Details = "keys whose values differ between servers:\n" + table(rows)
+	return v
+}

@@ -1,0 +1,515 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"onehistory/internal/harness/course"
+)
+
+// DefaultTimeBound is the wall-clock time Linearizable gives porcupine when
+// the caller passes no bound. It is the one wall-clock time in the harness
+// that is allowed to matter, and it only bounds the search: running out of it
+// is the failure "undecided", never a pass.
+const DefaultTimeBound = 5 * time.Second
+
+// Verdict is the outcome of a linearizability check.
+type Verdict int
+
+// The verdicts.
+const (
+	// VerdictLinearizable: there is one order of all the operations,
+	// consistent with their real-time order, that the store could have
+	// produced one at a time.
+	VerdictLinearizable Verdict = iota + 1
+	// VerdictIllegal: there is no such order.
+	VerdictIllegal
+	// VerdictUndecided: the search ran out of its time bound. This is a
+	// failure.
+	VerdictUndecided
+)
+
+// String is "linearizable", "illegal" or "undecided".
+func (v Verdict) String() string {
+	switch v {
+	case VerdictLinearizable:
+		return "linearizable"
+	case VerdictIllegal:
+		return "illegal"
+	case VerdictUndecided:
+		return "undecided"
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
+}
+
+// Linearization is the result of Linearizable: the verdict, the violation
+// told as a story, and what WriteHTML needs to draw the history.
+type Linearization struct {
+	Verdict   Verdict
+	Violation *Violation // nil when Verdict is VerdictLinearizable
+	Keys      int        // keys checked, each on its own
+	Checked   int        // operations given to the checker (see Linearizable)
+	HTML      string     // the visualization's path, once WriteHTML has written it
+
+	model porcupine.Model
+	info  porcupine.LinearizationInfo
+	ops   []Operation // the whole history, by ID
+}
+
+// OK reports whether the history was found linearizable.
+func (l *Linearization) OK() bool { return l.Verdict == VerdictLinearizable }
+
+// Linearizable checks that h's operations form one history: that there is a
+// single order of them, consistent with real time (an operation that returned
+// before another was called comes first), in which a key-value store with
+// versions and compare-and-set, applying them one at a time, gives every
+// client the answer it got. Keys are checked independently, which is exact for
+// this model and much faster.
+//
+// Operations that ended Refused are left out: they had no effect and returned
+// no state. A read that timed out is left out: it returned nothing. A write
+// that timed out (or is still pending) is indefinite: it may take effect at
+// any point after its call, or never. Operations still pending count as timed
+// out.
+//
+// bound limits the wall-clock time of the search (DefaultTimeBound if zero or
+// negative). If it runs out, the result is VerdictUndecided with the
+// violation "undecided": a failure, not a pass. Violations name clause 1
+// (course.OneHistory); a caller may set another.
+func Linearizable(h *History, bound time.Duration) *Linearization {
+	return linearizable(h, bound, true)
+}
+
+func linearizable(h *History, bound time.Duration, byKey bool) *Linearization {
+	if bound <= 0 {
+		bound = DefaultTimeBound
+	}
+	ops := h.Operations()
+	history, end := porcupineHistory(ops)
+	model := kvModel(byKey)
+	l := &Linearization{model: model, ops: ops, Checked: len(history)}
+
+	parts := [][]porcupine.Operation{history}
+	if byKey {
+		parts = partitionByKey(history)
+	}
+	keys := map[string]bool{}
+	for _, op := range history {
+		keys[op.Input.(Input).Key] = true
+	}
+	l.Keys = len(keys)
+
+	result, info := porcupine.CheckOperationsVerbose(model, history, bound)
+	l.info = info
+	partials := info.PartialLinearizations()
+	for _, p := range partials {
+		// porcupine gathers them from a map: order them, so that the same
+		// history tells the same story and draws the same picture.
+		slices.SortFunc(p, func(a, b []int) int {
+			if c := cmp.Compare(len(b), len(a)); c != 0 {
+				return c
+			}
+			return slices.Compare(a, b)
+		})
+	}
+
+	switch result {
+	case porcupine.Ok:
+		l.Verdict = VerdictLinearizable
+		return l
+	case porcupine.Illegal:
+		l.Verdict = VerdictIllegal
+	default:
+		l.Verdict = VerdictUndecided
+	}
+
+	// Partition i could not be linearized (or was not finished) when its
+	// longest partial linearization leaves operations out.
+	var stuck []stuckKey
+	for i, part := range parts {
+		var longest []int
+		if i < len(partials) && len(partials[i]) > 0 {
+			longest = partials[i][0]
+		}
+		if len(longest) < len(part) {
+			stuck = append(stuck, newStuckKey(ops, part, longest))
+		}
+	}
+	if l.Verdict == VerdictUndecided {
+		l.Violation = undecided(stuck, len(history), l.Keys, bound, end)
+		return l
+	}
+	slices.SortStableFunc(stuck, func(a, b stuckKey) int {
+		return cmp.Compare(a.culpritReturn(), b.culpritReturn())
+	})
+	if len(stuck) == 0 { // cannot happen: porcupine said Illegal
+		l.Violation = &Violation{Clause: course.OneHistory, Name: "non-linearizable", At: end,
+			Story: "the checker found no single order of the operations, but named no operation"}
+		return l
+	}
+	l.Violation = stuck[0].story(ops)
+	if len(stuck) > 1 {
+		var more []string
+		for _, s := range stuck[1:] {
+			more = append(more, s.key)
+		}
+		l.Violation.Details += fmt.Sprintf("\nother keys with no single history: %s\n", strings.Join(more, ", "))
+	}
+	return l
+}
+
+// porcupineHistory turns the recorded operations into porcupine's, leaving
+// out those that say nothing (Refused; reads that timed out) and giving
+// indefinite operations a return time after everything else. end is the last
+// time in the history.
+func porcupineHistory(ops []Operation) ([]porcupine.Operation, time.Duration) {
+	var end time.Duration
+	for _, op := range ops {
+		end = max(end, op.Call, op.Return)
+	}
+	clients := map[string]int{}
+	var out []porcupine.Operation
+	for _, op := range ops {
+		if !informative(op) {
+			continue
+		}
+		id, ok := clients[op.Client]
+		if !ok {
+			id = len(clients)
+			clients[op.Client] = id
+		}
+		ret := int64(op.Return)
+		r := op.Result
+		if op.Indefinite() {
+			ret = int64(end) + 1
+			r.Outcome = Indefinite
+		}
+		out = append(out, porcupine.Operation{
+			ClientId: id,
+			Input:    op.Input,
+			Call:     int64(op.Call),
+			Output:   r,
+			Return:   ret,
+			Metadata: opMeta{id: op.ID, client: op.Client, server: op.Server},
+		})
+	}
+	return out, end
+}
+
+// informative reports whether an operation constrains the history. Outcomes
+// an operation of its kind cannot have (a Conflict from a read) are treated
+// as Refused.
+func informative(op Operation) bool {
+	o := op.Result.Outcome
+	switch {
+	case o == Refused:
+		return false
+	case op.Indefinite():
+		return op.Input.Kind != KindRead
+	case o == OK:
+		return true
+	}
+	switch op.Input.Kind {
+	case KindRead, KindDelete, KindWrite:
+		return o == NotFound
+	case KindCreate:
+		return o == AlreadyExists || o == Conflict
+	case KindCompareAndSet:
+		return o == Conflict || o == NotFound
+	}
+	return false
+}
+
+// stuckKey is one key whose operations could not be put in one order.
+type stuckKey struct {
+	key     string
+	all     []OpID // the key's operations given to porcupine, in call order
+	order   []OpID // the longest order found that explains a prefix of them
+	culprit *Operation
+}
+
+func newStuckKey(ops []Operation, part []porcupine.Operation, longest []int) stuckKey {
+	var s stuckKey
+	in := map[int]bool{}
+	for _, i := range longest {
+		in[i] = true
+		s.order = append(s.order, part[i].Metadata.(opMeta).id)
+	}
+	for i, p := range part {
+		id := p.Metadata.(opMeta).id
+		s.all = append(s.all, id)
+		if in[i] {
+			continue
+		}
+		// The first operation the order could not take: the earliest to
+		// return, for it had to be placed before its return.
+		op := &ops[id]
+		if s.culprit == nil || lessByReturn(op, s.culprit) {
+			s.culprit = op
+		}
+	}
+	s.key = s.culprit.Input.Key
+	return s
+}
+
+func effectiveReturn(op *Operation) time.Duration {
+	if op.Indefinite() {
+		return 1<<63 - 1
+	}
+	return op.Return
+}
+
+func lessByReturn(a, b *Operation) bool {
+	if ra, rb := effectiveReturn(a), effectiveReturn(b); ra != rb {
+		return ra < rb
+	}
+	if a.Call != b.Call {
+		return a.Call < b.Call
+	}
+	return a.ID < b.ID
+}
+
+func (s stuckKey) culpritReturn() time.Duration {
+	if s.culprit == nil {
+		return 1<<63 - 1
+	}
+	return effectiveReturn(s.culprit)
+}
+
+// story tells why the culprit cannot be placed: what it saw, and the earlier
+// operation (the witness) it contradicts.
+func (s stuckKey) story(ops []Operation) *Violation {
+	c := s.culprit
+	v := &Violation{Clause: course.OneHistory, Name: "non-linearizable", At: c.Return, Ops: []OpID{c.ID}}
+	w := s.witness(ops)
+	what := tellOp(c)
+	var but string
+	switch {
+	case c.Input.Kind == KindRead && c.Result.Outcome == OK && !everWritten(ops, c.Input.Key, c.Result.Value):
+		v.Name = "impossible-read"
+		but = fmt.Sprintf("but no client ever wrote %s=%s", c.Input.Key, formatValue(c.Result.Value))
+	case w != nil:
+		but = "but " + tellWitness(w)
+		if c.Input.Kind == KindRead && s.heldBefore(ops, c) {
+			v.Name = "stale-read"
+		}
+	default:
+		but = fmt.Sprintf("but no order of the operations on %s explains it", c.Input.Key)
+	}
+	if c.Input.Kind == KindCompareAndSet && c.Result.Outcome == OK {
+		v.Name = "stale-update"
+	}
+	if w != nil {
+		v.Ops = append(v.Ops, w.ID)
+	}
+	v.Story = what + ", " + but
+	for _, id := range v.Ops {
+		if srv := ops[id].Server; srv != "" && !slices.Contains(v.Servers, srv) {
+			v.Servers = append(v.Servers, srv)
+		}
+	}
+	v.Details = s.details(ops)
+	return v
+}
+
+// witness is the operation in the longest order that the culprit most
+// plainly contradicts: the latest one to return before the culprit was
+// called, preferring one that saw or set a different value; failing that,
+// the last change in the order.
+func (s stuckKey) witness(ops []Operation) *Operation {
+	c := s.culprit
+	cv, cExists, cObserved := observed(c)
+	var best, bestDiffering *Operation
+	for _, id := range s.order {
+		op := &ops[id]
+		if op.Input.Key != c.Input.Key || op.Indefinite() || op.Return >= c.Call {
+			continue
+		}
+		if best == nil || op.Return >= best.Return {
+			best = op
+		}
+		v, exists, ok := observed(op)
+		differs := ok && cObserved && (exists != cExists || (exists && !sameValue(v, cv)))
+		if !cObserved {
+			differs = op.Input.Kind.Mutates()
+		}
+		if differs && (bestDiffering == nil || op.Return >= bestDiffering.Return) {
+			bestDiffering = op
+		}
+	}
+	if bestDiffering != nil {
+		return bestDiffering
+	}
+	if best != nil {
+		return best
+	}
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if op := &ops[s.order[i]]; op.Input.Key == c.Input.Key && op.Input.Kind.Mutates() {
+			return op
+		}
+	}
+	return nil
+}
+
+// observed is the value an operation saw or set, if it did either.
+func observed(op *Operation) (value any, exists, ok bool) {
+	if op.Result.Outcome != OK {
+		if op.Result.Outcome == NotFound && op.Input.Kind == KindRead {
+			return nil, false, true
+		}
+		return nil, false, false
+	}
+	switch op.Input.Kind {
+	case KindRead:
+		return op.Result.Value, true, true
+	case KindDelete:
+		return nil, false, true
+	}
+	return op.Input.Value, true, true
+}
+
+// everWritten reports whether any operation that may have taken effect
+// (acknowledged or indefinite) wrote value to key.
+func everWritten(ops []Operation, key string, value any) bool {
+	for _, op := range ops {
+		if op.Input.Key == key && sets(&op) && sameValue(op.Input.Value, value) &&
+			(op.Acknowledged() || op.Indefinite()) {
+			return true
+		}
+	}
+	return false
+}
+
+func sets(op *Operation) bool {
+	k := op.Input.Kind
+	return k == KindWrite || k == KindCreate || k == KindCompareAndSet
+}
+
+// heldBefore reports whether what the read culprit saw is an older state of
+// its key: a value set by an operation in the order found, or absence (every
+// key starts absent). That makes it a stale read.
+func (s stuckKey) heldBefore(ops []Operation, c *Operation) bool {
+	if c.Result.Outcome == NotFound {
+		return true
+	}
+	for _, id := range s.order {
+		op := &ops[id]
+		if op.Input.Key == c.Input.Key && sets(op) && sameValue(op.Input.Value, c.Result.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func onServer(prep string, op *Operation) string {
+	if op.Server == "" {
+		return ""
+	}
+	return " " + prep + " " + op.Server
+}
+
+// tellOp tells what the culprit did, as the first half of a sentence.
+func tellOp(op *Operation) string {
+	in, r, at := op.Input, op.Result, formatTime(op.Return)
+	switch {
+	case in.Kind == KindRead && r.Outcome == OK:
+		return fmt.Sprintf("%s read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
+	case in.Kind == KindRead && r.Outcome == NotFound:
+		return fmt.Sprintf("%s found no %s%s at %s", op.Client, in.Key, onServer("on", op), at)
+	case in.Kind == KindCompareAndSet && r.Outcome == OK:
+		return fmt.Sprintf("%s's update of %s to %s if %s succeeded%s at %s", op.Client, in.Key, formatValue(in.Value), in.precondition(), onServer("on", op), at)
+	case in.Kind == KindCompareAndSet && r.Outcome == Conflict:
+		return fmt.Sprintf("%s's update of %s to %s if %s was refused as a conflict%s at %s", op.Client, in.Key, formatValue(in.Value), in.precondition(), onServer("by", op), at)
+	case in.Kind == KindDelete && r.Outcome == OK:
+		return fmt.Sprintf("%s deleted %s%s at %s", op.Client, in.Key, onServer("on", op), at)
+	case r.Outcome == OK:
+		return fmt.Sprintf("%s's %s was acknowledged%s%s at %s", op.Client, in, onServer("by", op), versionSuffix(r.Version), at)
+	}
+	return fmt.Sprintf("%s's %s got %s%s at %s", op.Client, in, r.Outcome, onServer("from", op), at)
+}
+
+// tellWitness tells what the witness did, as the second half of a sentence.
+func tellWitness(op *Operation) string {
+	in, r, at := op.Input, op.Result, formatTime(op.Return)
+	by := op.Server
+	if by == "" {
+		by = "the store"
+	}
+	switch {
+	case op.Indefinite():
+		return fmt.Sprintf("every order that explains the earlier operations already holds %s's %s%s (which timed out at %s)", op.Client, in, onServer("via", op), at)
+	case in.Kind == KindRead && r.Outcome == OK:
+		return fmt.Sprintf("%s had read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
+	case in.Kind == KindRead && r.Outcome == NotFound:
+		return fmt.Sprintf("%s had found no %s%s at %s", op.Client, in.Key, onServer("on", op), at)
+	case in.Kind == KindDelete && r.Outcome == OK:
+		return fmt.Sprintf("%s had acknowledged %s's delete of %s at %s", by, op.Client, in.Key, at)
+	case r.Outcome == OK:
+		return fmt.Sprintf("%s had acknowledged %s=%s%s to %s at %s", by, in.Key, formatValue(in.Value), versionSuffix(r.Version), op.Client, at)
+	}
+	return fmt.Sprintf("%s's %s had got %s%s at %s", op.Client, in, r.Outcome, onServer("from", op), at)
+}
+
+// maxDetailRows bounds the table of a key's operations.
+const maxDetailRows = 40
+
+// details is the key's operations in call order: where each stands in the
+// longest order found, and the culprit marked.
+func (s stuckKey) details(ops []Operation) string {
+	pos := map[OpID]int{}
+	for i, id := range s.order {
+		pos[id] = i + 1
+	}
+	rows := [][]string{{"order", "op", "client", "server", "operation", "called", "returned", "result"}}
+	from, to := 0, len(s.all)
+	if to > maxDetailRows {
+		at := slices.Index(s.all, s.culprit.ID)
+		from = max(0, at-maxDetailRows/2)
+		to = min(len(s.all), from+maxDetailRows)
+	}
+	for _, id := range s.all[from:to] {
+		op := &ops[id]
+		mark := ""
+		switch {
+		case id == s.culprit.ID:
+			mark = "✗"
+		case pos[id] > 0:
+			mark = fmt.Sprint(pos[id])
+		}
+		ret := formatTime(op.Return)
+		if op.Result.Outcome == Pending {
+			ret = "…"
+		}
+		rows = append(rows, []string{mark, fmt.Sprintf("#%d", id), op.Client, op.Server, op.Input.String(), formatTime(op.Call), ret, op.resultString()})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d operations; the longest single order found explains %d of them (column order), and cannot take #%d (✗):\n",
+		s.key, len(s.all), len(s.order), s.culprit.ID)
+	if from > 0 || to < len(s.all) {
+		fmt.Fprintf(&b, "  (operations %d to %d of %d, around #%d)\n", from+1, to, len(s.all), s.culprit.ID)
+	}
+	b.WriteString(table(rows))
+	return b.String()
+}
+
+// undecided is the violation for a search that ran out of time.
+func undecided(stuck []stuckKey, n, keys int, bound time.Duration, end time.Duration) *Violation {
+	v := &Violation{
+		Clause: course.OneHistory,
+		Name:   "undecided",
+		At:     end,
+		Story: fmt.Sprintf("the linearizability checker could not decide within %s whether %d operations on %d keys form one history; a run that cannot be decided does not pass",
+			bound, n, keys),
+	}
+	rows := [][]string{{"key", "operations", "longest order found"}}
+	for _, s := range stuck {
+		rows = append(rows, []string{s.key, fmt.Sprint(len(s.all)), fmt.Sprint(len(s.order))})
+	}
+	v.Details = "keys not decided (many concurrent writes to one key make the search long; spread the workload over more keys or shorten the run):\n" + table(rows)
+	return v
+}

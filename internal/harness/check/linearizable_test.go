@@ -1,0 +1,415 @@
+package check_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+)
+
+func TestLinearizable(t *testing.T) {
+	tests := []struct {
+		name    string
+		history func() *check.History
+		// want is the verdict; for a violation, its name and words the
+		// story must contain.
+		want      check.Verdict
+		violation string
+		story     []string
+		at        time.Duration
+	}{
+		{
+			// The chapter 4 story: server-1 acknowledged 5 replicas and
+			// replicated afterwards; server-2 still answered 3.
+			name: "stale read of deployments/web=3 after 5 was acknowledged",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.UpdateIfVersion("deployments/web", 5, 1), 400, 405, check.Acked(2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 410, 412, check.Found(3, 1))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-read",
+			story: []string{
+				"controller-a read deployments/web=3 (rv 1) from server-2 at 412ms",
+				"server-1 had acknowledged deployments/web=5 (rv 2) to controller-b at 405ms",
+			},
+			at: ms(412),
+		},
+		{
+			name: "stale read without versions is still stale",
+			history: func() *check.History {
+				h := check.NewHistory()
+				done(h, "kubectl", "server-1", check.Write("deployments/web", 3), 0, 5, check.Acked(0))
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(0))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 410, 412, check.Found(3, 0))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-read",
+			story:     []string{"controller-a read deployments/web=3 from server-2 at 412ms", "server-1 had acknowledged deployments/web=5 to controller-b at 405ms"},
+			at:        ms(412),
+		},
+		{
+			// Operations that overlap may be ordered either way: the read
+			// during the write may see the old value or the new one.
+			name: "reads concurrent with a write may see either value",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 300, check.Acked(2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 150, 200, check.Found(3, 1))
+				done(h, "kubectl", "server-1", check.Read("deployments/web"), 160, 250, check.Found(5, 2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 310, 320, check.Found(5, 2))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			// Once one reader has seen 5, a later reader may not see 3,
+			// even while the write is still in flight.
+			name: "a read after another read saw the new value may not go back",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 500, check.Acked(2))
+				done(h, "kubectl", "server-1", check.Read("deployments/web"), 150, 200, check.Found(5, 2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 250, 300, check.Found(3, 1))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-read",
+			story:     []string{"controller-a read deployments/web=3 (rv 1) from server-2 at 300ms", "kubectl had read deployments/web=5 (rv 2) from server-1 at 200ms"},
+			at:        ms(300),
+		},
+		{
+			// A timeout is indefinite: the write may have happened after
+			// the client gave up, as the later read shows.
+			name: "a timed-out write seen later",
+			history: func() *check.History {
+				h := webIsThree()
+				timedOut(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 300)
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 310, 320, check.Found(3, 1))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 400, 410, check.Found(5, 7))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			name: "a timed-out write never seen",
+			history: func() *check.History {
+				h := webIsThree()
+				timedOut(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 300)
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 400, 410, check.Found(3, 1))
+				done(h, "controller-a", "server-1", check.Read("deployments/web"), 900, 910, check.Found(3, 1))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			name: "a write still pending when the run ended is indefinite",
+			history: func() *check.History {
+				h := webIsThree()
+				h.Call("controller-b", "server-1", check.Write("deployments/web", 5), ms(100))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 400, 410, check.Found(5, 2))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			// Refused means the store never applied it; reading 5 means
+			// someone did.
+			name: "a refused write seen later",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 110, check.Fail(check.Refused))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 400, 410, check.Found(5, 2))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "impossible-read",
+			story:     []string{"controller-a read deployments/web=5 (rv 2) from server-2 at 410ms", "no client ever wrote deployments/web=5"},
+		},
+		{
+			// The chapter 5 story: controller-a's update was conditional on
+			// the version it had seen, but server-2 accepted it although
+			// server-1 had already moved deployments/web to rv 2.
+			name: "an update succeeds against a stale resourceVersion",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.UpdateIfVersion("deployments/web", 5, 1), 400, 405, check.Acked(2))
+				done(h, "controller-a", "server-2", check.UpdateIfVersion("deployments/web", 8, 1), 600, 610, check.Acked(3))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-update",
+			story: []string{
+				"controller-a's update of deployments/web to 8 if rv=1 succeeded on server-2 at 610ms",
+				"server-1 had acknowledged deployments/web=5 (rv 2) to controller-b at 405ms",
+			},
+			at: ms(610),
+		},
+		{
+			name: "an update against a stale resourceVersion is a conflict",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.UpdateIfVersion("deployments/web", 5, 1), 400, 405, check.Acked(2))
+				done(h, "controller-a", "server-2", check.UpdateIfVersion("deployments/web", 8, 1), 600, 610, check.Fail(check.Conflict))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 620, 630, check.Found(5, 2))
+				done(h, "controller-a", "server-2", check.UpdateIfVersion("deployments/web", 8, 2), 640, 650, check.Acked(3))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			name: "an update by value against a replaced value",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(0))
+				done(h, "controller-a", "server-2", check.UpdateIfValue("deployments/web", 8, 3), 600, 610, check.Acked(0))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-update",
+			story:     []string{"controller-a's update of deployments/web to 8 if value=3 succeeded on server-2 at 610ms"},
+		},
+		{
+			name: "a conflict nobody caused",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-a", "server-2", check.UpdateIfVersion("deployments/web", 8, 1), 600, 610, check.Fail(check.Conflict))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "non-linearizable",
+			story:     []string{"controller-a's update of deployments/web to 8 if rv=1 was refused as a conflict by server-2 at 610ms"},
+		},
+		{
+			// A timed-out conditional update may or may not have applied:
+			// both continuations are fine.
+			name: "a timed-out update, then either value",
+			history: func() *check.History {
+				h := webIsThree()
+				timedOut(h, "controller-a", "server-2", check.UpdateIfVersion("deployments/web", 8, 1), 100, 200)
+				done(h, "controller-b", "server-1", check.Read("deployments/web"), 300, 310, check.Found(3, 1))
+				done(h, "controller-b", "server-1", check.Read("deployments/web"), 400, 410, check.Found(8, 4))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			name: "a deleted deployment found again",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "kubectl", "server-1", check.Delete("deployments/web"), 100, 110, check.Acked(2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 200, 210, check.Found(3, 1))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-read",
+			story:     []string{"server-1 had acknowledged kubectl's delete of deployments/web at 110ms"},
+		},
+		{
+			name: "a created deployment not found",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 200, 210, check.Fail(check.NotFound))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "stale-read",
+			story:     []string{"controller-a found no deployments/web on server-2 at 210ms", "server-1 had acknowledged deployments/web=3 (rv 1) to kubectl at 5ms"},
+		},
+		{
+			name: "create, already exists, delete, create again",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-a", "server-2", check.Create("deployments/web", 4), 100, 110, check.Fail(check.AlreadyExists))
+				done(h, "kubectl", "server-1", check.Delete("deployments/web"), 200, 210, check.Acked(2))
+				done(h, "controller-a", "server-2", check.Read("deployments/web"), 300, 310, check.Fail(check.NotFound))
+				done(h, "controller-a", "server-2", check.Create("deployments/web", 4), 400, 410, check.Acked(3))
+				done(h, "kubectl", "server-1", check.Read("deployments/web"), 500, 510, check.Found(4, 3))
+				return h
+			},
+			want: check.VerdictLinearizable,
+		},
+		{
+			name: "resourceVersions that go backwards",
+			history: func() *check.History {
+				h := webIsThree()
+				done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 110, check.Acked(7))
+				done(h, "controller-a", "server-2", check.Write("deployments/web", 6), 200, 210, check.Acked(4))
+				return h
+			},
+			want:      check.VerdictIllegal,
+			violation: "non-linearizable",
+			story:     []string{"controller-a's write deployments/web=6 was acknowledged by server-2 (rv 4) at 210ms"},
+		},
+		{
+			name:    "an empty history is linearizable (the vacuity guard catches it)",
+			history: check.NewHistory,
+			want:    check.VerdictLinearizable,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := check.Linearizable(tt.history(), 0)
+			require.Equal(t, tt.want, l.Verdict, "violation: %v", l.Violation)
+			if tt.want == check.VerdictLinearizable {
+				assert.True(t, l.OK())
+				assert.Nil(t, l.Violation)
+				return
+			}
+			require.NotNil(t, l.Violation)
+			v := l.Violation
+			t.Log("\n" + v.Error() + "\n" + v.Details)
+			assert.Equal(t, tt.violation, v.Name)
+			assert.Equal(t, course.OneHistory, v.Clause)
+			for _, s := range tt.story {
+				assert.Contains(t, v.Story, s)
+			}
+			if tt.at != 0 {
+				assert.Equal(t, tt.at, v.At)
+			}
+			assert.NotEmpty(t, v.Ops)
+			assert.Contains(t, v.Details, "✗")
+		})
+	}
+}
+
+func TestLinearizableNamesTheOperationsAndServers(t *testing.T) {
+	h := webIsThree()
+	write := done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(2))
+	read := done(h, "controller-a", "server-2", check.Read("deployments/web"), 410, 412, check.Found(3, 1))
+
+	v := check.Linearizable(h, 0).Violation
+	require.NotNil(t, v)
+	// The stale read first, then the acknowledged write it contradicts.
+	assert.Equal(t, []check.OpID{read, write}, v.Ops)
+	assert.Equal(t, []string{"server-2", "server-1"}, v.Servers)
+	assert.Equal(t, "stale-read at 412ms: "+v.Story, v.Error())
+}
+
+// Keys are checked apart: a stale read of one key is found among many
+// correct operations on others, and blamed on its own key only.
+func TestLinearizablePartitionsPerKey(t *testing.T) {
+	h := check.NewHistory()
+	for i, key := range []string{"deployments/web", "deployments/api", "pods/web-x7k2"} {
+		done(h, "kubectl", "server-1", check.Create(key, i), 0, 5, check.Acked(int64(i+1)))
+	}
+	// Interleaved, each key on its own is fine.
+	done(h, "controller-a", "server-1", check.Write("deployments/web", 5), 100, 200, check.Acked(4))
+	done(h, "controller-b", "server-2", check.Write("deployments/api", 9), 110, 210, check.Acked(5))
+	done(h, "controller-a", "server-2", check.Read("deployments/api"), 220, 230, check.Found(9, 5))
+	done(h, "controller-b", "server-1", check.Read("deployments/web"), 220, 230, check.Found(5, 4))
+
+	l := check.Linearizable(h, 0)
+	require.True(t, l.OK(), "%v", l.Violation)
+	assert.Equal(t, 3, l.Keys)
+	assert.Equal(t, 7, l.Checked)
+
+	// Now pods/web-x7k2, untouched since its creation, reads stale on
+	// server-2 after a delete on server-1.
+	done(h, "controller-a", "server-1", check.Delete("pods/web-x7k2"), 300, 310, check.Acked(6))
+	done(h, "controller-b", "server-2", check.Read("pods/web-x7k2"), 320, 330, check.Found(2, 3))
+	l = check.Linearizable(h, 0)
+	require.Equal(t, check.VerdictIllegal, l.Verdict)
+	assert.Contains(t, l.Violation.Story, "controller-b read pods/web-x7k2=2")
+	assert.Contains(t, l.Violation.Details, "pods/web-x7k2: 3 operations")
+	assert.NotContains(t, l.Violation.Details, "deployments/")
+}
+
+// adversarial is a history porcupine cannot settle quickly: n writes of
+// different values, all concurrent, then a read of a value none of them
+// wrote. To prove it illegal the search must try every order of the writes.
+func adversarial(n int) *check.History {
+	h := check.NewHistory()
+	for i := range n {
+		done(h, "controller-"+string(rune('a'+i%26)), "server-1", check.Write("deployments/web", i), 0, 100, check.Acked(0))
+	}
+	done(h, "kubectl", "server-2", check.Read("deployments/web"), 200, 300, check.Found(-1, 0))
+	return h
+}
+
+// Running out of time is a failure with its own name, never a pass.
+func TestLinearizableUndecidedIsAFailure(t *testing.T) {
+	l := check.Linearizable(adversarial(40), time.Millisecond)
+	require.Equal(t, check.VerdictUndecided, l.Verdict)
+	assert.False(t, l.OK())
+	require.NotNil(t, l.Violation)
+	assert.Equal(t, "undecided", l.Violation.Name)
+	assert.Equal(t, course.OneHistory, l.Violation.Clause)
+	assert.Contains(t, l.Violation.Story, "could not decide within 1ms whether 41 operations on 1 keys form one history")
+	assert.Contains(t, l.Violation.Details, "deployments/web")
+
+	// The same shape, small enough to decide, is decided.
+	l = check.Linearizable(adversarial(4), 0)
+	assert.Equal(t, check.VerdictIllegal, l.Verdict)
+}
+
+func TestWriteHTML(t *testing.T) {
+	h := webIsThree()
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(2))
+	done(h, "controller-a", "server-2", check.Read("deployments/web"), 410, 412, check.Found(3, 1))
+	l := check.Linearizable(h, 0)
+	require.False(t, l.OK())
+
+	dir := t.TempDir() + "/out"
+	faults := []check.Fault{
+		{Name: "partition server-1 | server-2", Start: ms(300), End: ms(500)},
+		{Name: "crash server-1", Start: ms(450)},
+	}
+	path, err := l.WriteHTML(dir, "ex04-seed-17", faults)
+	require.NoError(t, err)
+	assert.Equal(t, dir+"/ex04-seed-17.html", path)
+	assert.Equal(t, path, l.HTML)
+
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	html := string(data)
+	assert.True(t, strings.HasPrefix(strings.TrimSpace(html), "<!DOCTYPE html>") || strings.Contains(html, "<html"))
+	assert.Contains(t, html, "partition server-1 | server-2")
+	assert.Contains(t, html, "crash server-1")
+	assert.Contains(t, html, "stale-read")
+	assert.Contains(t, html, "controller-a via server-2")
+
+	// A linearizable history draws too, and the same history draws the
+	// same file.
+	again := check.Linearizable(h, 0)
+	path2, err := again.WriteHTML(dir, "again", faults)
+	require.NoError(t, err)
+	data2, err := os.ReadFile(path2)
+	require.NoError(t, err)
+	assert.Equal(t, html, string(data2))
+
+	_, err = l.WriteHTML("/dev/null/not-a-dir", "x", nil)
+	assert.Error(t, err)
+}
+
+// A read that timed out returned nothing, and a refused write did nothing:
+// neither is given to the checker.
+func TestLinearizableLeavesOutWhatSaysNothing(t *testing.T) {
+	h := webIsThree()
+	timedOut(h, "controller-a", "server-2", check.Read("deployments/web"), 100, 300)
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 100, 110, check.Fail(check.Refused))
+	done(h, "controller-a", "server-2", check.Read("deployments/web"), 400, 410, check.Found(3, 1))
+	l := check.Linearizable(h, 0)
+	assert.True(t, l.OK())
+	assert.Equal(t, 2, l.Checked)
+}
+
+// A read that returns a value before anyone wrote it is no stale read, but
+// still not one history.
+func TestLinearizableReadFromTheFuture(t *testing.T) {
+	h := webIsThree()
+	done(h, "controller-a", "server-2", check.Read("deployments/web"), 100, 110, check.Found(5, 2))
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 200, 210, check.Acked(2))
+	v := check.Linearizable(h, 0).Violation
+	require.NotNil(t, v)
+	assert.Equal(t, "non-linearizable", v.Name)
+	assert.Contains(t, v.Story, "controller-a read deployments/web=5 (rv 2) from server-2 at 110ms, but server-1 had acknowledged deployments/web=3 (rv 1) to kubectl at 5ms")
+}

@@ -1,0 +1,90 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/course"
+)
+
+// Violation is one broken promise found by a checker, as data. Its fields
+// map one to one onto suite.Failure, which adds the chapter, the seed and the
+// replay command:
+//
+//	suite.Report(t, suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story,
+//		At: v.At, Details: v.Details, Seed: seed})
+//
+// Checkers return a nil *Violation when the promise holds.
+type Violation struct {
+	Clause  course.Clause // the contract clause broken
+	Name    string        // short kebab-case name: "stale-read", "lost-write", ...
+	Story   string        // one line, a person's sentence: who did what where, and what went wrong
+	At      time.Duration // virtual time of the decisive event
+	Ops     []OpID        // the operations involved, the decisive one first
+	Servers []string      // the servers involved
+	Details string        // more lines: the operations and servers involved, as a table
+}
+
+// Error is "stale-read at 412ms: <story>", so a Violation can travel as an
+// error.
+func (v *Violation) Error() string {
+	return fmt.Sprintf("%s at %s: %s", v.Name, formatTime(v.At), v.Story)
+}
+
+// Fault is a fault the world injected, for the vacuity guard and the
+// visualization: "partition server-1 | server-2" from 2000ms to 4000ms, or
+// "crash server-1" at 3100ms (End zero or equal to Start: a moment).
+type Fault struct {
+	Name       string
+	Start, End time.Duration
+}
+
+// end is the fault's last moment; a point fault ends where it starts.
+func (f Fault) end() time.Duration {
+	if f.End < f.Start {
+		return f.Start
+	}
+	return f.End
+}
+
+// String is "partition server-1 | server-2 from 2000ms to 4000ms" or
+// "crash server-1 at 3100ms".
+func (f Fault) String() string {
+	if f.end() == f.Start {
+		return fmt.Sprintf("%s at %s", f.Name, formatTime(f.Start))
+	}
+	return fmt.Sprintf("%s from %s to %s", f.Name, formatTime(f.Start), formatTime(f.end()))
+}
+
+// formatTime prints a virtual time in milliseconds, as suite.FormatTime does:
+// "412ms", "1234.5ms".
+func formatTime(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
+}
+
+// table renders rows as left-aligned columns, each line indented by two
+// spaces. The first row is the header.
+func table(rows [][]string) string {
+	width := map[int]int{}
+	for _, row := range rows {
+		for i, cell := range row {
+			if n := len([]rune(cell)); n > width[i] {
+				width[i] = n
+			}
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		line := "  "
+		for i, cell := range row {
+			if i < len(row)-1 {
+				cell += strings.Repeat(" ", width[i]-len([]rune(cell))+2)
+			}
+			line += cell
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,77 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// WriteHTML draws the checked history as porcupine's HTML visualization
+// (one row per client, one panel per key, the longest orders found, the
+// operations that could not be placed) in dir/name.html, creating dir if
+// needed. Each fault becomes an annotation on a "faults" row, and a violation
+// an annotation on a "checker" row. WriteHTML records the path in l.HTML and
+// returns it, or returns the error from creating or writing the file.
+//
+// Writing is separate from checking: Linearizable never touches the disk.
+func (l *Linearization) WriteHTML(dir, name string, faults []Fault) (string, error) {
+	if name == "" {
+		name = "linearizability"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("check: writing the visualization: %w", err)
+	}
+	path := filepath.Join(dir, name+".html")
+	info := l.info // a copy: annotations are added to this drawing only
+	info.AddAnnotations(l.annotations(faults))
+	if err := porcupine.VisualizePath(l.model, info, path); err != nil {
+		return "", fmt.Errorf("check: writing the visualization: %w", err)
+	}
+	l.HTML = path
+	return path, nil
+}
+
+// annotations are the faults, on their own row, and the violation, if any.
+func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
+	var out []porcupine.Annotation
+	for _, f := range faults {
+		out = append(out, porcupine.Annotation{
+			Tag:             "faults",
+			Start:           int64(f.Start),
+			End:             int64(f.end()),
+			Description:     f.Name,
+			Details:         f.String(),
+			BackgroundColor: faultColor(f.Name),
+		})
+	}
+	if v := l.Violation; v != nil {
+		a := porcupine.Annotation{
+			Tag:             "checker",
+			Start:           int64(v.At),
+			End:             int64(v.At),
+			Description:     v.Name,
+			Details:         v.Story,
+			BackgroundColor: "#ff8a80",
+		}
+		if len(v.Ops) > 0 {
+			a.Start = int64(l.ops[v.Ops[0]].Call)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func faultColor(name string) string {
+	switch n := strings.ToLower(name); {
+	case strings.Contains(n, "crash"), strings.Contains(n, "restart"):
+		return "#f8bbd0"
+	case strings.Contains(n, "partition"):
+		return "#ffe0b2"
+	case strings.Contains(n, "delay"), strings.Contains(n, "skew"):
+		return "#e1f5fe"
+	}
+	return "#eeeeee"
+}
