@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"onehistory/grader/internal/workbook"
+	"onehistory/internal/harness/course"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0 // everything asked for passes (or the score reached --min-score)
+	exitFailed = 1 // something graded did not pass
+	exitUsage  = 2 // the command could not do what was asked: bad flag, unknown chapter, no workbook, no go
+)
+
+// stdin is where reset asks for confirmation and watch listens for Enter.
+var stdin io.Reader = os.Stdin
+
+// usage is the text of `grader help`.
+const usage = `The One History grader: your progress through the workbook.
+
+Usage:
+  grader [flags]              grade every chapter: status, points, clauses, score
+  grader [flags] exNN...      grade chapters in full: story, timeline, replay command
+  grader hint exNN            the next hint for a chapter (one more level each time)
+  grader list                 the chapters, their clauses and points
+  grader watch [exNN]         grade again whenever you save (Enter grades by hand, q quits)
+  grader reset exNN [--yes]   put the chapter's stub back as shipped (your files are backed up)
+
+Flags:
+  --seed N         replay one world: pass SEED=N to the suites (make ex03 SEED=N)
+  --runs N         widen the randomized checks to N seeds (make ex03 RUNS=N)
+  --json           write the report as JSON (schema onehistory.grader/v1) to stdout
+  --junit FILE     also write the report as JUnit XML to FILE
+  --min-score N    succeed when the score reaches N points (or N%) instead of when all pass
+  --solutions      grade solutions/ instead of exercises/
+  --stubs          grade the pristine stubs; succeed when each shows its chapter's named failure
+  --timeout D      time limit for one chapter's suite (default 60s)
+  --parallel N     chapters graded at once (default: the number of CPUs)
+  --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
+
+The go command is $GO if set, else go on PATH.
+`
+
+// run is the whole grader: it parses args, runs the command, and returns the
+// exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "help", "-h", "-help", "--help":
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		case "hint":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return hintCmd(wb, args[1:], stdout, stderr) })
+		case "list":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return listCmd(wb, args[1:], stdout, stderr) })
+		case "reset":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return resetCmd(wb, args[1:], stdout, stderr) })
+		case "watch":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return watchCmd(wb, args[1:], stdout, stderr) })
+		}
+	}
+	return withWorkbook(stderr, func(wb workbook.Workbook) int { return gradeCmd(wb, args, stdout, stderr) })
+}
+
+// withWorkbook finds the workbook above the working directory and runs f in
+// it, or says in one line why it cannot.
+func withWorkbook(stderr io.Writer, f func(workbook.Workbook) int) int {
+	wd, err := os.Getwd()
+	if err == nil {
+		var wb workbook.Workbook
+		if wb, err = workbook.Find(wd); err == nil {
+			return f(wb)
+		}
+	}
+	return fail(stderr, "%v; run the grader inside your clone of the workbook", err)
+}
+
+// fail prints one line to stderr and returns exitUsage.
+func fail(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "grader: "+format+"\n", args...)
+	return exitUsage
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments ("grader ex03 --seed 42" as well as "grader --seed 42 ex03"),
+// and returns the positional ones. A bad flag is an error in one line.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errors.New("see grader help for the flags")
+			}
+			return nil, fmt.Errorf("%v (grader help lists the flags)", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// chapters resolves chapter IDs (or folder names), in the order given, or
+// every chapter when none is given.
+func chapters(ids []string) ([]course.Chapter, error) {
+	if len(ids) == 0 {
+		return course.All(), nil
+	}
+	var out []course.Chapter
+	for _, id := range ids {
+		ch, ok := course.Lookup(strings.TrimSuffix(strings.TrimPrefix(id, "exercises/"), "/"))
+		if !ok {
+			return nil, fmt.Errorf("no chapter %q (grader list shows the chapters)", id)
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// goCommand is $GO, or go on PATH.
+func goCommand() (string, error) {
+	name := os.Getenv("GO")
+	if name == "" {
+		name = "go"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("cannot find the go command %q: install Go (https://go.dev/dl/) or set GO to its path", name)
+	}
+	return path, nil
+}
+
+// terminal reports whether w is a terminal.
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

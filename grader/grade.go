@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"onehistory/grader/internal/engine"
+	"onehistory/grader/internal/render"
+	"onehistory/grader/internal/result"
+	"onehistory/grader/internal/workbook"
+	"onehistory/internal/harness/course"
+)
+
+// gradeOptions are the flags of a grading run.
+type gradeOptions struct {
+	json      bool
+	junit     string
+	minScore  string
+	solutions bool
+	stubs     bool
+	seed      string
+	runs      string
+	timeout   time.Duration
+	parallel  int
+	color     string
+}
+
+// flags registers the grading flags on fs. SEED and RUNS in the environment
+// are the defaults of --seed and --runs.
+func (o *gradeOptions) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.json, "json", false, "")
+	fs.StringVar(&o.junit, "junit", "", "")
+	fs.StringVar(&o.minScore, "min-score", "", "")
+	fs.BoolVar(&o.solutions, "solutions", false, "")
+	fs.BoolVar(&o.stubs, "stubs", false, "")
+	fs.StringVar(&o.seed, "seed", os.Getenv("SEED"), "")
+	fs.StringVar(&o.runs, "runs", os.Getenv("RUNS"), "")
+	fs.DurationVar(&o.timeout, "timeout", engine.DefaultTimeout, "")
+	fs.IntVar(&o.parallel, "parallel", 0, "")
+	fs.StringVar(&o.color, "color", "auto", "")
+}
+
+// check validates the flags together.
+func (o *gradeOptions) check() error {
+	if o.solutions && o.stubs {
+		return fmt.Errorf("--solutions and --stubs grade different folders; choose one")
+	}
+	if o.seed != "" {
+		if _, err := strconv.ParseInt(o.seed, 10, 64); err != nil {
+			return fmt.Errorf("--seed %q is not a whole number", o.seed)
+		}
+	}
+	if o.runs != "" {
+		if n, err := strconv.Atoi(o.runs); err != nil || n <= 0 {
+			return fmt.Errorf("--runs %q is not a positive whole number", o.runs)
+		}
+	}
+	if o.minScore != "" {
+		if _, _, err := parseMinScore(o.minScore); err != nil {
+			return err
+		}
+	}
+	switch o.color {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--color %q: use auto, always or never", o.color)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive")
+	}
+	return nil
+}
+
+func (o *gradeOptions) source() result.Source {
+	switch {
+	case o.solutions:
+		return result.Solutions
+	case o.stubs:
+		return result.Stubs
+	}
+	return result.Exercises
+}
+
+// parseMinScore reads "40" (points) or "70%" (of the maximum).
+func parseMinScore(s string) (float64, bool, error) {
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 {
+		return 0, false, fmt.Errorf("--min-score %q: give points (40) or a percentage (70%%)", s)
+	}
+	return v, pct, nil
+}
+
+// gradeCmd is `grader [flags] [exNN...]`.
+func gradeCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
+	var o gradeOptions
+	fs := flag.NewFlagSet("grader", flag.ContinueOnError)
+	o.flags(fs)
+	ids, err := parse(fs, args)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if err := o.check(); err != nil {
+		return fail(stderr, "%v", err)
+	}
+	chs, err := chapters(ids)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	goCmd, err := goCommand()
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return grade(ctx, wb, o, goCmd, chs, len(ids) > 0, stdout, stderr)
+}
+
+// grade runs one grading pass and reports it: JSON, or the chapters in full
+// when verbose, or the summary; and the JUnit file when asked. It returns the
+// exit status.
+func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd string, chs []course.Chapter, verbose bool, stdout, stderr io.Writer) int {
+	pal := render.NewPalette(render.ColorWanted(o.color, terminal(stdout), os.Getenv("NO_COLOR"), os.Getenv("TERM")))
+	opts := engine.Options{
+		Root: wb.Root, Go: goCmd, Source: o.source(),
+		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
+	}
+	var progress *render.Progress
+	if !o.json && terminal(stdout) {
+		progress = render.NewProgress(stdout, len(chs))
+		opts.Started, opts.Finished = progress.Started, progress.Finished
+	}
+	rep := engine.Grade(ctx, opts, chs)
+	if progress != nil {
+		progress.Done()
+	}
+	if ctx.Err() != nil {
+		return fail(stderr, "interrupted")
+	}
+
+	if o.junit != "" {
+		if err := writeFile(o.junit, func(w io.Writer) error { return render.JUnit(w, rep) }); err != nil {
+			return fail(stderr, "cannot write the JUnit report: %v", err)
+		}
+	}
+	switch {
+	case o.json:
+		if err := render.JSON(stdout, rep); err != nil {
+			return fail(stderr, "%v", err)
+		}
+	case verbose:
+		for i, ch := range rep.Chapters {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			render.Verbose(stdout, ch, pal)
+		}
+	default:
+		render.Summary(stdout, rep, pal)
+	}
+	return verdict(o, rep, stdout, stderr)
+}
+
+// verdict is the exit status: success when every chapter asked for passes,
+// or, with --min-score, when the score reaches it; for --stubs, when every
+// stub shows its chapter's named failure.
+func verdict(o gradeOptions, rep *result.Report, stdout, stderr io.Writer) int {
+	if o.stubs {
+		problems := stubProblems(rep)
+		if !o.json {
+			fmt.Fprintln(stdout)
+			for _, p := range problems {
+				fmt.Fprintln(stdout, "stub check:", p)
+			}
+			if len(problems) == 0 {
+				fmt.Fprintf(stdout, "stub check: every stub shows its chapter's named failure (%d chapters)\n", len(rep.Chapters))
+			}
+		}
+		if len(problems) > 0 {
+			return exitFailed
+		}
+		return exitOK
+	}
+	if o.minScore != "" {
+		v, pct, _ := parseMinScore(o.minScore)
+		need := v
+		if pct {
+			need = v / 100 * float64(rep.Max)
+		}
+		if float64(rep.Points) >= need {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "grader: score %d/%d is below --min-score %s\n", rep.Points, rep.Max, o.minScore)
+		return exitFailed
+	}
+	if rep.AllPass() {
+		return exitOK
+	}
+	return exitFailed
+}
+
+// stubProblems lists each pristine stub that does not show its chapter's
+// named failure: the stub must fail its suite, and at least one failed check
+// must report the failure the registry names. It is what `make test` asks
+// of every stub.
+func stubProblems(rep *result.Report) []string {
+	var out []string
+	for _, ch := range rep.Chapters {
+		want := namedFailure(ch.ID)
+		if ch.Status == result.Pass {
+			out = append(out, fmt.Sprintf("%s: the pristine stub passes its suite; it must fail with %q", ch.ID, want))
+			continue
+		}
+		if ch.Problem != nil {
+			out = append(out, fmt.Sprintf("%s: the pristine stub must fail with %q, but: %s", ch.ID, want, ch.Problem.Summary))
+			continue
+		}
+		found := false
+		var seen []string
+		for _, c := range ch.Checks {
+			for _, f := range c.Failures {
+				found = found || f.Name == want
+				seen = append(seen, c.Name+": "+f.Name)
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("%s: the pristine stub must fail with %q; its failures were %v", ch.ID, want, seen))
+		}
+	}
+	return out
+}
+
+// writeFile writes a report file through render.
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// namedFailure is the failure the registry says a chapter's stub must show.
+func namedFailure(id string) string {
+	ch, _ := course.Lookup(id)
+	return ch.Failure
+}

@@ -1,0 +1,430 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
+)
+
+// These tests grade a small chapter of their own, ex99 "A fake chapter", in a
+// module of their own in a temporary folder: two checks, alpha (3 points) and
+// beta (7 points), that ask the learner's Behave function for "ok". Each test
+// writes the learner's code one way and says what the grader must make of it.
+
+var fake = course.Chapter{
+	ID: "ex99", Slug: "fake", Title: "A fake chapter", Failure: "fake-failure",
+	Clauses: []course.Clause{course.OneHistory},
+	Checks: []course.Check{
+		{Name: "alpha", Title: "the first question", Points: 3},
+		{Name: "beta", Title: "the second question", Points: 7},
+	},
+	Suite:   "internal/harness/suites/ex99suite",
+	Binding: "Behave",
+}
+
+// theStub is the pristine stub: it answers every check wrongly.
+const theStub = `package ex99
+
+// Behave answers a check; the hidden suite wants "ok".
+func Behave(check string) string { return "wrong" }
+`
+
+const solved = `package ex99
+
+func Behave(check string) string { return "ok" }
+`
+
+// fakeSuite is the hidden suite. A failed check tells its story through
+// suite.Report's protocol: the story for a person, then the Marker line. The
+// Marker lines are made here, by the real suite package, and pasted in; the
+// seed in them is the SEED the suite was given.
+func fakeSuite() string {
+	marker := func(check string) string {
+		return suite.Failure{
+			Chapter: "ex99", Check: check, Name: "fake-failure", Clause: course.OneHistory,
+			Story: "server-1 answered wrongly", At: 412 * time.Millisecond, Seed: 424242,
+			Replay: "make ex99 SEED=424242", Timeline: strings.Repeat("│ server-1 │ server-2 │\n", 200),
+		}.Line()
+	}
+	return fmt.Sprintf(`package ex99suite
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+var markers = map[string]string{"alpha": %q, "beta": %q}
+
+// Run runs the fake chapter's checks against behave.
+func Run(t *testing.T, behave func(check string) string) {
+	for _, name := range []string{"alpha", "beta"} {
+		t.Run(name, func(t *testing.T) {
+			if got := behave(name); got != "ok" {
+				seed := os.Getenv("SEED")
+				if seed == "" {
+					seed = "7"
+				}
+				t.Errorf("the code answered %%q", got)
+				t.Log(strings.ReplaceAll(markers[name], "424242", seed))
+			}
+		})
+	}
+}
+`, marker("alpha"), marker("beta"))
+}
+
+// fakeWorkbook writes the fake module and returns its root.
+func fakeWorkbook(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module onehistory\n\ngo 1.24\n",
+		"internal/harness/suites/ex99suite/suite.go": fakeSuite(),
+		"exercises/ex99-fake/fake.go":                theStub,
+		"exercises/ex99-fake/ex99_test.go":           fake.TestFile(),
+		"solutions/ex99-fake/fake.go":                solved,
+		"solutions/ex99-fake/ex99_test.go":           fake.TestFile(),
+	}
+	for name, text := range files {
+		write(t, root, name, text)
+	}
+	return root
+}
+
+func write(t *testing.T, root, name, text string) {
+	t.Helper()
+	file := filepath.Join(root, filepath.FromSlash(name))
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+}
+
+func options(t *testing.T, root string) Options {
+	t.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	return Options{
+		Root: root, Go: goCmd, Timeout: 20 * time.Second,
+		Pristine: func(course.Chapter) map[string]string { return map[string]string{"fake.go": theStub} },
+	}
+}
+
+func gradeFake(t *testing.T, opts Options) result.Chapter {
+	t.Helper()
+	return Chapter(context.Background(), opts, fake)
+}
+
+func statuses(ch result.Chapter) string {
+	var s []string
+	for _, c := range ch.Checks {
+		s = append(s, c.Name+"="+string(c.Status))
+	}
+	return strings.Join(s, " ")
+}
+
+// A fresh checkout: the stub is as shipped, so the chapter is "not started",
+// and still its failure is told, with the seed and the replay command.
+func TestTheStubAsShippedIsNotStarted(t *testing.T) {
+	t.Parallel()
+	ch := gradeFake(t, options(t, fakeWorkbook(t)))
+	assert.Equal(t, result.NotStarted, ch.Status)
+	assert.Equal(t, 0, ch.Points)
+	assert.Equal(t, 10, ch.Max)
+	require.NotNil(t, ch.Failure)
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+	assert.Equal(t, "alpha", ch.Failure.Check)
+	assert.Equal(t, int64(7), ch.Failure.Seed)
+	assert.Equal(t, "make ex99 SEED=7", ch.Failure.Replay)
+	// The timeline is longer than test2json's 1 KB output events: the
+	// grader must put the Marker line back together before reading it.
+	assert.Len(t, ch.Failure.Timeline, 200*len("│ server-1 │ server-2 │\n"))
+	assert.NotContains(t, ch.Output, suite.Marker, "Marker lines are for the grader, not for the learner's eyes")
+	assert.Equal(t, "make ex99", ch.Command)
+}
+
+// The learner's work passes every check: full points.
+func TestASolvedChapterPasses(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", solved)
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Pass, ch.Status, statuses(ch))
+	assert.Equal(t, 10, ch.Points)
+	assert.Nil(t, ch.Failure)
+}
+
+// Partial work earns the points of the checks that pass.
+func TestPartialWorkEarnsPartialCredit(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+func Behave(check string) string {
+	if check == "alpha" {
+		return "ok"
+	}
+	return "not yet"
+}
+`)
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Fail, ch.Status)
+	assert.Equal(t, 3, ch.Points)
+	require.NotNil(t, ch.Failure)
+	assert.Equal(t, "beta", ch.Failure.Check)
+}
+
+// SEED reaches the suite, and the failure it reports carries it.
+func TestTheSeedReachesTheSuite(t *testing.T) {
+	t.Parallel()
+	opts := options(t, fakeWorkbook(t))
+	opts.Seed = "42"
+	opts.Env = append(os.Environ(), "SEED=999") // the grader's own SEED does not leak through
+	ch := gradeFake(t, opts)
+	require.NotNil(t, ch.Failure)
+	assert.Equal(t, int64(42), ch.Failure.Seed)
+	assert.Equal(t, "make ex99 SEED=42", ch.Command)
+}
+
+// Code that does not compile: the compiler's first error, with file and line.
+func TestACompileErrorShowsTheCompilersFirstError(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+func Behave(check string) string { return undefinedAnswer }
+`)
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Compile, ch.Problem.Kind)
+	assert.Equal(t, "exercises/ex99-fake/fake.go", ch.Problem.File)
+	assert.Equal(t, 3, ch.Problem.Line)
+	assert.Contains(t, ch.Problem.Summary, "exercises/ex99-fake/fake.go:3:")
+	assert.Contains(t, ch.Problem.Summary, "undefined: undefinedAnswer")
+	assert.Equal(t, 0, ch.Points)
+}
+
+// A learner who renames the function the suite calls breaks the canonical
+// test file; the error names the file as it sits in the exercise folder, not
+// the grader's temporary copy.
+func TestABrokenBindingNamesTheThinTestFile(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", "package ex99\n\nfunc Renamed(check string) string { return \"ok\" }\n")
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status)
+	require.NotNil(t, ch.Problem)
+	assert.Contains(t, ch.Problem.Summary, "exercises/ex99-fake/ex99_test.go:")
+	assert.Contains(t, ch.Problem.Summary, "undefined: Behave")
+}
+
+// A panic in the learner's code: named as such, in the check where it
+// happened, at the first line of the learner's code in the stack.
+func TestAPanicNamesTheCheckAndTheLearnersLine(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+func Behave(check string) string {
+	if check == "beta" {
+		var answers map[string]string
+		answers[check] = "ok"
+	}
+	return "ok"
+}
+`)
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status, statuses(ch))
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Panic, ch.Problem.Kind)
+	assert.Equal(t, "beta", ch.Problem.Check)
+	assert.Equal(t, "exercises/ex99-fake/fake.go", ch.Problem.File)
+	assert.Equal(t, 6, ch.Problem.Line)
+	assert.Contains(t, ch.Problem.Summary, "panic: assignment to entry in nil map")
+	assert.Equal(t, 3, ch.Points, "alpha passed before beta panicked")
+}
+
+// Code that hangs: the time limit ends it and the report names the check
+// that hung.
+func TestAHangNamesTheCheckThatHung(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+import "time"
+
+func Behave(check string) string {
+	if check == "beta" {
+		time.Sleep(time.Hour)
+	}
+	return "ok"
+}
+`)
+	opts := options(t, root)
+	opts.Timeout = time.Second
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Timeout, ch.Status, statuses(ch))
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, "beta", ch.Problem.Check)
+	assert.Contains(t, ch.Problem.Summary, "timed out after 1 s in check beta")
+	assert.Contains(t, ch.Problem.Summary, "exercises/ex99-fake/fake.go:7")
+}
+
+// A hang before any check starts, where go test's own timer is not yet set:
+// the grader kills the process group itself.
+func TestAHangInInitIsKilled(t *testing.T) {
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/stuck.go", "package ex99\n\nimport \"time\"\n\nfunc init() { time.Sleep(time.Hour) }\n")
+	opts := options(t, root)
+	opts.Timeout = time.Second
+	defer func(g time.Duration) { grace = g }(grace)
+	grace = 500 * time.Millisecond
+	start := time.Now()
+	ch := gradeFake(t, opts)
+	assert.Less(t, time.Since(start), 30*time.Second)
+	assert.Equal(t, result.Timeout, ch.Status)
+	require.NotNil(t, ch.Problem)
+	assert.Contains(t, ch.Problem.Summary, "before any check started")
+	assert.Equal(t, 0, ch.Points)
+}
+
+// os.Exit(0) in init makes go test report success with no test events at
+// all. No check reported a pass, so the chapter scores nothing.
+func TestExitInInitScoresNothing(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/exit.go", "package ex99\n\nimport \"os\"\n\nfunc init() { os.Exit(0) }\n")
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status)
+	assert.Equal(t, 0, ch.Points)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.NoReport, ch.Problem.Kind)
+	assert.Contains(t, ch.Problem.Summary, "os.Exit")
+}
+
+// Editing the thin test file so that it tests nothing changes nothing: the
+// grader runs its own copy.
+func TestAnEditedTestFileChangesNothing(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/ex99_test.go", "package ex99\n\nimport \"testing\"\n\nfunc TestEx99(t *testing.T) {}\n")
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.NotStarted, ch.Status)
+	assert.Equal(t, 0, ch.Points)
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+}
+
+// Deleting it changes nothing either.
+func TestADeletedTestFileChangesNothing(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	require.NoError(t, os.Remove(filepath.Join(root, "exercises/ex99-fake/ex99_test.go")))
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.NotStarted, ch.Status)
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+}
+
+// A TestMain in a test file of the learner's that exits early is hidden
+// with every other test file the grader does not own.
+func TestALearnersTestMainIsHidden(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/main_test.go", "package ex99\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(0) }\n")
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.NotStarted, ch.Status)
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+}
+
+// A flood of output costs memory up to the cap, and the cut is noted.
+func TestAFloodOfOutputIsCapped(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+import (
+	"fmt"
+	"strings"
+)
+
+func Behave(check string) string {
+	line := strings.Repeat("flood ", 20)
+	for i := 0; i < 50000; i++ {
+		fmt.Println(line)
+	}
+	return "ok"
+}
+`)
+	opts := options(t, root)
+	opts.MaxOutput = 64 << 10
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Pass, ch.Status, statuses(ch))
+	assert.Positive(t, ch.Cut)
+	assert.LessOrEqual(t, len(ch.Output), 64<<10+200)
+	assert.Contains(t, ch.Output, "[output cut:")
+}
+
+// Grading the stubs overlays the pristine stub onto the exercise folder: the
+// learner's edits, even a solved chapter, do not count.
+func TestTheStubsSourceIgnoresTheLearnersEdits(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", solved)
+	write(t, root, "exercises/ex99-fake/extra.go", "package ex99\n\nfunc Extra() {}\n")
+	opts := options(t, root)
+	opts.Source = result.Stubs
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Fail, ch.Status, statuses(ch))
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+}
+
+// The solutions source grades solutions/.
+func TestTheSolutionsSourceGradesTheSolutions(t *testing.T) {
+	t.Parallel()
+	opts := options(t, fakeWorkbook(t))
+	opts.Source = result.Solutions
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Pass, ch.Status, statuses(ch))
+	assert.Equal(t, "solutions/ex99-fake", ch.Dir)
+}
+
+// A missing exercise folder is reported, with the way back.
+func TestAMissingFolderSaysHowToRestoreIt(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "exercises/ex99-fake")))
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status)
+	assert.Contains(t, ch.Problem.Summary, "grader reset ex99")
+}
+
+// Grade runs chapters side by side and totals the report per clause.
+func TestGradeTotalsTheReport(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", solved)
+	var started, finished int
+	opts := options(t, root)
+	opts.Started = func(course.Chapter) { started++ }
+	opts.Finished = func(result.Chapter) { finished++ }
+	rep := Grade(context.Background(), opts, []course.Chapter{fake})
+	assert.Equal(t, 1, started)
+	assert.Equal(t, 1, finished)
+	assert.Equal(t, 10, rep.Points)
+	assert.True(t, rep.AllPass())
+	require.Len(t, rep.Clauses, 1)
+	assert.Equal(t, result.ClauseTotal{Clause: course.OneHistory, Passing: 1, Chapters: 1}, rep.Clauses[0])
+}

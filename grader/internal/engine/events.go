@@ -1,0 +1,241 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"onehistory/internal/harness/suite"
+)
+
+// event is one line of `go test -json` output (see `go doc test2json`), with
+// the build events the go command adds.
+type event struct {
+	Action      string
+	Test        string
+	Output      string
+	Elapsed     float64
+	ImportPath  string
+	FailedBuild string
+}
+
+// testState is what the stream said about one test or subtest.
+type testState struct {
+	started bool
+	action  string // the last of "pass", "fail", "skip"
+	elapsed float64
+	output  *capped
+	partial string // output since the last newline
+}
+
+// record is everything read from one chapter's test stream: the raw facts the
+// classifier turns into a result. It is filled by one goroutine, one line at
+// a time.
+type record struct {
+	maxOutput int
+
+	buildFailed bool
+	buildOutput *capped
+	started     bool // the test binary began to run
+	pkgAction   string
+	tests       map[string]*testState
+	order       []string // test names in the order they started
+	transcript  *capped  // the human output: everything but the Marker lines
+	failures    map[string][]suite.Failure
+
+	panicked    bool
+	panicCheck  string // the check running when the panic was printed
+	panicText   *capped
+	timedOut    bool     // "panic: test timed out after ..."
+	running     []string // the tests the timeout panic listed as running
+	inRunning   bool
+	panicLines  int
+	other       *capped // lines that were not JSON events
+	lastStarted string
+
+	onStart func() // called when the test binary starts to run
+}
+
+func newRecord(maxOutput int) *record {
+	return &record{
+		maxOutput:   maxOutput,
+		buildOutput: newCapped(64 << 10),
+		tests:       map[string]*testState{},
+		transcript:  newCapped(maxOutput),
+		failures:    map[string][]suite.Failure{},
+		panicText:   newCapped(32 << 10),
+		other:       newCapped(16 << 10),
+	}
+}
+
+// maxLine bounds one line of the stream; the rest of a longer line is
+// dropped. test2json splits long output lines into events of about 1 KB, so
+// only stray non-JSON output can come near it.
+const maxLine = 1 << 20
+
+// read consumes the stream until it ends.
+func (r *record) read(stream io.Reader) {
+	br := bufio.NewReaderSize(stream, 64<<10)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			r.line(line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	// Output that never ended in a newline still counts.
+	for name, t := range r.tests {
+		if t.partial != "" {
+			r.outputLine(name, t.partial)
+			t.partial = ""
+		}
+	}
+}
+
+// readLine reads one line without its newline, keeping at most maxLine bytes.
+func readLine(br *bufio.Reader) (string, error) {
+	var b strings.Builder
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if b.Len() < maxLine {
+			room := maxLine - b.Len()
+			if len(chunk) > room {
+				chunk = chunk[:room]
+			}
+			b.Write(chunk)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return strings.TrimRight(b.String(), "\r\n"), err
+	}
+}
+
+func (r *record) line(line string) {
+	var e event
+	if !strings.HasPrefix(line, "{") || json.Unmarshal([]byte(line), &e) != nil {
+		r.other.WriteString(line + "\n")
+		return
+	}
+	switch e.Action {
+	case "build-output":
+		r.buildOutput.WriteString(e.Output)
+	case "build-fail":
+		r.buildFailed = true
+	case "start":
+		r.started = true
+		if r.onStart != nil {
+			r.onStart()
+		}
+	case "run":
+		t := r.test(e.Test)
+		t.started = true
+		r.order = append(r.order, e.Test)
+		r.lastStarted = e.Test
+	case "output":
+		r.output(e.Test, e.Output)
+	case "pass", "fail", "skip":
+		if e.Test == "" {
+			r.pkgAction = e.Action
+			if e.FailedBuild != "" {
+				r.buildFailed = true
+			}
+			return
+		}
+		t := r.test(e.Test)
+		// A test reports once; should a second report arrive, a failure
+		// wins over a pass, so that printed lines cannot turn a failure
+		// into a pass after the fact.
+		if t.action != "fail" {
+			t.action = e.Action
+		}
+		t.elapsed = e.Elapsed
+	}
+}
+
+func (r *record) test(name string) *testState {
+	t := r.tests[name]
+	if t == nil {
+		t = &testState{output: newCapped(64 << 10)}
+		r.tests[name] = t
+	}
+	return t
+}
+
+// output assembles a test's output into lines: test2json may split one long
+// line, such as a Marker line with a timeline, over several events.
+func (r *record) output(test, text string) {
+	t := r.test(test)
+	text = t.partial + text
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		r.outputLine(test, text[:i])
+		text = text[i+1:]
+	}
+	t.partial = text
+}
+
+func (r *record) outputLine(test, line string) {
+	if f, ok := suite.ParseLine(line); ok {
+		check := f.Check
+		if check == "" {
+			check = checkOf(test)
+		}
+		if len(r.failures[check]) < 16 {
+			r.failures[check] = append(r.failures[check], f)
+		}
+		return
+	}
+	r.transcript.WriteString(line + "\n")
+	if test != "" {
+		r.tests[test].output.WriteString(line + "\n")
+	}
+	r.watchForPanic(line)
+}
+
+// watchForPanic notices the runtime's panic and fatal error reports, which
+// start at the beginning of a line, and keeps the lines that follow them.
+func (r *record) watchForPanic(line string) {
+	if r.panicked {
+		if r.panicLines < 400 {
+			r.panicText.WriteString(line + "\n")
+			r.panicLines++
+		}
+		if r.timedOut {
+			switch {
+			case strings.TrimSpace(line) == "running tests:":
+				r.inRunning = true
+			case r.inRunning && strings.HasPrefix(line, "\t\t"):
+				name := strings.TrimSpace(line)
+				if i := strings.LastIndex(name, " ("); i > 0 {
+					name = name[:i]
+				}
+				r.running = append(r.running, name)
+			default:
+				r.inRunning = false
+			}
+		}
+		return
+	}
+	if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+		r.panicked = true
+		r.panicCheck = r.lastStarted
+		r.timedOut = strings.HasPrefix(line, "panic: test timed out after ")
+		r.panicText.WriteString(line + "\n")
+	}
+}
+
+// checkOf turns "TestEx01/story" into "story" and "TestEx01" into "".
+func checkOf(test string) string {
+	_, check, _ := strings.Cut(test, "/")
+	if i := strings.IndexByte(check, '/'); i >= 0 {
+		check = check[:i]
+	}
+	return check
+}

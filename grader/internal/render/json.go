@@ -1,0 +1,147 @@
+package render
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/suite"
+)
+
+// Schema names the version of the JSON report. A change that removes or
+// changes the meaning of a field gets a new version; adding a field does not.
+// grader/SCHEMA.md documents every field.
+const Schema = "onehistory.grader/v1"
+
+// JSONReport is the JSON report, version Schema.
+type JSONReport struct {
+	Schema     string        `json:"schema"`      // always Schema
+	Source     string        `json:"source"`      // "exercises", "solutions" or "stubs"
+	Seed       string        `json:"seed"`        // SEED given to the suites, "" for their defaults
+	Runs       string        `json:"runs"`        // RUNS given to the suites, "" for their defaults
+	Passed     bool          `json:"passed"`      // every graded chapter passes
+	Score      JSONScore     `json:"score"`       // the points over all graded chapters
+	DurationMS int64         `json:"duration_ms"` // wall time of the whole run
+	Chapters   []JSONChapter `json:"chapters"`    // in course order
+	Clauses    []JSONClause  `json:"clauses"`     // the clauses some graded chapter exercises
+}
+
+// JSONScore is points earned out of points possible.
+type JSONScore struct {
+	Points int `json:"points"`
+	Max    int `json:"max"`
+}
+
+// JSONChapter is one chapter's result.
+type JSONChapter struct {
+	ID         string        `json:"id"`
+	Title      string        `json:"title"`
+	Dir        string        `json:"dir"`    // the folder graded, relative to the module root
+	Status     string        `json:"status"` // "pass", "fail", "error", "timeout", "not-started"
+	Points     int           `json:"points"`
+	Max        int           `json:"max"`
+	Clauses    []int         `json:"clauses"`
+	DurationMS int64         `json:"duration_ms"`
+	Checks     []JSONCheck   `json:"checks"`
+	Failure    *JSONFailure  `json:"failure"` // the first failure, or null
+	Problem    *JSONProblem  `json:"problem"` // set for "error" and "timeout", else null
+	Replay     string        `json:"replay"`  // the command that reruns the chapter as graded
+	OutputCut  int64         `json:"output_cut_bytes,omitempty"`
+}
+
+// JSONCheck is one check's result.
+type JSONCheck struct {
+	Name       string `json:"name"`
+	Title      string `json:"title"`
+	Status     string `json:"status"` // "pass", "fail", "error", "timeout", "skip", "not-run"
+	Points     int    `json:"points"`
+	Max        int    `json:"max"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// JSONFailure is the story of a failed check, as the hidden suite told it.
+type JSONFailure struct {
+	Check    string  `json:"check"`
+	Name     string  `json:"name"`   // the named failure, e.g. "stale-read"
+	Clause   int     `json:"clause"` // the contract clause it breaks, 0 if none named
+	Story    string  `json:"story"`
+	AtMS     float64 `json:"at_ms"` // virtual time of the decisive event
+	Seed     int64   `json:"seed"`
+	Replay   string  `json:"replay"` // the command that replays this exact world
+	Details  string  `json:"details,omitempty"`
+	Timeline string  `json:"timeline,omitempty"`
+	HTML     string  `json:"html,omitempty"` // path of the history visualization
+}
+
+// JSONProblem says why a chapter could not be graded in the ordinary way.
+type JSONProblem struct {
+	Kind    string `json:"kind"`    // "compile", "panic", "timeout", "no-report", "setup"
+	Summary string `json:"summary"` // one line
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Check   string `json:"check,omitempty"` // the check that was running
+	Output  string `json:"output,omitempty"`
+}
+
+// JSONClause is one contract clause's total.
+type JSONClause struct {
+	Clause   int    `json:"clause"`
+	Title    string `json:"title"`
+	Passing  int    `json:"passing"`  // chapters exercising it that pass
+	Chapters int    `json:"chapters"` // chapters exercising it
+}
+
+// JSON writes the report as one indented JSON document.
+func JSON(w io.Writer, rep *result.Report) error {
+	out := JSONReport{
+		Schema:     Schema,
+		Source:     string(rep.Source),
+		Seed:       rep.Seed,
+		Runs:       rep.Runs,
+		Passed:     rep.AllPass(),
+		Score:      JSONScore{Points: rep.Points, Max: rep.Max},
+		DurationMS: ms(rep.Duration),
+		Chapters:   []JSONChapter{},
+		Clauses:    []JSONClause{},
+	}
+	for _, ch := range rep.Chapters {
+		jc := JSONChapter{
+			ID: ch.ID, Title: ch.Title, Dir: ch.Dir, Status: string(ch.Status),
+			Points: ch.Points, Max: ch.Max, Clauses: []int{}, DurationMS: ms(ch.Duration),
+			Checks: []JSONCheck{}, Replay: ch.Command, OutputCut: ch.Cut,
+		}
+		for _, c := range ch.Clauses {
+			jc.Clauses = append(jc.Clauses, int(c))
+		}
+		for _, c := range ch.Checks {
+			jc.Checks = append(jc.Checks, JSONCheck{
+				Name: c.Name, Title: c.Title, Status: string(c.Status),
+				Points: c.Points, Max: c.Max, DurationMS: ms(c.Duration),
+			})
+		}
+		if f := ch.Failure; f != nil {
+			jc.Failure = jsonFailure(*f)
+		}
+		if p := ch.Problem; p != nil {
+			jc.Problem = &JSONProblem{Kind: string(p.Kind), Summary: p.Summary, File: p.File, Line: p.Line, Check: p.Check, Output: p.Output}
+		}
+		out.Chapters = append(out.Chapters, jc)
+	}
+	for _, c := range rep.Clauses {
+		out.Clauses = append(out.Clauses, JSONClause{Clause: int(c.Clause), Title: c.Clause.Title(), Passing: c.Passing, Chapters: c.Chapters})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func jsonFailure(f suite.Failure) *JSONFailure {
+	return &JSONFailure{
+		Check: f.Check, Name: f.Name, Clause: int(f.Clause), Story: f.Story,
+		AtMS: float64(f.At) / float64(time.Millisecond), Seed: f.Seed, Replay: f.Replay,
+		Details: f.Details, Timeline: f.Timeline, HTML: f.HTML,
+	}
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }

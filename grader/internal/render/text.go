@@ -1,0 +1,216 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
+)
+
+// Summary writes the progress report: a line per chapter with its status and
+// points, and under a chapter that is not passing, one line saying why and
+// the command that shows more; then each contract clause with how many of
+// its chapters pass; then the score.
+func Summary(w io.Writer, rep *result.Report, pal Palette) {
+	titleWidth := 0
+	for _, ch := range rep.Chapters {
+		titleWidth = max(titleWidth, len(ch.Title))
+	}
+	fmt.Fprintf(w, "%s %s\n\n", pal.Bold("One History"), pal.Dim("· grading "+sourceName(rep.Source)+seedNote(rep)))
+	for _, ch := range rep.Chapters {
+		fmt.Fprintf(w, "  %-4s  %-*s  %s %s\n", ch.ID, titleWidth, ch.Title, pal.Status(ch.Status, 11), points(ch.Points, ch.Max))
+		for _, line := range why(ch, rep.Source) {
+			fmt.Fprintf(w, "        %s\n", line)
+		}
+	}
+	if len(rep.Clauses) > 0 {
+		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing)"))
+		width := 0
+		for _, c := range rep.Clauses {
+			width = max(width, len(c.Clause.Title()))
+		}
+		for _, c := range rep.Clauses {
+			fmt.Fprintf(w, "  %d  %-*s  %d/%d\n", int(c.Clause), width, c.Clause.Title(), c.Passing, c.Chapters)
+		}
+	}
+	fmt.Fprintf(w, "\n%s %d/%d points · %d of %d chapters pass · %s\n",
+		pal.Bold("Score"), rep.Points, rep.Max, rep.Passing, len(rep.Chapters), seconds(rep.Duration))
+	if next := nextChapter(rep); next != "" {
+		fmt.Fprintf(w, "%s\n", pal.Dim("Next: make "+next+" tells "+next+"'s story in full."))
+	}
+}
+
+// why is the line or two under a chapter that does not pass.
+func why(ch result.Chapter, src result.Source) []string {
+	switch ch.Status {
+	case result.Pass:
+		return nil
+	case result.NotStarted:
+		return []string{"not started: make " + ch.ID + " shows what goes wrong"}
+	case result.Error:
+		if ch.Problem.Kind == result.Compile {
+			return []string{"compile error: " + ch.Problem.Summary}
+		}
+		return []string{ch.Problem.Summary}
+	case result.Timeout:
+		return []string{ch.Problem.Summary}
+	}
+	if ch.Failure == nil {
+		return []string{"failed"}
+	}
+	lines := []string{OneLine(*ch.Failure)}
+	if ch.Failure.Replay != "" {
+		lines = append(lines, "replay: "+ch.Failure.Replay)
+	}
+	return lines
+}
+
+// OneLine is a failure's story on one line: "stale-read at 412ms: ...".
+func OneLine(f suite.Failure) string {
+	story := strings.Join(strings.Fields(f.Story), " ")
+	switch {
+	case f.Name != "":
+		return fmt.Sprintf("%s at %s: %s", f.Name, suite.FormatTime(f.At), story)
+	case f.Check != "":
+		return fmt.Sprintf("check %s: %s", f.Check, story)
+	}
+	return story
+}
+
+// Verbose tells one chapter in full: each check with its points, then for
+// each failed check the suite's whole story (the swimlane timeline, the
+// visualization's path, the seed and the replay command), or what stopped
+// the run.
+func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
+	fmt.Fprintf(w, "%s %s\n", pal.Bold(ch.ID+" · "+ch.Title), pal.Dim("("+ch.Dir+")"))
+	var clauses []string
+	for _, c := range ch.Clauses {
+		clauses = append(clauses, c.String())
+	}
+	if len(clauses) > 0 {
+		fmt.Fprintf(w, "%s\n", pal.Dim("exercises "+strings.Join(clauses, ", ")))
+	}
+	fmt.Fprintln(w)
+	nameWidth, titleWidth := 0, 0
+	for _, c := range ch.Checks {
+		nameWidth = max(nameWidth, len(c.Name))
+		titleWidth = max(titleWidth, len(c.Title))
+	}
+	for _, c := range ch.Checks {
+		fmt.Fprintf(w, "  %s %-*s  %-*s  %s\n", pal.Status(c.Status, 7), nameWidth, c.Name, titleWidth, c.Title, points(c.Points, c.Max))
+	}
+
+	if p := ch.Problem; p != nil {
+		label := map[result.ProblemKind]string{
+			result.Compile: "compile error", result.Panic: "panic", result.Hang: "timeout",
+			result.NoReport: "no report", result.Setup: "could not run",
+		}[p.Kind]
+		fmt.Fprintf(w, "\n%s %s\n", pal.Bold(label+":"), p.Summary)
+		if p.Output != "" && p.Output != p.Summary {
+			fmt.Fprintf(w, "\n%s\n", indent(firstLines(p.Output, 40), "  "))
+		}
+	}
+	for _, c := range ch.Checks {
+		if c.Status != result.Fail {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", pal.Bold("── "+c.Name+": "+c.Title))
+		if c.Failure != nil {
+			fmt.Fprintf(w, "%s", indent(c.Failure.Text(), "  "))
+			if n := len(c.Failures) - 1; n > 0 {
+				fmt.Fprintf(w, "  %s\n", pal.Dim(fmt.Sprintf("(and %d more failure(s) in this check)", n)))
+			}
+			continue
+		}
+		fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
+	}
+	if ch.Cut > 0 {
+		fmt.Fprintf(w, "\n%s\n", pal.Dim(fmt.Sprintf("(the test printed %d bytes more than the grader keeps; they were cut)", ch.Cut)))
+	}
+
+	fmt.Fprintf(w, "\n%s %s · %s\n", pal.Status(ch.Status, 0), points(ch.Points, ch.Max)+" points", seconds(ch.Duration))
+	switch ch.Status {
+	case result.Pass:
+		fmt.Fprintf(w, "%s\n", pal.Dim("Every check passed. The next chapter awaits: make grade shows them all."))
+	case result.Fail, result.NotStarted:
+		if ch.Failure != nil && ch.Failure.Seed != 0 {
+			fmt.Fprintf(w, "seed %d · replay exactly: %s\n", ch.Failure.Seed, ch.Failure.Replay)
+		}
+		fmt.Fprintf(w, "%s\n", pal.Dim("Stuck? grader hint "+ch.ID+" gives the next hint."))
+	}
+}
+
+// points is "4/10".
+func points(got, of int) string { return fmt.Sprintf("%d/%d", got, of) }
+
+// seconds is a wall-clock duration for a person: "0.8 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+}
+
+func sourceName(s result.Source) string {
+	switch s {
+	case result.Solutions:
+		return "solutions/"
+	case result.Stubs:
+		return "the pristine stubs"
+	}
+	return "exercises/"
+}
+
+func seedNote(rep *result.Report) string {
+	var parts []string
+	if rep.Seed != "" {
+		parts = append(parts, "SEED="+rep.Seed)
+	}
+	if rep.Runs != "" {
+		parts = append(parts, "RUNS="+rep.Runs)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(parts, " ")
+}
+
+// nextChapter is the first chapter that does not pass, in course order.
+func nextChapter(rep *result.Report) string {
+	if rep.Source != result.Exercises {
+		return ""
+	}
+	for _, ch := range rep.Chapters {
+		if ch.Status != result.Pass {
+			return ch.ID
+		}
+	}
+	return ""
+}
+
+func indent(s, prefix string) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}
+
+// ClauseList is "1, 3" for a chapter's clauses.
+func ClauseList(cs []course.Clause) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, strconv.Itoa(int(c)))
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,141 @@
+package result
+
+import (
+	"time"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
+)
+
+// Status is the outcome of a chapter or of one check.
+type Status string
+
+// The outcomes. A chapter is Pass only when every check passed; the others
+// say why not. A check is Pass, Fail, Error (it panicked), Timeout (it hung),
+// Skip (it called t.Skip) or NotRun (it never reported a result).
+const (
+	Pass       Status = "pass"
+	Fail       Status = "fail"
+	Error      Status = "error"       // compile error, panic, or the process ended without a report
+	Timeout    Status = "timeout"     // the time limit ended the run
+	NotStarted Status = "not-started" // the exercise folder still holds the pristine stub
+	Skip       Status = "skip"        // checks only
+	NotRun     Status = "not-run"     // checks only
+)
+
+// ProblemKind names what went wrong when a chapter could not be graded
+// normally.
+type ProblemKind string
+
+// The kinds of problem.
+const (
+	Compile  ProblemKind = "compile"   // the package or its test did not build
+	Panic    ProblemKind = "panic"     // the test process panicked or hit a fatal error
+	Hang     ProblemKind = "timeout"   // the run exceeded its time limit
+	NoReport ProblemKind = "no-report" // the process ended without reporting every check (os.Exit?)
+	Setup    ProblemKind = "setup"     // the go command could not run the test at all
+)
+
+// Problem describes a chapter the suite could not grade in the ordinary way.
+type Problem struct {
+	Kind    ProblemKind
+	Summary string // one line: "exercises/ex01-one-memory/store.go:12:3: undefined: foo"
+	File    string // the learner's file involved, relative to the module root, if known
+	Line    int    // its line, if known
+	Check   string // the check running when it happened, if any
+	Output  string // the fuller text: the compiler's output, the panic and its stack
+}
+
+// Check is the result of one check of a chapter's hidden suite.
+type Check struct {
+	Name     string
+	Title    string
+	Status   Status
+	Points   int // earned: Max when Status is Pass, else 0
+	Max      int
+	Duration time.Duration   // as the test reported it
+	Failure  *suite.Failure  // the first failure the check reported on its Marker line
+	Output   string          // what the check printed, Marker lines removed (capped)
+	Failures []suite.Failure // every failure the check reported, in order
+}
+
+// Chapter is the result of grading one chapter.
+type Chapter struct {
+	ID       string
+	Title    string
+	Dir      string // the folder graded, relative to the module root
+	Clauses  []course.Clause
+	Status   Status
+	Points   int
+	Max      int
+	Duration time.Duration // wall time of the whole go test process
+	Checks   []Check
+	Failure  *suite.Failure // the first failure, in the registry's order of checks
+	Problem  *Problem       // set when Status is Error or Timeout
+	Output   string         // the human part of the test output (capped), for verbose reports
+	Cut      int64          // bytes of output dropped by the cap
+	Command  string         // the go test command that ran, for a person to rerun
+}
+
+// Source is which copy of the chapters a run graded.
+type Source string
+
+// The sources a run can grade.
+const (
+	Exercises Source = "exercises" // the learner's work
+	Solutions Source = "solutions" // the reference solutions
+	Stubs     Source = "stubs"     // the pristine stubs, overlaid onto the exercise folders
+)
+
+// ClauseTotal is how the chapters that exercise one clause fared.
+type ClauseTotal struct {
+	Clause   course.Clause
+	Passing  int // chapters exercising the clause that pass
+	Chapters int // chapters exercising the clause
+}
+
+// Report is a whole grading run.
+type Report struct {
+	Source   Source
+	Seed     string // SEED passed to the suites, if any
+	Runs     string // RUNS passed to the suites, if any
+	Chapters []Chapter
+	Clauses  []ClauseTotal
+	Points   int
+	Max      int
+	Passing  int // chapters that pass
+	Duration time.Duration
+}
+
+// Tally fills in the totals from the chapters: points, passing chapters and
+// the per-clause counts. Only clauses some graded chapter exercises appear.
+func (r *Report) Tally() {
+	r.Points, r.Max, r.Passing = 0, 0, 0
+	r.Clauses = nil
+	for _, ch := range r.Chapters {
+		r.Points += ch.Points
+		r.Max += ch.Max
+		if ch.Status == Pass {
+			r.Passing++
+		}
+	}
+	for _, k := range course.Clauses {
+		t := ClauseTotal{Clause: k}
+		for _, ch := range r.Chapters {
+			for _, c := range ch.Clauses {
+				if c == k {
+					t.Chapters++
+					if ch.Status == Pass {
+						t.Passing++
+					}
+				}
+			}
+		}
+		if t.Chapters > 0 {
+			r.Clauses = append(r.Clauses, t)
+		}
+	}
+}
+
+// AllPass reports whether every graded chapter passes.
+func (r *Report) AllPass() bool { return r.Passing == len(r.Chapters) }
