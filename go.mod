@@ -3,11 +3,16 @@ module onehistory
 go 1.24.0
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
-	github.com/fatih/color v1.18.0 // indirect
+	github.com/anishathalye/porcupine v1.3.1
+	github.com/fatih/color v1.18.0
+	github.com/mattn/go-isatty v0.0.20
+	github.com/rogpeppe/go-internal v1.14.1
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
-	github.com/mattn/go-isatty v0.0.20 // indirect
-	github.com/rogpeppe/go-internal v1.14.1 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

@@ -25,6 +25,24 @@ const (
 // stdin is where reset asks for confirmation and watch listens for Enter.
 var stdin io.Reader = os.Stdin
 
+// The chapters the grader knows and their stubs as shipped: the course
+// registry's. The grader's own tests, before the workbook has chapters,
+// point these at a chapter of their own.
+var (
+	allChapters = course.All
+	pristineOf  = course.Chapter.Pristine
+)
+
+// lookup finds a registered chapter by ID or folder name.
+func lookup(id string) (course.Chapter, bool) {
+	for _, ch := range allChapters() {
+		if ch.ID == id || ch.ID+"-"+ch.Slug == id {
+			return ch, true
+		}
+	}
+	return course.Chapter{}, false
+}
+
 // usage is the text of `grader help`.
 const usage = `The One History grader: your progress through the workbook.
 
@@ -121,11 +139,11 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 // every chapter when none is given.
 func chapters(ids []string) ([]course.Chapter, error) {
 	if len(ids) == 0 {
-		return course.All(), nil
+		return allChapters(), nil
 	}
 	var out []course.Chapter
 	for _, id := range ids {
-		ch, ok := course.Lookup(strings.TrimSuffix(strings.TrimPrefix(id, "exercises/"), "/"))
+		ch, ok := lookup(strings.TrimSuffix(strings.TrimPrefix(id, "exercises/"), "/"))
 		if !ok {
 			return nil, fmt.Errorf("no chapter %q (grader list shows the chapters)", id)
 		}

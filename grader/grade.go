@@ -133,6 +133,7 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 	opts := engine.Options{
 		Root: wb.Root, Go: goCmd, Source: o.source(),
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
+		Pristine: pristineOf,
 	}
 	var progress *render.Progress
 	if !o.json && terminal(stdout) {
@@ -254,6 +255,6 @@ func writeFile(name string, write func(io.Writer) error) error {
 
 // namedFailure is the failure the registry says a chapter's stub must show.
 func namedFailure(id string) string {
-	ch, _ := course.Lookup(id)
+	ch, _ := lookup(id)
 	return ch.Failure
 }

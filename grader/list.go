@@ -21,7 +21,7 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 	if len(ids) > 0 {
 		return fail(stderr, "grader list takes no chapter; grader exNN grades one")
 	}
-	all := course.All()
+	all := allChapters()
 	if len(all) == 0 {
 		fmt.Fprintln(stdout, "No chapters are registered yet.")
 		return exitOK
@@ -35,7 +35,7 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 		state := "edited"
 		if files, err := workbook.StubFiles(wb.Path(ch.Dir())); err != nil {
 			state = "missing (grader reset " + ch.ID + ")"
-		} else if workbook.Same(files, ch.Pristine()) {
+		} else if workbook.Same(files, pristineOf(ch)) {
 			state = "not started"
 		}
 		fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6d  %-34s  %s\n", ch.ID, width, ch.Title, render.ClauseList(ch.Clauses), ch.Points(), ch.Dir(), state)

@@ -31,10 +31,11 @@ func resetCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "%v", err)
 	}
 	ch := chs[0]
-	if len(ch.Pristine()) == 0 {
+	pristine := pristineOf(ch)
+	if len(pristine) == 0 {
 		return fail(stderr, "no pristine stub is stored for %s", ch.ID)
 	}
-	changes := wb.Changes(ch)
+	changes := wb.Changes(ch, pristine)
 	testFile, _ := os.ReadFile(filepath.Join(wb.Path(ch.Dir()), ch.TestFileName()))
 	if string(testFile) != ch.TestFile() {
 		changes = append(changes, ch.TestFileName()+" (test wiring)")
@@ -48,12 +49,15 @@ func resetCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stdout, "Your files are copied to .onehistory/backup/ first. [y/N] ")
 		answer, _ := bufio.NewReader(stdin).ReadString('\n')
 		answer = strings.ToLower(strings.TrimSpace(answer))
+		if !terminal(stdout) {
+			fmt.Fprintln(stdout) // a terminal echoed the Enter; a pipe did not
+		}
 		if answer != "y" && answer != "yes" {
-			fmt.Fprintln(stdout, "\nNothing changed.")
+			fmt.Fprintln(stdout, "Nothing changed.")
 			return exitFailed
 		}
 	}
-	backup, err := wb.Reset(ch)
+	backup, err := wb.Reset(ch, pristine)
 	if err != nil {
 		return fail(stderr, "reset %s: %v", ch.ID, err)
 	}

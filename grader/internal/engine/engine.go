@@ -27,7 +27,7 @@ const DefaultBuildLimit = 10 * time.Minute
 
 // grace is how long after its own -timeout the test binary gets to print the
 // timeout panic before the grader kills its process group.
-var grace = 5 * time.Second
+var grace = 3 * time.Second
 
 // DefaultMaxOutput caps the output kept per chapter.
 const DefaultMaxOutput = 256 << 10

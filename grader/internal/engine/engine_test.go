@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,94 +12,30 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"onehistory/grader/internal/fakechapter"
 	"onehistory/grader/internal/result"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/suite"
 )
 
-// These tests grade a small chapter of their own, ex99 "A fake chapter", in a
-// module of their own in a temporary folder: two checks, alpha (3 points) and
-// beta (7 points), that ask the learner's Behave function for "ok". Each test
-// writes the learner's code one way and says what the grader must make of it.
+// These tests grade a small chapter of their own (see package fakechapter)
+// in a module of their own in a temporary folder: two checks, alpha (3
+// points) and beta (7 points), that ask the learner's Behave function for
+// "ok". Each test writes the learner's code one way and says what the grader
+// must make of it.
 
-var fake = course.Chapter{
-	ID: "ex99", Slug: "fake", Title: "A fake chapter", Failure: "fake-failure",
-	Clauses: []course.Clause{course.OneHistory},
-	Checks: []course.Check{
-		{Name: "alpha", Title: "the first question", Points: 3},
-		{Name: "beta", Title: "the second question", Points: 7},
-	},
-	Suite:   "internal/harness/suites/ex99suite",
-	Binding: "Behave",
-}
+var fake = fakechapter.Chapter
 
-// theStub is the pristine stub: it answers every check wrongly.
-const theStub = `package ex99
-
-// Behave answers a check; the hidden suite wants "ok".
-func Behave(check string) string { return "wrong" }
-`
-
-const solved = `package ex99
-
-func Behave(check string) string { return "ok" }
-`
-
-// fakeSuite is the hidden suite. A failed check tells its story through
-// suite.Report's protocol: the story for a person, then the Marker line. The
-// Marker lines are made here, by the real suite package, and pasted in; the
-// seed in them is the SEED the suite was given.
-func fakeSuite() string {
-	marker := func(check string) string {
-		return suite.Failure{
-			Chapter: "ex99", Check: check, Name: "fake-failure", Clause: course.OneHistory,
-			Story: "server-1 answered wrongly", At: 412 * time.Millisecond, Seed: 424242,
-			Replay: "make ex99 SEED=424242", Timeline: strings.Repeat("│ server-1 │ server-2 │\n", 200),
-		}.Line()
-	}
-	return fmt.Sprintf(`package ex99suite
-
-import (
-	"os"
-	"strings"
-	"testing"
+const (
+	theStub = fakechapter.Stub
+	solved  = fakechapter.Solved
 )
-
-var markers = map[string]string{"alpha": %q, "beta": %q}
-
-// Run runs the fake chapter's checks against behave.
-func Run(t *testing.T, behave func(check string) string) {
-	for _, name := range []string{"alpha", "beta"} {
-		t.Run(name, func(t *testing.T) {
-			if got := behave(name); got != "ok" {
-				seed := os.Getenv("SEED")
-				if seed == "" {
-					seed = "7"
-				}
-				t.Errorf("the code answered %%q", got)
-				t.Log(strings.ReplaceAll(markers[name], "424242", seed))
-			}
-		})
-	}
-}
-`, marker("alpha"), marker("beta"))
-}
 
 // fakeWorkbook writes the fake module and returns its root.
 func fakeWorkbook(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module onehistory\n\ngo 1.24\n",
-		"internal/harness/suites/ex99suite/suite.go": fakeSuite(),
-		"exercises/ex99-fake/fake.go":                theStub,
-		"exercises/ex99-fake/ex99_test.go":           fake.TestFile(),
-		"solutions/ex99-fake/fake.go":                solved,
-		"solutions/ex99-fake/ex99_test.go":           fake.TestFile(),
-	}
-	for name, text := range files {
-		write(t, root, name, text)
-	}
+	require.NoError(t, fakechapter.Write(root))
 	return root
 }
 
@@ -119,7 +54,7 @@ func options(t *testing.T, root string) Options {
 	}
 	return Options{
 		Root: root, Go: goCmd, Timeout: 20 * time.Second,
-		Pristine: func(course.Chapter) map[string]string { return map[string]string{"fake.go": theStub} },
+		Pristine: fakechapter.Pristine,
 	}
 }
 
@@ -151,7 +86,7 @@ func TestTheStubAsShippedIsNotStarted(t *testing.T) {
 	assert.Equal(t, "make ex99 SEED=7", ch.Failure.Replay)
 	// The timeline is longer than test2json's 1 KB output events: the
 	// grader must put the Marker line back together before reading it.
-	assert.Len(t, ch.Failure.Timeline, 200*len("│ server-1 │ server-2 │\n"))
+	assert.Len(t, ch.Failure.Timeline, 60*len(fakechapter.TimelineLine))
 	assert.NotContains(t, ch.Output, suite.Marker, "Marker lines are for the grader, not for the learner's eyes")
 	assert.Equal(t, "make ex99", ch.Command)
 }
@@ -371,7 +306,7 @@ func Behave(check string) string {
 	opts := options(t, root)
 	opts.MaxOutput = 64 << 10
 	ch := gradeFake(t, opts)
-	assert.Equal(t, result.Pass, ch.Status, statuses(ch))
+	require.Equal(t, result.Pass, ch.Status, "%s %+v", statuses(ch), ch.Problem)
 	assert.Positive(t, ch.Cut)
 	assert.LessOrEqual(t, len(ch.Output), 64<<10+200)
 	assert.Contains(t, ch.Output, "[output cut:")

@@ -35,19 +35,19 @@ type JSONScore struct {
 
 // JSONChapter is one chapter's result.
 type JSONChapter struct {
-	ID         string        `json:"id"`
-	Title      string        `json:"title"`
-	Dir        string        `json:"dir"`    // the folder graded, relative to the module root
-	Status     string        `json:"status"` // "pass", "fail", "error", "timeout", "not-started"
-	Points     int           `json:"points"`
-	Max        int           `json:"max"`
-	Clauses    []int         `json:"clauses"`
-	DurationMS int64         `json:"duration_ms"`
-	Checks     []JSONCheck   `json:"checks"`
-	Failure    *JSONFailure  `json:"failure"` // the first failure, or null
-	Problem    *JSONProblem  `json:"problem"` // set for "error" and "timeout", else null
-	Replay     string        `json:"replay"`  // the command that reruns the chapter as graded
-	OutputCut  int64         `json:"output_cut_bytes,omitempty"`
+	ID         string       `json:"id"`
+	Title      string       `json:"title"`
+	Dir        string       `json:"dir"`    // the folder graded, relative to the module root
+	Status     string       `json:"status"` // "pass", "fail", "error", "timeout", "not-started"
+	Points     int          `json:"points"`
+	Max        int          `json:"max"`
+	Clauses    []int        `json:"clauses"`
+	DurationMS int64        `json:"duration_ms"`
+	Checks     []JSONCheck  `json:"checks"`
+	Failure    *JSONFailure `json:"failure"` // the first failure, or null
+	Problem    *JSONProblem `json:"problem"` // set for "error" and "timeout", else null
+	Replay     string       `json:"replay"`  // the command that reruns the chapter as graded
+	OutputCut  int64        `json:"output_cut_bytes,omitempty"`
 }
 
 // JSONCheck is one check's result.

@@ -7,6 +7,6 @@
 //	wb, err := workbook.Find(".")        // walks up to the go.mod of module onehistory
 //	files, _ := workbook.StubFiles(dir)  // "store.go" → its text
 //	started := !workbook.Same(files, ch.Pristine())
-//	backup, err := wb.Reset(ch)          // the learner's files are kept in .onehistory/backup/
+//	backup, err := wb.Reset(ch, ch.Pristine()) // the learner's files are kept in .onehistory/backup/
 //	level, err := wb.NextHint(ch.ID, 3)  // 1, then 2, then 3, then 3 again
 package workbook

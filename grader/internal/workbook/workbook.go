@@ -106,11 +106,11 @@ func Unchanged(dir string, pristine map[string]string) bool {
 	return err == nil && Same(files, pristine)
 }
 
-// Changes lists what differs from the pristine stub in a chapter's exercise
-// folder: "store.go (edited)", "extra.go (added)", "wal.go (deleted)".
-func (w Workbook) Changes(ch course.Chapter) []string {
+// Changes lists what differs from the pristine stub (ch.Pristine()) in a
+// chapter's exercise folder: "store.go (edited)", "extra.go (added)",
+// "wal.go (deleted)".
+func (w Workbook) Changes(ch course.Chapter, pristine map[string]string) []string {
 	files, _ := StubFiles(w.Path(ch.Dir()))
-	pristine := ch.Pristine()
 	var out []string
 	for name, text := range files {
 		if want, ok := pristine[name]; !ok {
@@ -129,12 +129,11 @@ func (w Workbook) Changes(ch course.Chapter) []string {
 }
 
 // Reset puts the chapter's exercise folder back as shipped: the pristine stub
-// files and the thin test file, with every other Go file removed. Before it
-// changes anything it copies the folder's Go files to
+// files (ch.Pristine()) and the thin test file, with every other Go file
+// removed. Before it changes anything it copies the folder's Go files to
 // .onehistory/backup/<chapter>-<time>/, and returns that folder ("" when there
 // was nothing to keep).
-func (w Workbook) Reset(ch course.Chapter) (string, error) {
-	pristine := ch.Pristine()
+func (w Workbook) Reset(ch course.Chapter, pristine map[string]string) (string, error) {
 	if len(pristine) == 0 {
 		return "", fmt.Errorf("no pristine stub is stored for %s", ch.ID)
 	}

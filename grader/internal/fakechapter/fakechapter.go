@@ -1,0 +1,129 @@
+// Package fakechapter is a chapter of the grader's own, ex99 "A fake
+// chapter", for the grader's tests: a module named like the workbook, small
+// enough to write into a temporary folder, with a hidden suite that tells
+// its failures through the real suite protocol.
+//
+// It has two checks, alpha (3 points) and beta (7 points); each asks the
+// learner's Behave function for "ok". The stub answers "wrong" to both; the
+// solution answers "ok". A failed check reports the named failure
+// "fake-failure" with the SEED it was given (7 by default), and a timeline
+// longer than test2json's 1 KB output events, so that a grader which does
+// not reassemble split lines cannot read it.
+//
+// It never enters the course registry: tests hand Chapter to the engine, or
+// point the grader command's chapter list at it.
+package fakechapter
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
+)
+
+// Chapter is the fake chapter's registry entry.
+var Chapter = course.Chapter{
+	ID: "ex99", Slug: "fake", Title: "A fake chapter", Failure: "fake-failure",
+	Clauses: []course.Clause{course.OneHistory},
+	Checks: []course.Check{
+		{Name: "alpha", Title: "the first question", Points: 3},
+		{Name: "beta", Title: "the second question", Points: 7},
+	},
+	Hints: [3]string{
+		"Read what the suite asks for.",
+		"It wants the word ok.",
+		"Return \"ok\".",
+	},
+	Suite:   "internal/harness/suites/ex99suite",
+	Binding: "Behave",
+}
+
+// Stub is the pristine stub: it answers every check wrongly.
+const Stub = `package ex99
+
+// Behave answers a check; the hidden suite wants "ok".
+func Behave(check string) string { return "wrong" }
+`
+
+// Solved answers every check rightly.
+const Solved = `package ex99
+
+func Behave(check string) string { return "ok" }
+`
+
+// TimelineLine is one line of the failure's timeline; the timeline repeats
+// it 60 times.
+const TimelineLine = "│ server-1 │ server-2 │\n"
+
+// Pristine is the stub as shipped, as course.Chapter.Pristine would return
+// it.
+func Pristine(course.Chapter) map[string]string { return map[string]string{"fake.go": Stub} }
+
+// Files is the fake workbook: slash-separated path to text.
+func Files() map[string]string {
+	return map[string]string{
+		"go.mod": "module " + course.Module + "\n\ngo 1.24\n",
+		"internal/harness/suites/ex99suite/suite.go": hiddenSuite(),
+		"exercises/ex99-fake/fake.go":                Stub,
+		"exercises/ex99-fake/ex99_test.go":           Chapter.TestFile(),
+		"solutions/ex99-fake/fake.go":                Solved,
+		"solutions/ex99-fake/ex99_test.go":           Chapter.TestFile(),
+	}
+}
+
+// Write writes the fake workbook below root.
+func Write(root string) error {
+	for name, text := range Files() {
+		file := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hiddenSuite is the suite's source. The Marker lines are made here, by the
+// real suite package, and pasted in; the seed in them (424242) is replaced
+// at run time by the SEED the suite was given.
+func hiddenSuite() string {
+	marker := func(check string) string {
+		return suite.Failure{
+			Chapter: "ex99", Check: check, Name: "fake-failure", Clause: course.OneHistory,
+			Story: "server-1 answered wrongly", At: 412 * time.Millisecond, Seed: 424242,
+			Replay: "make ex99 SEED=424242", Timeline: strings.Repeat(TimelineLine, 60),
+		}.Line()
+	}
+	return fmt.Sprintf(`package ex99suite
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+var markers = map[string]string{"alpha": %q, "beta": %q}
+
+// Run runs the fake chapter's checks against behave.
+func Run(t *testing.T, behave func(check string) string) {
+	for _, name := range []string{"alpha", "beta"} {
+		t.Run(name, func(t *testing.T) {
+			if got := behave(name); got != "ok" {
+				seed := os.Getenv("SEED")
+				if seed == "" {
+					seed = "7"
+				}
+				t.Errorf("server-1 answered wrongly: the code said %%q", got)
+				t.Log(strings.ReplaceAll(markers[name], "424242", seed))
+			}
+		})
+	}
+}
+`, marker("alpha"), marker("beta"))
+}
