@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# grader/bench.sh: the grader's wall-clock figures on this machine, printed,
+# not asserted (make bench-grader). It warms the build cache first, then
+# times each command several times and prints the fastest and the median:
+#
+#   make exNN             one chapter, told in full (go run ./grader exNN)
+#   make grade            every chapter (go run ./grader)
+#   grader (installed)    every chapter, without go run's link check
+#   grader --solutions    every chapter's solution
+#
+# Usage: grader/bench.sh [exNN] (default: the first chapter); BENCH_RUNS=5.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+runs=${BENCH_RUNS:-5}
+ch=${1:-$("$GO" run ./grader list | awk 'NR==2 {print $1}')}
+if [ -z "$ch" ]; then
+	echo "bench-grader: no chapter is registered yet" >&2
+	exit 1
+fi
+mkdir -p bin
+"$GO" build -o bin/grader ./grader
+
+# measure LABEL COMMAND...: runs COMMAND $runs times, prints min and median.
+measure() {
+	local label=$1
+	shift
+	local times=()
+	for _ in $(seq "$runs"); do
+		local start end
+		start=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || true
+		end=$(date +%s%N)
+		times+=($(((end - start) / 1000000)))
+	done
+	local sorted
+	sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+	local min median
+	min=$(echo "$sorted" | head -1)
+	median=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
+	printf '  %-34s min %5d ms   median %5d ms\n' "$label" "$min" "$median"
+}
+
+# Warm the caches: the grader's build and every chapter's test build.
+make -s "$ch" >/dev/null 2>&1 || true
+"$GO" run ./grader >/dev/null 2>&1 || true
+"$GO" run ./grader --solutions >/dev/null 2>&1 || true
+
+echo "grader timings, warm, $runs runs each · $(nproc 2>/dev/null || echo '?') CPUs · $("$GO" version | cut -d' ' -f3)"
+measure "make $ch" make -s "$ch"
+measure "make grade (every chapter)" make -s grade
+measure "bin/grader (every chapter)" bin/grader
+measure "bin/grader --solutions" bin/grader --solutions
