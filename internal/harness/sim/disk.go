@@ -1,0 +1,110 @@
+package sim
+
+import "fmt"
+
+// Disk is a node's stable storage: named append-only files that outlive
+// crashes, up to what was synced. It belongs to the node, not to a process;
+// get it with p.Disk().
+type Disk struct {
+	w     *World
+	node  *node
+	files map[string]*File
+	names []string // creation order
+}
+
+// File is one file on a Disk. Append writes to the node's memory-backed
+// cache at once; Sync makes what was appended so far durable, taking virtual
+// time. At a crash, everything synced survives; of what was appended after
+// the last Sync, a random prefix survives (possibly none, possibly part of a
+// record: a torn write).
+type File struct {
+	d      *Disk
+	name   string
+	data   []byte
+	synced int // length known to be durable
+}
+
+// Disk is the disk of the process's node.
+func (p *Proc) Disk() *Disk {
+	p.mustBeCurrent()
+	return p.node.disk
+}
+
+// Disk is the disk of node id, for inspecting what survived from outside.
+func (w *World) Disk(id NodeID) *Disk { return w.node(id, "Disk").disk }
+
+// Open returns the named file, creating it empty if it does not exist.
+func (d *Disk) Open(name string) *File {
+	if f, ok := d.files[name]; ok {
+		return f
+	}
+	f := &File{d: d, name: name}
+	d.files[name] = f
+	d.names = append(d.names, name)
+	return f
+}
+
+// Files lists the disk's file names in creation order.
+func (d *Disk) Files() []string { return append([]string(nil), d.names...) }
+
+// Append adds b to the end of the file. It is not durable until Sync.
+func (f *File) Append(b []byte) {
+	f.d.mustBeUp("Append")
+	f.data = append(f.data, b...)
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("append %s +%dB", f.name, len(b))})
+}
+
+// Sync blocks the process until everything appended so far is durable. A
+// crash before Sync returns may lose it.
+func (f *File) Sync(p *Proc) {
+	p.mustBeCurrent()
+	f.d.mustBeUp("Sync")
+	target := len(f.data)
+	p.Sleep(f.d.w.syncLatency)
+	if target > f.synced {
+		f.synced = target
+	}
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Proc: p.name, Text: fmt.Sprintf("sync %s (%dB durable)", f.name, f.synced)})
+}
+
+// ReadAll returns a copy of the file's contents.
+func (f *File) ReadAll() []byte { return append([]byte(nil), f.data...) }
+
+// Size is the file's length in bytes.
+func (f *File) Size() int { return len(f.data) }
+
+// Truncate cuts the file to n bytes, for example to drop a torn last record
+// found at recovery. It is durable at once.
+func (f *File) Truncate(n int) {
+	if n < 0 || n > len(f.data) {
+		misuse("Truncate(%d): file %s has %d bytes", n, f.name, len(f.data))
+	}
+	f.data = f.data[:n]
+	if f.synced > n {
+		f.synced = n
+	}
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("truncate %s to %dB", f.name, n)})
+}
+
+func (d *Disk) mustBeUp(what string) {
+	if !d.node.up {
+		misuse("%s: node %s is down", what, d.node.id)
+	}
+}
+
+// crash keeps what was synced and a random prefix of the rest.
+func (d *Disk) crash() {
+	for _, name := range d.names {
+		f := d.files[name]
+		unsynced := len(f.data) - f.synced
+		keep := 0
+		if unsynced > 0 && d.w.rng.Intn(2) == 0 {
+			keep = d.w.rng.Intn(unsynced)
+		}
+		f.data = f.data[:f.synced+keep]
+		f.synced = len(f.data)
+		if unsynced > 0 {
+			d.w.record(Event{Kind: EvDisk, Node: d.node.id, Text: fmt.Sprintf("crash: %s lost %dB of %dB unsynced", name, unsynced-keep, unsynced)})
+		}
+	}
+}

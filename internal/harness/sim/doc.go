@@ -1,0 +1,90 @@
+// Package sim is the deterministic world every chapter runs in: nodes that
+// talk over a simulated network, keep files on simulated disks, crash and
+// restart, all on a virtual clock, with one seed deciding everything.
+//
+// # A first world
+//
+//	w := sim.New(42, sim.Latency(5*time.Millisecond, 400*time.Millisecond))
+//	defer w.Close()
+//	w.AddNode("server-1", func(p *sim.Proc) {
+//		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+//			return "pong", nil
+//		})
+//	})
+//	w.AddNode("client", func(p *sim.Proc) {
+//		reply, err := p.Call("server-1", "ping", time.Second)
+//		p.Logf("got %v, %v", reply, err)
+//	})
+//	w.At(2*time.Second, func() { w.Crash("server-1") })
+//	err := w.Run(30 * time.Second) // virtual seconds: this takes microseconds
+//
+// # Time
+//
+// Time is virtual. It stands still while processes compute and jumps to the
+// next pending event when they all wait. p.Now is the true virtual time (use
+// it to record histories); p.Clock is what the node believes, which differs
+// by the node's skew (SetSkew). A run of thirty virtual seconds over 400ms
+// links costs well under a millisecond of wall time.
+//
+// # Processes and blocking
+//
+// A process is ordinary sequential Go that receives a *Proc. Only one
+// process runs at a time; it runs until it blocks in the world (Call, Sleep,
+// Sync, Queue.Get, Cond.Wait, Mutex.Lock) or returns, and then the scheduler
+// picks the next event. Events due at the same instant run in an order drawn
+// from the seed, so different seeds explore different interleavings and the
+// same seed replays one exactly.
+//
+// Because only one process runs at a time, state shared by the processes of
+// one node needs no lock. It can still change under a process while that
+// process is blocked: re-check what you read before a Call after it returns,
+// or hold a sim.Mutex across the blocking section.
+//
+// Start concurrent work with p.Go, never with a go statement, and wait with
+// the world's Queue, Cond, Mutex and Group, never with channels, sync.Mutex
+// or time.Sleep. The world catches a *Proc used from a goroutine it does not
+// run (a MisuseError), and a process that blocks outside the world or spins
+// without yielding (a StuckError, from a wall-clock watchdog that only ends
+// stuck runs and never changes what happens in one).
+//
+// # The network
+//
+// p.Call(to, req, timeout) sends req to node to, where it runs as a new
+// process of that node's Handler (registered with p.Serve); the handler's
+// return value travels back. Each direction of each link has a delay range,
+// a loss and a duplication probability (SetLink); Partition cuts the network
+// into groups and Heal joins it. A Call returns ErrTimeout when no reply came
+// in time: the request may or may not have been handled, and the caller
+// cannot know which. ErrNodeDown (the node is crashed) and ErrUnreachable
+// (the node serves nothing) are definite: the request was not handled.
+// Messages should be plain values (structs, not pointers): they are shared,
+// not copied, and they are printed in the trace.
+//
+// # Crashes and disks
+//
+// Crash stops a node at once: its processes end (their deferred calls run),
+// everything they held in memory is gone, and requests to it are refused
+// until Restart runs its boot function again. Its Disk survives: files keep
+// what was synced (File.Sync, which takes virtual time), and of what was
+// appended after the last sync a random prefix survives, possibly ending
+// mid-record — a torn write a recovery must detect and Truncate.
+//
+// # When a run ends
+//
+// Run returns nil when the time limit is reached, when Stop is called or
+// when nothing is left to do. It returns a *DeadlockError naming each blocked
+// process and what it waits for when every process is blocked and nothing is
+// pending (waiting in Queue.Get for work does not count: that is a finished
+// world), a *PanicError for a process that panicked, a *StuckError, or a
+// *MisuseError for a world used the wrong way (an unknown node, a negative
+// duration, restarting a running node).
+//
+// # Traces and timelines
+//
+// Every send, receipt, reply, loss, timeout, crash, restart, fault, disk
+// write and note (p.Logf) is recorded in the Trace; the same seed gives the
+// same trace byte for byte. Timeline renders it as swimlanes, one lane per
+// node, virtual milliseconds down the side, elided around a focus time.
+// Faults lists the crashes and partitions with their start and end, for
+// checkers that must know whether a fault overlapped any client operation.
+package sim

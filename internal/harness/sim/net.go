@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Link describes the network from one node to another: each message takes a
+// delay drawn uniformly from [Min, Max] (so messages can overtake each other),
+// is lost with probability Drop, and arrives twice with probability Duplicate.
+type Link struct {
+	Min, Max  time.Duration
+	Drop      float64
+	Duplicate float64
+}
+
+// SetLink sets the link from one node to another (one direction).
+func (w *World) SetLink(from, to NodeID, l Link) {
+	w.node(from, "SetLink")
+	w.node(to, "SetLink")
+	checkRange("SetLink", l.Min, l.Max)
+	if l.Drop < 0 || l.Drop > 1 || l.Duplicate < 0 || l.Duplicate > 1 {
+		misuse("SetLink(%s→%s): Drop and Duplicate are probabilities in [0, 1]", from, to)
+	}
+	w.links[[2]NodeID{from, to}] = l
+}
+
+// SetLinks sets the link in both directions between a and b.
+func (w *World) SetLinks(a, b NodeID, l Link) {
+	w.SetLink(a, b, l)
+	w.SetLink(b, a, l)
+}
+
+// SetDefaultLink sets the link used between nodes that have none of their own.
+func (w *World) SetDefaultLink(l Link) {
+	checkRange("SetDefaultLink", l.Min, l.Max)
+	w.defaultLink = l
+}
+
+func (w *World) link(from, to NodeID) Link {
+	if l, ok := w.links[[2]NodeID{from, to}]; ok {
+		return l
+	}
+	return w.defaultLink
+}
+
+// Partition splits the network into the given groups: messages between
+// nodes of different groups are lost (including those already in flight).
+// Nodes named in no group form one more group together. Partition replaces
+// any earlier partition.
+func (w *World) Partition(groups ...[]NodeID) {
+	w.groups = map[NodeID]int{}
+	var names []string
+	for i, g := range groups {
+		var ids []string
+		for _, id := range g {
+			w.node(id, "Partition")
+			if _, twice := w.groups[id]; twice {
+				misuse("Partition: node %q is in two groups", id)
+			}
+			w.groups[id] = i + 1
+			ids = append(ids, string(id))
+		}
+		names = append(names, strings.Join(ids, ","))
+	}
+	desc := "partition " + strings.Join(names, " | ")
+	w.record(Event{Kind: EvFault, Text: desc})
+	w.faultEnd("partition")
+	w.faultStart("partition", "")
+	w.faults[len(w.faults)-1].Desc = desc
+}
+
+// Isolate cuts one node off from all others.
+func (w *World) Isolate(id NodeID) { w.Partition([]NodeID{id}) }
+
+// Heal ends any partition.
+func (w *World) Heal() {
+	if w.groups == nil {
+		return
+	}
+	w.groups = nil
+	w.record(Event{Kind: EvFault, Text: "heal"})
+	w.faultEnd("partition")
+}
+
+// Connected reports whether messages can pass between a and b now.
+func (w *World) Connected(a, b NodeID) bool {
+	if w.groups == nil || a == b {
+		return true
+	}
+	return w.groups[a] == w.groups[b]
+}
+
+// pending is a call waiting for its reply.
+type pending struct {
+	caller *Proc
+	k      waker
+}
+
+// message is what travels on a link: a request (reply == false) or a reply.
+type message struct {
+	id      uint64 // call id; 0 for a one-way Send
+	from    NodeID
+	to      NodeID
+	reply   bool
+	payload any
+	err     error
+}
+
+// Call sends req to node to and waits for the reply, at most timeout of
+// virtual time. The request runs there as a new process of to's Handler. It
+// returns the handler's reply and error, or ErrTimeout (no reply in time: the
+// outcome is unknown), ErrNodeDown or ErrUnreachable (not handled).
+func (p *Proc) Call(to NodeID, req any, timeout time.Duration) (any, error) {
+	p.mustBeCurrent()
+	checkDuration("Call", timeout)
+	w := p.w
+	w.node(to, "Call")
+	w.callID++
+	id := w.callID
+	k := p.waker()
+	w.calls[id] = &pending{caller: p, k: k}
+	w.send(message{id: id, from: p.node.id, to: to, payload: req})
+	k.wakeAt(w.now+timeout, wakeMsg{err: ErrTimeout})
+	msg := p.block("Call("+string(to)+", "+typeName(req)+")", false)
+	delete(w.calls, id)
+	if msg.err == ErrTimeout {
+		w.record(Event{Kind: EvTimeout, Node: p.node.id, Peer: to, Proc: p.name, Msg: req})
+	}
+	return msg.val, msg.err
+}
+
+// Send sends req to node to without waiting: the handler runs there, its
+// reply is discarded. Nothing tells the sender whether it arrived.
+func (p *Proc) Send(to NodeID, req any) {
+	p.mustBeCurrent()
+	p.w.node(to, "Send")
+	p.w.send(message{from: p.node.id, to: to, payload: req})
+}
+
+// send puts a message on the link, subject to partition, loss, delay and
+// duplication.
+func (w *World) send(m message) {
+	kind := EvSend
+	if m.reply {
+		kind = EvReply
+	}
+	w.record(Event{Kind: kind, Node: m.from, Peer: m.to, Msg: m.payload, Err: m.err})
+	if !w.Connected(m.from, m.to) {
+		w.record(Event{Kind: EvDrop, Node: m.from, Peer: m.to, Msg: m.payload, Text: "partitioned"})
+		return
+	}
+	l := w.link(m.from, m.to)
+	copies := 1
+	if l.Duplicate > 0 && w.rng.Float64() < l.Duplicate {
+		copies = 2
+	}
+	for i := 0; i < copies; i++ {
+		if l.Drop > 0 && w.rng.Float64() < l.Drop {
+			w.record(Event{Kind: EvDrop, Node: m.from, Peer: m.to, Msg: m.payload, Text: "lost"})
+			continue
+		}
+		delay := l.Min
+		if l.Max > l.Min {
+			delay += time.Duration(w.rng.Int63n(int64(l.Max-l.Min) + 1))
+		}
+		w.schedule(w.now+delay, func() { w.deliver(m) })
+	}
+}
+
+// deliver hands an arrived message to its destination.
+func (w *World) deliver(m message) {
+	if !w.Connected(m.from, m.to) {
+		w.record(Event{Kind: EvDrop, Node: m.to, Peer: m.from, Msg: m.payload, Text: "partitioned in flight"})
+		return
+	}
+	n := w.byID[m.to]
+	if m.reply {
+		c, ok := w.calls[m.id]
+		if !ok || !c.k.pending() || !n.up {
+			return // the caller gave up, already has a reply, or crashed
+		}
+		w.record(Event{Kind: EvRecvReply, Node: m.to, Peer: m.from, Msg: m.payload, Err: m.err})
+		c.k.wakeNow(wakeMsg{val: m.payload, err: m.err})
+		return
+	}
+	if !n.up || n.handler == nil {
+		err := ErrNodeDown
+		if n.up {
+			err = ErrUnreachable
+		}
+		if m.id != 0 {
+			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, err: err})
+		}
+		return
+	}
+	w.record(Event{Kind: EvRecv, Node: m.to, Peer: m.from, Msg: m.payload})
+	h := n.handler
+	w.spawn(n, fmt.Sprintf("handle#%d %s", w.next+1, typeName(m.payload)), func(p *Proc) {
+		val, err := h(p, m.from, m.payload)
+		if m.id != 0 {
+			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, payload: val, err: err})
+		}
+	})
+}
+
+// typeName is the short name of a message's type: "Replicate" for a sim
+// test's Replicate struct.
+func typeName(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() == "" {
+		return t.String()
+	}
+	return t.Name()
+}

@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Handler serves one request that arrived at a node. It runs as a process of
+// its own on the receiving node, so it may block (call other nodes, sleep,
+// wait). What it returns travels back to the caller as the reply.
+type Handler func(p *Proc, from NodeID, req any) (any, error)
+
+type node struct {
+	id      NodeID
+	boot    func(p *Proc)
+	up      bool
+	epoch   int // incremented at every crash
+	skew    time.Duration
+	handler Handler
+	disk    *Disk
+	procs   []*Proc
+}
+
+// AddNode adds a node that runs boot as its first process, "<id>/main", when
+// the run starts and again after every Restart. Boot typically calls
+// p.Serve(handler) and starts background processes with p.Go.
+func (w *World) AddNode(id NodeID, boot func(p *Proc)) {
+	if id == "" {
+		misuse("AddNode: a node needs a name")
+	}
+	if _, dup := w.byID[id]; dup {
+		misuse("AddNode(%q): a node with that name already exists", id)
+	}
+	if boot == nil {
+		boot = func(*Proc) {}
+	}
+	n := &node{id: id, boot: boot, up: true}
+	n.disk = &Disk{w: w, node: n, files: map[string]*File{}}
+	w.nodes = append(w.nodes, n)
+	w.byID[id] = n
+	w.spawn(n, "main", boot)
+}
+
+// Nodes lists the nodes in the order they were added.
+func (w *World) Nodes() []NodeID {
+	ids := make([]NodeID, len(w.nodes))
+	for i, n := range w.nodes {
+		ids[i] = n.id
+	}
+	return ids
+}
+
+func (w *World) node(id NodeID, what string) *node {
+	n, ok := w.byID[id]
+	if !ok {
+		misuse("%s: unknown node %q (nodes: %v)", what, id, w.Nodes())
+	}
+	return n
+}
+
+// Up reports whether the node is running (not crashed).
+func (w *World) Up(id NodeID) bool { return w.node(id, "Up").up }
+
+// Go starts a process on a running node from outside any process.
+func (w *World) Go(id NodeID, name string, f func(p *Proc)) {
+	n := w.node(id, "Go")
+	if !n.up {
+		misuse("Go(%q, %q): the node is down", id, name)
+	}
+	w.spawn(n, name, f)
+}
+
+// Serve makes the process's node answer requests with h, until it crashes.
+// A restarted node serves nothing until its boot calls Serve again.
+func (p *Proc) Serve(h Handler) {
+	p.mustBeCurrent()
+	p.node.handler = h
+}
+
+// SetSkew sets how far the node's Clock runs ahead of (or, negative, behind)
+// the true virtual time.
+func (w *World) SetSkew(id NodeID, skew time.Duration) {
+	w.node(id, "SetSkew").skew = skew
+	w.record(Event{Kind: EvFault, Node: id, Text: fmt.Sprintf("clock skew %+.1fms", float64(skew)/float64(time.Millisecond))})
+}
+
+// Crash stops a node at once: all its processes end, its memory (everything
+// its processes held) is gone, requests to it are refused, and its disk
+// keeps only what was synced (the first unsynced bytes may survive, torn).
+// Crashing a crashed node does nothing.
+func (w *World) Crash(id NodeID) {
+	n := w.node(id, "Crash")
+	if !n.up {
+		return
+	}
+	n.up = false
+	n.epoch++
+	n.handler = nil
+	n.disk.crash()
+	w.record(Event{Kind: EvCrash, Node: id, Text: "crash"})
+	w.faultStart("crash "+string(id), id)
+	self := false
+	for _, p := range append([]*Proc(nil), n.procs...) {
+		p.killed = true
+		switch {
+		case p == w.current:
+			self = true
+		case p.state == blocked || p.state == created:
+			w.schedule(w.now, func() {
+				if p.state != done {
+					w.resume(p, wakeMsg{})
+				}
+			})
+		}
+	}
+	if self {
+		runtime.Goexit()
+	}
+}
+
+// Restart boots a crashed node again: its disk is as the crash left it, its
+// memory is empty, and its boot function runs as a new "<id>/main".
+func (w *World) Restart(id NodeID) {
+	n := w.node(id, "Restart")
+	if n.up {
+		misuse("Restart(%q): the node is running; crash it first", id)
+	}
+	n.up = true
+	w.record(Event{Kind: EvRestart, Node: id, Text: "restart"})
+	w.faultEnd("crash " + string(id))
+	w.spawn(n, "main", n.boot)
+}

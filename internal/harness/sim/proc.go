@@ -1,0 +1,229 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+type procState int
+
+const (
+	created procState = iota // spawned, not yet run
+	running                  // the one process running now
+	blocked                  // waiting for the world to wake it
+	done                     // returned, or ended by a crash
+)
+
+// wakeMsg is what the world hands a process when it resumes it.
+type wakeMsg struct {
+	val any
+	err error
+}
+
+// Proc is one simulated process: a goroutine the world runs one at a time.
+// Chapter code receives a *Proc and gets everything from it: time (Now, Sleep),
+// concurrency (Go), randomness (Rand), the network (Call, Send, Serve) and the
+// disk (Disk). A Proc must only be used by the process it was given to.
+type Proc struct {
+	w      *World
+	node   *node
+	epoch  int // the node's incarnation the process belongs to
+	name   string
+	resume chan wakeMsg
+	state  procState
+	killed bool
+
+	waitSeq  uint64 // bumped at every block; a wake for an older wait is stale
+	waitWhat string
+	idle     bool // blocked waiting for work: not a deadlock when nothing is pending
+}
+
+// spawn creates a process on n running f, scheduled to start now.
+func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
+	w.next++
+	p := &Proc{w: w, node: n, epoch: n.epoch, name: fmt.Sprintf("%s/%s", n.id, name), resume: make(chan wakeMsg)}
+	w.procs = append(w.procs, p)
+	n.procs = append(n.procs, p)
+	go p.main(f)
+	w.schedule(w.now, func() {
+		if p.state == created {
+			w.resume(p, wakeMsg{})
+		}
+	})
+	return p
+}
+
+// main is the body of the process's goroutine.
+func (p *Proc) main(f func(p *Proc)) {
+	defer func() {
+		r := recover()
+		if r != nil && p.w.err == nil {
+			if m, ok := r.(*MisuseError); ok {
+				p.w.err = m
+			} else {
+				p.w.err = &PanicError{Proc: p.name, At: p.w.now, Value: r, Stack: string(debug.Stack())}
+			}
+		}
+		p.state = done
+		p.w.yield <- struct{}{}
+	}()
+	if msg := <-p.resume; p.killed {
+		_ = msg
+		return
+	}
+	p.state = running
+	f(p)
+}
+
+// resume hands control to p and waits until it blocks again or ends. It runs
+// on the world's goroutine, never on a process's.
+func (w *World) resume(p *Proc, msg wakeMsg) {
+	prev := w.current
+	w.current = p
+	if !p.killed {
+		p.state = running
+	}
+	w.switches.Add(1)
+	w.running.Store(true)
+	p.resume <- msg
+	select {
+	case <-w.yield:
+	case <-w.stuck:
+		w.err = &StuckError{Proc: p.name, At: w.now, After: w.watchdog}
+		w.stopped = true
+	}
+	w.running.Store(false)
+	w.current = prev
+	if p.state == done {
+		w.forget(p)
+	}
+}
+
+// forget drops a finished process from the world's lists.
+func (w *World) forget(p *Proc) {
+	w.procs = remove(w.procs, p)
+	p.node.procs = remove(p.node.procs, p)
+}
+
+func remove(ps []*Proc, p *Proc) []*Proc {
+	for i, x := range ps {
+		if x == p {
+			return append(ps[:i], ps[i+1:]...)
+		}
+	}
+	return ps
+}
+
+// block parks the process until the world wakes it, and returns what the
+// waker handed over. what says what it waits for, for deadlock reports; idle
+// marks a wait for work, which is not a deadlock when nothing is pending.
+func (p *Proc) block(what string, idle bool) wakeMsg {
+	p.mustBeCurrent()
+	p.waitSeq++
+	p.state, p.waitWhat, p.idle = blocked, what, idle
+	p.w.yield <- struct{}{}
+	msg := <-p.resume
+	if p.killed {
+		runtime.Goexit() // the node crashed: end the goroutine, running its defers
+	}
+	p.state, p.waitWhat, p.idle = running, "", false
+	return msg
+}
+
+// waker is a handle on one particular wait of one process.
+type waker struct {
+	p   *Proc
+	seq uint64
+}
+
+// waker returns a handle that wakes the process's next block. Take it just
+// before blocking.
+func (p *Proc) waker() waker { return waker{p: p, seq: p.waitSeq + 1} }
+
+// wake resumes the wait, at the current virtual time, if it is still the one
+// the process is in; a stale or repeated wake is ignored.
+func (k waker) wake(msg wakeMsg) {
+	w := k.p.w
+	w.schedule(w.now, func() { k.wakeNow(msg) })
+}
+
+// wakeAt is wake at a later virtual time.
+func (k waker) wakeAt(t time.Duration, msg wakeMsg) {
+	k.p.w.schedule(t, func() { k.wakeNow(msg) })
+}
+
+func (k waker) wakeNow(msg wakeMsg) {
+	if k.p.state == blocked && k.p.waitSeq == k.seq && !k.p.killed {
+		k.p.w.resume(k.p, msg)
+	}
+}
+
+// pending reports whether the wait is still going on.
+func (k waker) pending() bool { return k.p.state == blocked && k.p.waitSeq == k.seq }
+
+// mustBeCurrent catches a Proc used from a goroutine the world does not run.
+func (p *Proc) mustBeCurrent() {
+	if p.w.current != p {
+		cur := "no process"
+		if p.w.current != nil {
+			cur = p.w.current.name
+		}
+		misuse("process %s was used while %s was running: only the process a *Proc was given to may use it "+
+			"(start concurrent work with p.Go, not a go statement)", p.name, cur)
+	}
+	if p.killed {
+		runtime.Goexit()
+	}
+}
+
+// Name is the process's name: "server-1/main", "server-1/handle#12".
+func (p *Proc) Name() string { return p.name }
+
+// Node is the node the process runs on.
+func (p *Proc) Node() NodeID { return p.node.id }
+
+// World is the world the process lives in.
+func (p *Proc) World() *World { return p.w }
+
+// Now is the true virtual time. Use it to record what happened when; use
+// Clock for what the node itself believes the time is.
+func (p *Proc) Now() time.Duration { return p.w.now }
+
+// Clock is the node's own clock: the virtual time plus the node's skew
+// (SetSkew). Two nodes' clocks may disagree; timestamps from Clock are not
+// an order.
+func (p *Proc) Clock() time.Duration { return p.w.now + p.node.skew }
+
+// Rand is the world's seeded randomness.
+func (p *Proc) Rand() *rand.Rand {
+	p.mustBeCurrent()
+	return p.w.rng
+}
+
+// Sleep blocks the process for d of virtual time.
+func (p *Proc) Sleep(d time.Duration) {
+	checkDuration("Sleep", d)
+	k := p.waker()
+	k.wakeAt(p.w.now+d, wakeMsg{})
+	p.block("Sleep", false)
+}
+
+// Yield lets every other process that is ready at this instant run first.
+func (p *Proc) Yield() { p.Sleep(0) }
+
+// Go starts a concurrent process on the same node, named name. It ends when
+// f returns, or when the node crashes.
+func (p *Proc) Go(name string, f func(p *Proc)) {
+	p.mustBeCurrent()
+	p.w.spawn(p.node, name, f)
+}
+
+// Logf records a note in the trace, shown in the timeline in the process's
+// column: what a client did, what a server decided.
+func (p *Proc) Logf(format string, args ...any) {
+	p.mustBeCurrent()
+	p.w.record(Event{Kind: EvNote, Node: p.node.id, Proc: p.name, Text: fmt.Sprintf(format, args...)})
+}

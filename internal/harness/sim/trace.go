@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// EventKind says what kind of thing happened.
+type EventKind int
+
+// The kinds of events a trace records.
+const (
+	EvSend      EventKind = iota // a request left Node for Peer
+	EvRecv                       // a request from Peer arrived at Node and its handler started
+	EvReply                      // a reply left Node for Peer
+	EvRecvReply                  // a reply from Peer arrived at Node
+	EvDrop                       // a message from Node to Peer was lost (Text says why)
+	EvTimeout                    // a call from Node to Peer gave up waiting
+	EvCrash                      // Node crashed
+	EvRestart                    // Node restarted
+	EvFault                      // a network or clock fault began or ended (Text)
+	EvDisk                       // Node's disk was written, synced or truncated (Text)
+	EvNote                       // a process wrote a note (Text), e.g. a client's operation
+)
+
+var kindNames = [...]string{"send", "recv", "reply", "recv-reply", "drop", "timeout", "crash", "restart", "fault", "disk", "note"}
+
+// String is the kind's short name: "send", "crash".
+func (k EventKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Event is one recorded happening, at a virtual time, on a node.
+type Event struct {
+	At   time.Duration
+	Kind EventKind
+	Node NodeID // where it happened (empty for world-wide faults)
+	Peer NodeID // the other end of a message
+	Proc string // the process, when one was involved
+	Msg  any    // the message, for network events
+	Err  error  // the error a reply carried
+	Text string // a note, or a description of a fault or disk event
+}
+
+// Summary is the event in a few words, without time or node: "→ server-2
+// Replicate{Key:web Value:5}".
+func (e Event) Summary() string {
+	switch e.Kind {
+	case EvSend:
+		return "→ " + string(e.Peer) + " " + formatMsg(e.Msg)
+	case EvRecv:
+		return "← " + string(e.Peer) + " " + formatMsg(e.Msg)
+	case EvReply:
+		return "⇢ " + string(e.Peer) + " " + formatReply(e.Msg, e.Err)
+	case EvRecvReply:
+		return "⇠ " + string(e.Peer) + " " + formatReply(e.Msg, e.Err)
+	case EvDrop:
+		return "✗ " + string(e.Peer) + " " + formatMsg(e.Msg) + " (" + e.Text + ")"
+	case EvTimeout:
+		return "⌁ " + string(e.Peer) + " " + typeName(e.Msg) + " timed out"
+	case EvCrash:
+		return "✖ CRASH"
+	case EvRestart:
+		return "↻ RESTART"
+	}
+	return e.Text
+}
+
+// String is the event on one line: "  412.0ms server-1  → server-2 Replicate{…}".
+func (e Event) String() string {
+	node := string(e.Node)
+	if node == "" {
+		node = "world"
+	}
+	return fmt.Sprintf("%9s %-12s %s", fmtTime(e.At), node, e.Summary())
+}
+
+func formatMsg(m any) string {
+	if m == nil {
+		return "nil"
+	}
+	if s, ok := m.(fmt.Stringer); ok {
+		return s.String()
+	}
+	s := fmt.Sprintf("%+v", m)
+	s = strings.TrimPrefix(s, "&")
+	if name := typeName(m); !strings.HasPrefix(s, name) && strings.HasPrefix(s, "{") {
+		s = name + s
+	}
+	return s
+}
+
+func formatReply(m any, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return formatMsg(m)
+}
+
+// Trace is the ordered record of a run's events. The same seed gives the
+// same trace, byte for byte, as long as the messages are plain values (a
+// pointer inside a message would print as an address).
+type Trace struct {
+	chunks [][]Event // fixed-size chunks: appending never copies old events
+	n      int
+}
+
+const traceChunk = 4096
+
+func (t *Trace) add(e Event) {
+	if t.n%traceChunk == 0 {
+		t.chunks = append(t.chunks, make([]Event, 0, traceChunk))
+	}
+	last := len(t.chunks) - 1
+	t.chunks[last] = append(t.chunks[last], e)
+	t.n++
+}
+
+// Len is the number of events recorded.
+func (t *Trace) Len() int { return t.n }
+
+// Events returns every event in order (a copy).
+func (t *Trace) Events() []Event {
+	out := make([]Event, 0, t.n)
+	for _, c := range t.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// String is the whole trace, one event a line.
+func (t *Trace) String() string {
+	var b strings.Builder
+	for _, c := range t.chunks {
+		for _, e := range c {
+			b.WriteString(e.String())
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func (w *World) record(e Event) {
+	e.At = w.now
+	if e.Proc == "" && w.current != nil && w.current.node.id == e.Node {
+		e.Proc = w.current.name
+	}
+	w.trace.add(e)
+}
+
+// Fault is one fault the world injected, with the virtual times it began and
+// ended (End is the time of the query for a fault still going on). Checkers
+// use faults to annotate histories and to tell a run that exercised a fault
+// from one whose fault hit an idle cluster.
+type Fault struct {
+	Desc       string // "crash server-1", "partition server-1 | server-2"
+	Node       NodeID // the node, for a crash
+	Start, End time.Duration
+	Open       bool // still going on
+}
+
+// Faults lists the faults injected so far, in the order they began.
+func (w *World) Faults() []Fault {
+	out := append([]Fault(nil), w.faults...)
+	for i := range out {
+		if out[i].Open {
+			out[i].End = w.now
+		}
+	}
+	return out
+}
+
+// Fault records a fault that the caller injected by other means (a slow
+// link, a skewed clock), for the checkers and the timeline.
+func (w *World) Fault(desc string, start, end time.Duration) {
+	w.faults = append(w.faults, Fault{Desc: desc, Start: start, End: end})
+}
+
+func (w *World) faultStart(key string, id NodeID) {
+	w.faults = append(w.faults, Fault{Desc: key, Node: id, Start: w.now, Open: true})
+}
+
+func (w *World) faultEnd(key string) {
+	for i := range w.faults {
+		f := &w.faults[i]
+		if f.Open && (f.Desc == key || strings.HasPrefix(f.Desc, key+" ")) {
+			f.End, f.Open = w.now, false
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package sim
+
+import (
+	"math/rand"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// NodeID names a node of the world: "server-1", "controller-a", "client-3".
+type NodeID string
+
+// Option configures a world at New.
+type Option func(*World)
+
+// Latency sets the default one-way delay of every link: uniform in [min, max].
+func Latency(min, max time.Duration) Option {
+	return func(w *World) {
+		checkRange("Latency", min, max)
+		w.defaultLink.Min, w.defaultLink.Max = min, max
+	}
+}
+
+// Watchdog sets how much wall-clock time a process may run without yielding
+// to the world before the run ends with a StuckError. The default is 5s.
+func Watchdog(d time.Duration) Option {
+	return func(w *World) {
+		if d <= 0 {
+			misuse("Watchdog(%v): the watchdog needs a positive duration", d)
+		}
+		w.watchdog = d
+	}
+}
+
+// DiskSyncLatency sets how long a Sync takes in virtual time. The default is 1ms.
+func DiskSyncLatency(d time.Duration) Option {
+	return func(w *World) {
+		checkDuration("DiskSyncLatency", d)
+		w.syncLatency = d
+	}
+}
+
+// World is one simulated cluster: nodes, the network between them, their
+// disks, a virtual clock and a seeded scheduler. Build it with New, add nodes,
+// schedule faults with At, then Run. Only one process runs at a time, so the
+// same seed always gives the same run, event for event.
+type World struct {
+	seed int64
+	rng  *rand.Rand
+	now  time.Duration
+
+	queue eventQueue
+	seq   uint64
+	steps uint64
+
+	nodes []*node
+	byID  map[NodeID]*node
+	procs []*Proc // live processes, in creation order
+	next  int     // process counter, for names
+
+	current *Proc
+	yield   chan struct{}
+	stuck   chan struct{}
+
+	defaultLink Link
+	links       map[[2]NodeID]Link
+	groups      map[NodeID]int // partition group of each node; nil when whole
+
+	calls  map[uint64]*pending
+	callID uint64
+
+	trace       Trace
+	faults      []Fault
+	watchdog    time.Duration
+	syncLatency time.Duration
+
+	stopped bool
+	err     error
+
+	running  atomic.Bool
+	switches atomic.Uint64
+}
+
+// New makes an empty world from a seed. Every random choice of the run (link
+// delays, drops, the order of simultaneous events, the processes' Rand) comes
+// from this seed.
+func New(seed int64, opts ...Option) *World {
+	w := &World{
+		seed:        seed,
+		rng:         rand.New(rand.NewSource(seed)),
+		byID:        map[NodeID]*node{},
+		links:       map[[2]NodeID]Link{},
+		calls:       map[uint64]*pending{},
+		yield:       make(chan struct{}),
+		stuck:       make(chan struct{}),
+		watchdog:    5 * time.Second,
+		syncLatency: time.Millisecond,
+		defaultLink: Link{Min: time.Millisecond, Max: time.Millisecond},
+	}
+	for _, o := range opts {
+		o(w)
+	}
+	return w
+}
+
+// Seed is the seed the world was made from.
+func (w *World) Seed() int64 { return w.seed }
+
+// Now is the virtual time since the world began.
+func (w *World) Now() time.Duration { return w.now }
+
+// Rand is the world's seeded source of randomness, for choosing fault
+// schedules and workloads. Use it only from the goroutine that runs the world
+// or from a process.
+func (w *World) Rand() *rand.Rand { return w.rng }
+
+// Steps is the number of events the world has processed so far.
+func (w *World) Steps() uint64 { return w.steps }
+
+// Trace is the record of everything that happened so far.
+func (w *World) Trace() *Trace { return &w.trace }
+
+// At schedules f to run at virtual time t (or now, if t has passed), outside
+// any process: the place for faults such as w.Crash or w.Partition.
+func (w *World) At(t time.Duration, f func()) {
+	checkDuration("At", t)
+	if t < w.now {
+		t = w.now
+	}
+	w.schedule(t, f)
+}
+
+// After schedules f to run d from now, outside any process.
+func (w *World) After(d time.Duration, f func()) {
+	checkDuration("After", d)
+	w.schedule(w.now+d, f)
+}
+
+// Stop ends the run after the current event; Run returns nil. A process may
+// call it, for example when its workload is done.
+func (w *World) Stop() { w.stopped = true }
+
+// Run processes events until virtual time reaches limit, until Stop is
+// called, or until nothing is left to do. It returns nil in those cases, and
+// an error when the run cannot go on: a *DeadlockError (every process blocked,
+// nothing pending), a *PanicError (a process panicked), a *StuckError (a
+// process blocked outside the world) or a *MisuseError. Run may be called
+// again to go on from where it stopped. Call Close when done with the world.
+func (w *World) Run(limit time.Duration) error {
+	checkDuration("Run", limit)
+	if w.err != nil {
+		return w.err
+	}
+	w.stopped = false
+	done := make(chan struct{})
+	defer close(done)
+	go w.watch(done)
+	for !w.stopped && w.err == nil {
+		if w.queue.Len() == 0 {
+			w.quiesce()
+			break
+		}
+		if w.queue.peek().at > limit {
+			w.now = limit
+			break
+		}
+		e := w.queue.pop()
+		w.now = e.at
+		w.steps++
+		w.exec(e.fn)
+	}
+	return w.err
+}
+
+// exec runs one event, turning a misuse panic into the run's error.
+func (w *World) exec(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			if m, ok := r.(*MisuseError); ok {
+				w.err = m
+				return
+			}
+			w.err = &PanicError{Proc: "(world event)", At: w.now, Value: r, Stack: string(debug.Stack())}
+		}
+	}()
+	fn()
+}
+
+// quiesce is called when no event is pending: a deadlock if any process is
+// blocked on something other than waiting for work.
+func (w *World) quiesce() {
+	var stuck []Blocked
+	for _, p := range w.procs {
+		if p.state == blocked && !p.idle {
+			stuck = append(stuck, Blocked{Proc: p.name, Wait: p.waitWhat})
+		}
+	}
+	if len(stuck) > 0 {
+		w.err = &DeadlockError{At: w.now, Blocked: stuck}
+	}
+}
+
+// Close ends every process still alive, so that its goroutine exits. The
+// world cannot run again afterwards.
+func (w *World) Close() {
+	if w.err == nil {
+		w.err = &MisuseError{What: "Run after Close"}
+	}
+	for _, p := range append([]*Proc(nil), w.procs...) {
+		if p.state == blocked || p.state == created {
+			p.killed = true
+			w.resume(p, wakeMsg{})
+		}
+	}
+}
+
+// watch is the wall-clock watchdog: it ends the run if one process keeps the
+// world waiting too long. It is the only use of the wall clock in the world
+// and it never changes what happens in a run, only whether a stuck one ends.
+func (w *World) watch(done chan struct{}) {
+	tick := time.NewTicker(w.watchdog / 10)
+	defer tick.Stop()
+	last, since := w.switches.Load(), time.Duration(0)
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		n := w.switches.Load()
+		if n != last || !w.running.Load() {
+			last, since = n, 0
+			continue
+		}
+		since += w.watchdog / 10
+		if since >= w.watchdog {
+			close(w.stuck)
+			return
+		}
+	}
+}
+
+// schedule queues f at time t. Events at the same instant run in an order
+// drawn from the seed, so that different seeds explore different orders.
+func (w *World) schedule(t time.Duration, f func()) {
+	w.seq++
+	w.queue.push(event{at: t, prio: w.rng.Uint64(), seq: w.seq, fn: f})
+}
+
+type event struct {
+	at   time.Duration
+	prio uint64
+	seq  uint64
+	fn   func()
+}
+
+func (a *event) less(b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.prio != b.prio {
+		return a.prio < b.prio
+	}
+	return a.seq < b.seq
+}
+
+// eventQueue is a binary min-heap of events by (at, prio, seq).
+type eventQueue struct{ h []event }
+
+func (q *eventQueue) Len() int     { return len(q.h) }
+func (q *eventQueue) peek() *event { return &q.h[0] }
+
+func (q *eventQueue) push(e event) {
+	q.h = append(q.h, e)
+	i := len(q.h) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !q.h[i].less(&q.h[parent]) {
+			break
+		}
+		q.h[i], q.h[parent] = q.h[parent], q.h[i]
+		i = parent
+	}
+}
+
+func (q *eventQueue) pop() event {
+	top := q.h[0]
+	last := len(q.h) - 1
+	q.h[0] = q.h[last]
+	q.h[last] = event{}
+	q.h = q.h[:last]
+	i := 0
+	for {
+		l, r, small := 2*i+1, 2*i+2, i
+		if l < last && q.h[l].less(&q.h[small]) {
+			small = l
+		}
+		if r < last && q.h[r].less(&q.h[small]) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		q.h[i], q.h[small] = q.h[small], q.h[i]
+		i = small
+	}
+	return top
+}
+
+func checkDuration(what string, d time.Duration) {
+	if d < 0 {
+		misuse("%s(%v): durations and times cannot be negative", what, d)
+	}
+}
+
+func checkRange(what string, min, max time.Duration) {
+	checkDuration(what, min)
+	checkDuration(what, max)
+	if max < min {
+		misuse("%s(%v, %v): the maximum is below the minimum", what, min, max)
+	}
+}
