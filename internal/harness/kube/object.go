@@ -1,0 +1,137 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/sim"
+)
+
+// Object is a stored API object, reduced to what the story needs: a
+// Deployment with a desired replica count, or a Pod owned by one.
+type Object struct {
+	Kind string // "deployments", "pods"
+	Name string // "web", "web-x7k2"
+	// ResourceVersion is the position, in the one history of accepted
+	// changes, of the change that last wrote this object. Zero means "not
+	// stored yet" on a Create; on an Update or Delete a non-zero value is a
+	// precondition: the write fails with Conflict unless the stored object's
+	// ResourceVersion is still this one.
+	ResourceVersion int64
+	Replicas        int    // deployments: how many pods are desired
+	Owner           string // pods: the key of the owning deployment, "deployments/web"
+}
+
+// Key is "kind/name": "deployments/web".
+func (o Object) Key() string { return o.Kind + "/" + o.Name }
+
+// String is a short form for traces and stories: "deployments/web{replicas=5 rv=12}".
+func (o Object) String() string {
+	var parts []string
+	if o.Kind == "deployments" || o.Replicas != 0 {
+		parts = append(parts, fmt.Sprintf("replicas=%d", o.Replicas))
+	}
+	if o.Owner != "" {
+		parts = append(parts, "owner="+o.Owner)
+	}
+	parts = append(parts, fmt.Sprintf("rv=%d", o.ResourceVersion))
+	return o.Key() + "{" + strings.Join(parts, " ") + "}"
+}
+
+// SplitKey splits "deployments/web" into its kind and name.
+func SplitKey(key string) (kind, name string) {
+	kind, name, _ = strings.Cut(key, "/")
+	return kind, name
+}
+
+// EventType says what a watch event reports.
+type EventType string
+
+// The watch event types, as Kubernetes names them.
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+)
+
+// Event is one accepted change, as a watch delivers it. Object is the object
+// after the change (for Deleted: as it was, with the ResourceVersion of the
+// deletion).
+type Event struct {
+	Type   EventType
+	Object Object
+}
+
+// String is "MODIFIED deployments/web{replicas=5 rv=12}".
+func (e Event) String() string { return string(e.Type) + " " + e.Object.String() }
+
+// The two read semantics of kube-apiserver, for ReadOptions.ResourceVersion.
+const (
+	// Latest ("") asks for the most recent state, consistent with every
+	// write acknowledged before the read began.
+	Latest = ""
+	// Any ("0") accepts whatever version the server has at hand, possibly
+	// stale: the cheap read an informer's first list uses.
+	Any = "0"
+)
+
+// ReadOptions choose how fresh a read must be.
+type ReadOptions struct {
+	ResourceVersion string // Latest or Any
+}
+
+// List is the answer to a list: the items, and the ResourceVersion of the
+// history position the list reflects (watch from there to miss nothing).
+type List struct {
+	Items           []Object
+	ResourceVersion int64
+}
+
+// The messages an API server understands, sent with sim's Call. Each reply
+// is the value named beside the request, or an error.
+type (
+	// GetRequest asks for one object; the reply is an Object.
+	GetRequest struct {
+		Key  string
+		Opts ReadOptions
+	}
+	// ListRequest asks for every object of a kind; the reply is a List.
+	ListRequest struct {
+		Kind string
+		Opts ReadOptions
+	}
+	// CreateRequest stores a new object; the reply is the stored Object.
+	CreateRequest struct{ Object Object }
+	// UpdateRequest replaces an object, conditionally on a non-zero
+	// Object.ResourceVersion; the reply is the stored Object.
+	UpdateRequest struct{ Object Object }
+	// DeleteRequest removes an object, conditionally on a non-zero
+	// ResourceVersion; the reply is the deleted Object.
+	DeleteRequest struct {
+		Key             string
+		ResourceVersion int64
+	}
+	// WatchRequest asks for the changes to a kind after ResourceVersion
+	// (exclusive), waiting up to Wait for at least one; the reply is a
+	// []Event (empty if none came in time). A ResourceVersion older than
+	// what the server retains is answered with Gone: relist.
+	WatchRequest struct {
+		Kind            string
+		ResourceVersion int64
+		Wait            time.Duration
+	}
+)
+
+// Storage is what an API server serves requests from: the one interface a
+// chapter's store implements, whether it is one map in memory or a history
+// replicated over several nodes. Every method runs inside the process that
+// handles the request, so it may block (call peers, sync a disk).
+type Storage interface {
+	Get(p *sim.Proc, key string, opts ReadOptions) (Object, error)
+	List(p *sim.Proc, kind string, opts ReadOptions) (List, error)
+	Create(p *sim.Proc, obj Object) (Object, error)
+	Update(p *sim.Proc, obj Object) (Object, error)
+	Delete(p *sim.Proc, key string, resourceVersion int64) (Object, error)
+	Watch(p *sim.Proc, kind string, resourceVersion int64, wait time.Duration) ([]Event, error)
+}
