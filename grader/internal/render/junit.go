@@ -48,7 +48,7 @@ type (
 	junitProblem struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr,omitempty"`
-		Text    string `xml:",chardata"`
+		Text    string `xml:",cdata"`
 	}
 )
 

@@ -51,7 +51,7 @@ func why(ch result.Chapter, src result.Source) []string {
 	case result.Pass:
 		return nil
 	case result.NotStarted:
-		return []string{"not started: make " + ch.ID + " shows what goes wrong"}
+		return []string{"start here: make " + ch.ID + " shows what goes wrong"}
 	case result.Error:
 		if ch.Problem.Kind == result.Compile {
 			return []string{"compile error: " + ch.Problem.Summary}
@@ -112,7 +112,7 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		}[p.Kind]
 		fmt.Fprintf(w, "\n%s %s\n", pal.Bold(label+":"), p.Summary)
 		if p.Output != "" && p.Output != p.Summary {
-			fmt.Fprintf(w, "\n%s\n", indent(firstLines(p.Output, 40), "  "))
+			fmt.Fprintf(w, "\n%s", indent(firstLines(p.Output, 40), "  "))
 		}
 	}
 	for _, c := range ch.Checks {
@@ -190,12 +190,21 @@ func nextChapter(rep *result.Report) string {
 	return ""
 }
 
+// indent prefixes each line that is not blank.
 func indent(s, prefix string) string {
 	s = strings.TrimRight(s, "\n")
 	if s == "" {
 		return ""
 	}
-	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix) + "\n"
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			lines[i] = prefix + l
+		} else {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func firstLines(s string, n int) string {

@@ -1,0 +1,154 @@
+package render
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
+)
+
+// Each renderer has a golden file in testdata/, reviewed by a person before
+// it is committed. After an intended change, rewrite them with
+//
+//	go test ./grader/internal/render -update
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// class is a report with one chapter in each state a learner can be in.
+func class() *result.Report {
+	failure := suite.Failure{
+		Chapter: "ex02", Check: "crash-points", Name: "lost-write", Clause: course.DurableAgreement,
+		Story: "server-1 acknowledged deployments/web rv 7, crashed before syncing, and came back without it",
+		At:    412500 * time.Microsecond, Seed: 17, Replay: "make ex02 SEED=17",
+		Timeline: "   ms  client      server-1\n  400  put web ──▶ append rv 7\n  405  ◀── ok\n  412              ✗ crash\n",
+		HTML:     ".onehistory/ex02-seed17.html",
+	}
+	rep := &result.Report{
+		Source:   result.Exercises,
+		Duration: 2300 * time.Millisecond,
+		Chapters: []result.Chapter{
+			{
+				ID: "ex01", Title: "One memory", Dir: "exercises/ex01-one-memory", Clauses: []course.Clause{course.OneHistory},
+				Status: result.Pass, Points: 10, Max: 10, Duration: 800 * time.Millisecond, Command: "make ex01",
+				Checks: []result.Check{
+					{Name: "story", Title: "the informer reconnects", Status: result.Pass, Points: 4, Max: 4, Duration: 12 * time.Millisecond},
+					{Name: "randomized", Title: "hundreds of worlds", Status: result.Pass, Points: 6, Max: 6, Duration: 230 * time.Millisecond},
+				},
+			},
+			{
+				ID: "ex02", Title: "The 2:14 a.m. page", Dir: "exercises/ex02-the-page", Clauses: []course.Clause{course.DurableAgreement},
+				Status: result.Fail, Points: 3, Max: 10, Duration: 900 * time.Millisecond, Command: "make ex02", Failure: &failure,
+				Checks: []result.Check{
+					{Name: "story", Title: "a restart keeps the history", Status: result.Pass, Points: 3, Max: 3},
+					{Name: "crash-points", Title: "a crash at every point", Status: result.Fail, Max: 7, Failure: &failure, Failures: []suite.Failure{failure}},
+				},
+			},
+			{
+				ID: "ex03", Title: "Silence is not agreement", Dir: "exercises/ex03-silence", Clauses: []course.Clause{course.OneHistory},
+				Status: result.NotStarted, Max: 10, Duration: 700 * time.Millisecond, Command: "make ex03",
+				Checks: []result.Check{{Name: "drill", Title: "the drill catches the bad cluster", Status: result.Fail, Max: 10}},
+			},
+			{
+				ID: "ex04", Title: "The write that arrived late", Dir: "exercises/ex04-late", Clauses: []course.Clause{course.OneHistory},
+				Status: result.Error, Max: 10, Duration: 300 * time.Millisecond, Command: "make ex04",
+				Problem: &result.Problem{
+					Kind: result.Compile, File: "exercises/ex04-late/server.go", Line: 12,
+					Summary: "exercises/ex04-late/server.go:12:3: undefined: replicate",
+					Output:  "# onehistory/exercises/ex04-late\nexercises/ex04-late/server.go:12:3: undefined: replicate",
+				},
+				Checks: []result.Check{{Name: "linearizable", Title: "no stale read", Status: result.NotRun, Max: 10}},
+			},
+			{
+				ID: "ex05", Title: "The read that contradicted the write", Dir: "exercises/ex05-contradiction",
+				Clauses: []course.Clause{course.OneHistory, course.AgreementFirst},
+				Status:  result.Timeout, Max: 10, Duration: 65 * time.Second, Command: "make ex05",
+				Problem: &result.Problem{Kind: result.Hang, Check: "randomized", Summary: "timed out after 60 s in check randomized"},
+				Checks: []result.Check{
+					{Name: "story", Title: "eight pods where five were desired", Status: result.NotRun, Max: 4},
+					{Name: "randomized", Title: "never more than desired", Status: result.Timeout, Max: 6},
+				},
+			},
+		},
+	}
+	rep.Tally()
+	return rep
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	file := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(file, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(file)
+	require.NoError(t, err, "no golden file yet: go test ./grader/internal/render -update, then review it")
+	assert.Equal(t, string(want), string(got), "the output changed; if that is intended, rerun with -update and review the diff")
+}
+
+func TestSummary(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, class(), NewPalette(false))
+	golden(t, "summary.golden", b.Bytes())
+}
+
+func TestVerboseFailure(t *testing.T) {
+	var b bytes.Buffer
+	Verbose(&b, class().Chapters[1], NewPalette(false))
+	golden(t, "verbose-fail.golden", b.Bytes())
+}
+
+func TestVerboseCompileError(t *testing.T) {
+	var b bytes.Buffer
+	Verbose(&b, class().Chapters[3], NewPalette(false))
+	golden(t, "verbose-compile.golden", b.Bytes())
+}
+
+func TestJSON(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, JSON(&b, class()))
+	golden(t, "report.json.golden", b.Bytes())
+}
+
+func TestJUnit(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, JUnit(&b, class()))
+	golden(t, "junit.xml.golden", b.Bytes())
+}
+
+// The tally behind every renderer: points add up, and a clause counts the
+// chapters that exercise it.
+func TestTheClassTallies(t *testing.T) {
+	rep := class()
+	assert.Equal(t, 13, rep.Points)
+	assert.Equal(t, 50, rep.Max)
+	assert.Equal(t, 1, rep.Passing)
+	assert.Equal(t, []result.ClauseTotal{
+		{Clause: course.OneHistory, Passing: 1, Chapters: 4},
+		{Clause: course.DurableAgreement, Passing: 0, Chapters: 1},
+		{Clause: course.AgreementFirst, Passing: 0, Chapters: 1},
+	}, rep.Clauses)
+}
+
+// Color: only when wanted, and NO_COLOR always wins.
+func TestColorWanted(t *testing.T) {
+	assert.True(t, ColorWanted("auto", true, "", "xterm"))
+	assert.False(t, ColorWanted("auto", false, "", "xterm"), "piped output stays plain")
+	assert.False(t, ColorWanted("auto", true, "", "dumb"))
+	assert.False(t, ColorWanted("auto", true, "1", "xterm"))
+	assert.True(t, ColorWanted("always", false, "", ""))
+	assert.False(t, ColorWanted("always", true, "1", "xterm"), "NO_COLOR wins over --color=always")
+	assert.False(t, ColorWanted("never", true, "", "xterm"))
+
+	var b bytes.Buffer
+	Summary(&b, class(), NewPalette(true))
+	assert.Contains(t, b.String(), "\x1b[")
+}
