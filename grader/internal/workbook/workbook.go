@@ -49,6 +49,7 @@ func moduleOf(gomod []byte) string {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			rest, _, _ = strings.Cut(rest, "//")
 			return strings.Trim(strings.TrimSpace(rest), `"`)
 		}
 	}
