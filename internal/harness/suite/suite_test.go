@@ -1,0 +1,96 @@
+package suite
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/course"
+)
+
+// The Marker line is the grader's only way to read a failure's story: what
+// Line writes, ParseLine must read back whole, wherever the line sits in the
+// test's output.
+func TestTheMarkerLineRoundTrips(t *testing.T) {
+	f := Failure{
+		Chapter: "ex04", Check: "randomized", Name: "stale-read", Clause: course.OneHistory,
+		Story: "server-2 answered rv 6 after server-1 acknowledged rv 7", At: 412500 * time.Microsecond,
+		Seed: 17, Replay: Replay("ex04", 17), Details: "op 3\nop 4", Timeline: "│ a │ b │\n", HTML: ".onehistory/x.html",
+	}
+	line := f.Line()
+	require.True(t, strings.HasPrefix(line, Marker))
+	assert.NotContains(t, line, "\n", "one line, whatever the story holds")
+
+	got, ok := ParseLine("    suite.go:95: " + line)
+	require.True(t, ok)
+	assert.Equal(t, f, got)
+
+	_, ok = ParseLine("no marker here")
+	assert.False(t, ok)
+	_, ok = ParseLine(Marker + "{not json")
+	assert.False(t, ok)
+}
+
+// A person reads the story first, then the contract clause, the seed and
+// the replay command, then the timeline and the visualization.
+func TestTextTellsTheStoryFirst(t *testing.T) {
+	f := Failure{Name: "stale-read", Story: "server-2 answered a stale value", At: 1500 * time.Millisecond,
+		Clause: course.OneHistory, Seed: 17, Replay: "make ex04 SEED=17", Timeline: "timeline", HTML: "v.html"}
+	text := f.Text()
+	lines := strings.Split(text, "\n")
+	assert.Equal(t, "stale-read at 1500ms: server-2 answered a stale value", lines[0])
+	assert.Contains(t, lines[1], "clause 1 (One history, not one machine)")
+	assert.Equal(t, "  seed 17 · replay: make ex04 SEED=17", lines[2])
+	assert.Less(t, strings.Index(text, "timeline"), strings.Index(text, "v.html"))
+}
+
+// recorder is a testing.TB that keeps what Report says.
+type recorder struct {
+	testing.TB
+	name   string
+	errors []string
+	logs   []string
+}
+
+func (r *recorder) Helper()           {}
+func (r *recorder) Name() string      { return r.name }
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
+func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
+
+// Report fills the chapter, the check and the replay command from the test's
+// name and the seed, fails the test with the story, and logs the Marker line.
+func TestReportDerivesWhatItCan(t *testing.T) {
+	r := &recorder{name: "TestEx04/randomized"}
+	Report(r, Failure{Name: "stale-read", Story: "a stale read", Seed: 9})
+	require.Len(t, r.errors, 1)
+	assert.Contains(t, r.errors[0], "stale-read at 0ms: a stale read")
+	require.Len(t, r.logs, 1)
+	f, ok := ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "ex04", f.Chapter)
+	assert.Equal(t, "randomized", f.Check)
+	assert.Equal(t, "make ex04 SEED=9", f.Replay)
+}
+
+// SEED replays one world; RUNS widens; neither gives the default.
+func TestSeeds(t *testing.T) {
+	t.Setenv("SEED", "")
+	t.Setenv("RUNS", "")
+	assert.Equal(t, []int64{1, 2, 3}, Seeds(3))
+	assert.False(t, Replaying())
+
+	t.Setenv("RUNS", "5")
+	assert.Len(t, Seeds(3), 5)
+
+	t.Setenv("SEED", "42")
+	assert.Equal(t, []int64{42}, Seeds(3))
+	assert.True(t, Replaying())
+}
+
+func TestFormatTime(t *testing.T) {
+	assert.Equal(t, "412.5ms", FormatTime(412500*time.Microsecond))
+	assert.Equal(t, "0ms", FormatTime(0))
+}
