@@ -41,13 +41,30 @@ type Proc struct {
 	idle     bool // blocked waiting for work: not a deadlock when nothing is pending
 }
 
+// runner is a goroutine that runs processes, one after another: a process
+// that returns hands its goroutine back to the world's pool, so the many
+// short processes of a run (one per request) cost no goroutine each.
+type runner struct {
+	resume chan wakeMsg
+	p      *Proc         // the process to run next; nil tells the runner to exit
+	f      func(p *Proc) // its body
+}
+
 // spawn creates a process on n running f, scheduled to start now.
 func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	w.next++
-	p := &Proc{w: w, node: n, epoch: n.epoch, name: fmt.Sprintf("%s/%s", n.id, name), resume: make(chan wakeMsg)}
+	p := &Proc{w: w, node: n, epoch: n.epoch, name: fmt.Sprintf("%s/%s", n.id, name)}
+	var r *runner
+	if last := len(w.pool) - 1; last >= 0 {
+		r, w.pool = w.pool[last], w.pool[:last]
+	} else {
+		r = &runner{resume: make(chan wakeMsg)}
+		go w.runner(r)
+	}
+	r.p, r.f = p, f
+	p.resume = r.resume
 	w.procs = append(w.procs, p)
 	n.procs = append(n.procs, p)
-	go p.main(f)
 	w.schedule(w.now, func() {
 		if p.state == created {
 			w.resume(p, wakeMsg{})
@@ -56,26 +73,47 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	return p
 }
 
-// main is the body of the process's goroutine.
-func (p *Proc) main(f func(p *Proc)) {
+// runner is the body of a pooled goroutine.
+func (w *World) runner(r *runner) {
+	for {
+		<-r.resume
+		if r.p == nil || !w.runOne(r) {
+			return
+		}
+	}
+}
+
+// runOne runs the runner's current process to its end. It reports whether
+// the goroutine may be reused: not after a crash ended the process with
+// runtime.Goexit, which ends the goroutine too.
+func (w *World) runOne(r *runner) (reuse bool) {
+	p := r.p
+	finished := false
 	defer func() {
-		r := recover()
-		if r != nil && p.w.err == nil {
-			if m, ok := r.(*MisuseError); ok {
-				p.w.err = m
-			} else {
-				p.w.err = &PanicError{Proc: p.name, At: p.w.now, Value: r, Stack: string(debug.Stack())}
+		if rec := recover(); rec != nil {
+			finished = true
+			if w.err == nil {
+				if m, ok := rec.(*MisuseError); ok {
+					w.err = m
+				} else {
+					w.err = &PanicError{Proc: p.name, At: w.now, Value: rec, Stack: string(debug.Stack())}
+				}
 			}
 		}
 		p.state = done
-		p.w.yield <- struct{}{}
+		r.p, r.f = nil, nil
+		if finished {
+			w.pool = append(w.pool, r)
+			reuse = true
+		}
+		w.yield <- struct{}{}
 	}()
-	if msg := <-p.resume; p.killed {
-		_ = msg
-		return
+	if !p.killed {
+		p.state = running
+		r.f(p)
 	}
-	p.state = running
-	f(p)
+	finished = true
+	return
 }
 
 // resume hands control to p and waits until it blocks again or ends. It runs

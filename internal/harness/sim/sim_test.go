@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -287,4 +288,19 @@ func TestTheTimelineShowsOneLanePerNode(t *testing.T) {
 
 func TestErrorsAreDistinct(t *testing.T) {
 	assert.False(t, errors.Is(sim.ErrTimeout, sim.ErrNodeDown))
+}
+
+func TestCloseEndsEveryGoroutineTheWorldStarted(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for seed := int64(1); seed <= 20; seed++ {
+		w := busyWorld(seed)
+		require.NoError(t, w.Run(10*time.Second))
+		w.Close()
+	}
+	// Hundreds of seeds in one suite must not leave thousands of parked
+	// goroutines behind. Give exiting goroutines a moment to be counted out.
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		runtime.Gosched()
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before+1)
 }

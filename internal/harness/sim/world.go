@@ -56,7 +56,8 @@ type World struct {
 	nodes []*node
 	byID  map[NodeID]*node
 	procs []*Proc // live processes, in creation order
-	next  int     // process counter, for names
+	pool  []*runner
+	next  int // process counter, for names
 
 	current *Proc
 	yield   chan struct{}
@@ -212,6 +213,11 @@ func (w *World) Close() {
 			w.resume(p, wakeMsg{})
 		}
 	}
+	for _, r := range w.pool {
+		r.p = nil
+		r.resume <- wakeMsg{} // the runner exits without yielding
+	}
+	w.pool = nil
 }
 
 // watch is the wall-clock watchdog: it ends the run if one process keeps the
