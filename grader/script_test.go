@@ -80,11 +80,14 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptChapter is the chapter the scripts work on: the first registered,
-// or the fake one while none is.
+// scriptChapter is the chapter the scripts work on: the first registered
+// one whose stub is stored (a chapter still being written may have none),
+// or the fake one while there is no such chapter.
 func scriptChapter() (course.Chapter, bool) {
-	if all := course.All(); len(all) > 0 {
-		return all[0], false
+	for _, ch := range course.All() {
+		if len(ch.Pristine()) > 0 {
+			return ch, false
+		}
 	}
 	return fakechapter.Chapter, true
 }
@@ -138,6 +141,9 @@ func copyWorkbook(src, dst string) error {
 	}
 	wb := workbook.Workbook{Root: dst}
 	for _, ch := range course.All() {
+		if len(ch.Pristine()) == 0 {
+			continue // a chapter still being written: nothing to reset to
+		}
 		if _, err := wb.Reset(ch, ch.Pristine()); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -254,8 +255,10 @@ func learnerFrame(stack, absDir, dir string) (string, int, string) {
 		if m == nil || i == 0 {
 			continue
 		}
-		file := filepath.Clean(m[1])
-		if filepath.Dir(file) != filepath.Clean(absDir) || strings.HasSuffix(file, "_test.go") {
+		file := m[1]
+		inFolder := filepath.Dir(filepath.Clean(file)) == filepath.Clean(absDir) || // a plain build
+			path.Dir(file) == path.Join(course.Module, dir) // a -trimpath build
+		if !inFolder || strings.HasSuffix(file, "_test.go") {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
@@ -263,7 +266,7 @@ func learnerFrame(stack, absDir, dir string) (string, int, string) {
 		if j := strings.LastIndex(fn, "("); j > 0 {
 			fn = fn[:j]
 		}
-		return dir + "/" + filepath.Base(file), n, strings.TrimSpace(fn)
+		return dir + "/" + path.Base(filepath.ToSlash(file)), n, strings.TrimSpace(fn)
 	}
 	return "", 0, ""
 }
