@@ -135,3 +135,14 @@ type Storage interface {
 	Delete(p *sim.Proc, key string, resourceVersion int64) (Object, error)
 	Watch(p *sim.Proc, kind string, resourceVersion int64, wait time.Duration) ([]Event, error)
 }
+
+// Value is what a history records for the object, for the checkers (check.Change
+// values and the client's recorded operations): the desired Replicas of a
+// deployment, the Owner of any other object that has one (a pod), else
+// Replicas.
+func (o Object) Value() any {
+	if o.Kind != "deployments" && o.Owner != "" {
+		return o.Owner
+	}
+	return o.Replicas
+}

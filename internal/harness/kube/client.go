@@ -1,0 +1,305 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/sim"
+)
+
+// DefaultTimeout is how long a Client waits for an answer, in virtual time,
+// unless told otherwise (Client.WithTimeout). A watch waits its own wait on
+// top of it.
+const DefaultTimeout = time.Second
+
+// Client is a kubectl-like client: it sends each request to one of the API
+// servers it was given, as a load balancer would, and waits for the answer.
+//
+// A Client belongs to the process it was made for: only that process may
+// use it. Give another process (a worker started with p.Go) its own with
+// For, which shares the balancer and the recorder.
+//
+// Errors are the API's (match them with errors.Is: ErrNotFound, ErrConflict,
+// ...), and the network's failures become API errors too: no answer in time
+// is ErrTimeout (504, indefinite: the write may or may not have happened), a
+// crashed server or one that serves nothing is ErrUnavailable (500: the
+// request was not handled).
+//
+// The settings (Pin, Named, WithTimeout, RoundRobin, Record, Quiet) each
+// return a new Client and leave the one they are called on unchanged:
+//
+//	c := kube.NewClient(p, "server-1", "server-2").Named("controller-a").Record(h)
+//	dashboard := c.Pin("server-2") // the dashboard reads server-2
+type Client struct {
+	p          *sim.Proc
+	name       string
+	servers    []sim.NodeID
+	pin        sim.NodeID
+	timeout    time.Duration
+	roundRobin bool
+	next       *int // the round-robin position, shared by For
+	history    *check.History
+	quiet      bool
+}
+
+// NewClient returns a client for process p that spreads its requests over
+// servers, choosing one at random (from the world's seed) for each request.
+// Its name, in the timeline and in recorded histories, is p's node.
+func NewClient(p *sim.Proc, servers ...sim.NodeID) *Client {
+	if len(servers) == 0 {
+		panic("kube: NewClient needs at least one server")
+	}
+	return &Client{p: p, name: string(p.Node()), servers: servers, timeout: DefaultTimeout, next: new(int)}
+}
+
+// For returns a client with the same settings for another process of the
+// same world; it shares the round-robin position and the recorder.
+func (c *Client) For(p *sim.Proc) *Client { d := *c; d.p = p; return &d }
+
+// Pin returns a client that sends every request to server, as a dashboard
+// wired to one API server does.
+func (c *Client) Pin(server sim.NodeID) *Client { d := *c; d.pin = server; return &d }
+
+// Named returns a client that calls itself name in the timeline and in
+// recorded histories: "controller-a", "dashboard".
+func (c *Client) Named(name string) *Client { d := *c; d.name = name; return &d }
+
+// WithTimeout returns a client that waits at most d for each answer.
+func (c *Client) WithTimeout(d time.Duration) *Client {
+	if d <= 0 {
+		panic(fmt.Sprintf("kube: WithTimeout(%v): a timeout must be positive", d))
+	}
+	e := *c
+	e.timeout = d
+	return &e
+}
+
+// RoundRobin returns a client that takes the servers in turn instead of at
+// random.
+func (c *Client) RoundRobin() *Client { d := *c; d.roundRobin = true; return &d }
+
+// Quiet returns a client that writes no note to the timeline.
+func (c *Client) Quiet() *Client { d := *c; d.quiet = true; return &d }
+
+// Record returns a client that records its operations in h for the checkers:
+// Get and List (Latest reads only: an Any read promises no freshness, so it
+// is not recorded) as reads, Create, Update (UpdateIfVersion with a
+// precondition, Write without) and Delete as writes. Each object's value is
+// Object.Value (a deployment's Replicas, a pod's Owner), with its
+// resourceVersion. A timeout, or an error from a server that does not say the
+// write had no effect (Unavailable, Timeout), is recorded as indefinite; a
+// server that could not be reached as Refused. Watches are not recorded.
+func (c *Client) Record(h *check.History) *Client { d := *c; d.history = h; return &d }
+
+// Name is the client's name in the timeline and in histories.
+func (c *Client) Name() string { return c.name }
+
+// Servers lists the servers the client may send to.
+func (c *Client) Servers() []sim.NodeID {
+	if c.pin != "" {
+		return []sim.NodeID{c.pin}
+	}
+	return append([]sim.NodeID(nil), c.servers...)
+}
+
+// Get reads the object at key.
+func (c *Client) Get(key string, opts ReadOptions) (Object, error) {
+	x := c.begin(check.Read(key), opts.ResourceVersion == Latest)
+	reply, err := x.call(GetRequest{Key: key, Opts: opts}, c.timeout)
+	o, _ := reply.(Object)
+	x.end(err, check.Found(o.Value(), o.ResourceVersion))
+	x.note("GET "+key+readMode(opts), result(err, func() string { return body(o) }))
+	return o, err
+}
+
+// List reads every object of kind. Recorded, each item is one read of its
+// key, all at the list's call and return times.
+func (c *Client) List(kind string, opts ReadOptions) (List, error) {
+	x := c.begin(check.Input{}, false)
+	reply, err := x.call(ListRequest{Kind: kind, Opts: opts}, c.timeout)
+	l, _ := reply.(List)
+	if err == nil && c.history != nil && opts.ResourceVersion == Latest {
+		for _, o := range l.Items {
+			id := c.history.Call(c.name, string(x.server), check.Read(o.Key()), x.start)
+			c.history.Return(id, check.Found(o.Value(), o.ResourceVersion), c.p.Now())
+		}
+	}
+	x.note("LIST "+kind+readMode(opts), result(err, func() string {
+		return fmt.Sprintf("%d items rv=%d", len(l.Items), l.ResourceVersion)
+	}))
+	return l, err
+}
+
+// Create stores a new object and returns it as stored, with its
+// resourceVersion.
+func (c *Client) Create(obj Object) (Object, error) {
+	x := c.begin(check.Create(obj.Key(), obj.Value()), true)
+	reply, err := x.call(CreateRequest{Object: obj}, c.timeout)
+	o, _ := reply.(Object)
+	x.end(err, check.Acked(o.ResourceVersion))
+	x.note("CREATE "+obj.Key()+" "+body(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	return o, err
+}
+
+// Update replaces an object. A non-zero obj.ResourceVersion is a
+// precondition: the answer is ErrConflict if the object has changed since.
+func (c *Client) Update(obj Object) (Object, error) {
+	in := check.Write(obj.Key(), obj.Value())
+	if obj.ResourceVersion != 0 {
+		in = check.UpdateIfVersion(obj.Key(), obj.Value(), obj.ResourceVersion)
+	}
+	x := c.begin(in, true)
+	reply, err := x.call(UpdateRequest{Object: obj}, c.timeout)
+	o, _ := reply.(Object)
+	x.end(err, check.Acked(o.ResourceVersion))
+	x.note("UPDATE "+obj.Key()+" "+body(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	return o, err
+}
+
+// Delete removes the object at key, conditionally on a non-zero
+// resourceVersion. It returns the object as it was, with the
+// resourceVersion of the deletion.
+func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
+	x := c.begin(check.Delete(key), true)
+	reply, err := x.call(DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout)
+	o, _ := reply.(Object)
+	x.end(err, check.Acked(o.ResourceVersion))
+	cond := ""
+	if resourceVersion != 0 {
+		cond = fmt.Sprintf(" if rv=%d", resourceVersion)
+	}
+	x.note("DELETE "+key+cond, result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	return o, err
+}
+
+// Watch returns the changes to kind after resourceVersion, waiting up to
+// wait for at least one; an empty answer means none came. ErrGone means the
+// server no longer holds resourceVersion: relist. The client waits wait plus
+// its timeout for the answer. Only watches that bring events or fail are
+// noted in the timeline.
+func (c *Client) Watch(kind string, resourceVersion int64, wait time.Duration) ([]Event, error) {
+	x := c.begin(check.Input{}, false)
+	reply, err := x.call(WatchRequest{Kind: kind, ResourceVersion: resourceVersion, Wait: wait}, wait+c.timeout)
+	evs, _ := reply.([]Event)
+	if err != nil || len(evs) > 0 {
+		x.note(fmt.Sprintf("WATCH %s from rv=%d", kind, resourceVersion), result(err, func() string {
+			parts := make([]string, len(evs))
+			for i, ev := range evs {
+				parts[i] = fmt.Sprintf("%s %s rv=%d", ev.Type, ev.Object.Name, ev.Object.ResourceVersion)
+			}
+			return strings.Join(parts, ", ")
+		}))
+	}
+	return evs, err
+}
+
+// exchange is one request in progress: where it went and how it is recorded.
+type exchange struct {
+	c       *Client
+	server  sim.NodeID
+	start   time.Duration
+	in      check.Input
+	id      check.OpID
+	record  bool
+	refused bool // the server was not reached: the request was not handled
+}
+
+// begin picks the server for the next request and records its call.
+func (c *Client) begin(in check.Input, record bool) *exchange {
+	x := &exchange{c: c, server: c.pick(), start: c.p.Now(), in: in, record: record && c.history != nil}
+	if x.record {
+		x.id = c.history.Call(c.name, string(x.server), in, x.start)
+	}
+	return x
+}
+
+func (c *Client) pick() sim.NodeID {
+	switch {
+	case c.pin != "":
+		return c.pin
+	case len(c.servers) == 1:
+		return c.servers[0]
+	case c.roundRobin:
+		s := c.servers[*c.next%len(c.servers)]
+		*c.next++
+		return s
+	}
+	return c.servers[c.p.Rand().Intn(len(c.servers))]
+}
+
+// call sends req and turns the network's failures into API errors.
+func (x *exchange) call(req any, timeout time.Duration) (any, error) {
+	reply, err := x.c.p.Call(x.server, req, timeout)
+	switch {
+	case errors.Is(err, sim.ErrTimeout):
+		err = &StatusError{504, "Timeout", fmt.Sprintf("no answer from %s within %s; the request may or may not have taken effect", x.server, timeout)}
+	case errors.Is(err, sim.ErrNodeDown):
+		err, x.refused = Unavailable(string(x.server)+" is down (connection refused)"), true
+	case errors.Is(err, sim.ErrUnreachable):
+		err, x.refused = Unavailable(string(x.server)+" serves no requests"), true
+	}
+	return reply, err
+}
+
+// end records how the operation ended: ok on success, else what err says
+// about the store.
+func (x *exchange) end(err error, ok check.Result) {
+	if !x.record {
+		return
+	}
+	h, now := x.c.history, x.c.p.Now()
+	var r check.Result
+	switch {
+	case err == nil:
+		r = ok
+	case x.refused, errors.Is(err, ErrTooManyRequests):
+		r = check.Fail(check.Refused)
+	case errors.Is(err, ErrNotFound):
+		r = check.Fail(check.NotFound)
+	case errors.Is(err, ErrAlreadyExists):
+		r = check.Fail(check.AlreadyExists)
+	case errors.Is(err, ErrConflict) && x.in.Kind == check.KindDelete:
+		r = check.Fail(check.Refused) // a conditional delete that did not happen; the model has no conditional delete
+	case errors.Is(err, ErrConflict):
+		r = check.Fail(check.Conflict)
+	default: // Timeout, Unavailable from a server, anything unknown: it may have happened
+		h.Timeout(x.id, now)
+		return
+	}
+	h.Return(x.id, r, now)
+}
+
+// note writes the operation's line in the timeline:
+// "GET deployments/web @server-2 → replicas=3 rv=4".
+func (x *exchange) note(what, came string) {
+	if !x.c.quiet {
+		x.c.p.Logf("%s @%s → %s", what, x.server, came)
+	}
+}
+
+// result is what an operation's note says it came to.
+func result(err error, ok func() string) string {
+	var se *StatusError
+	switch {
+	case err == nil:
+		return ok()
+	case errors.As(err, &se):
+		return se.Reason
+	}
+	return "error: " + err.Error()
+}
+
+// body is the object's fields without its key: "replicas=5 rv=12".
+func body(o Object) string {
+	return strings.TrimSuffix(strings.TrimPrefix(o.String(), o.Key()+"{"), "}")
+}
+
+func readMode(opts ReadOptions) string {
+	if opts.ResourceVersion == Latest {
+		return ""
+	}
+	return fmt.Sprintf(" (rv=%q)", opts.ResourceVersion)
+}

@@ -1,0 +1,145 @@
+package kube_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+func TestClientTalksToAServerOverA400msLink(t *testing.T) {
+	w := sim.New(1, sim.Latency(400*ms, 400*ms))
+	defer w.Close()
+	store := kube.NewMemStore(0)
+	w.AddNode("server-1", serveStore(store))
+	h := check.NewHistory()
+	var got kube.Object
+	var at time.Duration
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1").Record(h)
+		web, err := c.Create(deployment("web", 3))
+		assert.NoError(t, err)
+		web.Replicas = 5
+		_, err = c.Update(web)
+		assert.NoError(t, err)
+		got, err = c.Get("deployments/web", kube.ReadOptions{})
+		assert.NoError(t, err)
+		at = p.Now()
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	// Three round trips of 800ms each.
+	assert.Equal(t, 2400*ms, at)
+	assert.Equal(t, kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 2}, got)
+
+	// The history holds the three operations as porcupine reads them.
+	ops := h.Operations()
+	require.Len(t, ops, 3)
+	assert.Equal(t, check.Create("deployments/web", 3), ops[0].Input)
+	assert.Equal(t, check.Acked(1), ops[0].Result)
+	assert.Equal(t, check.UpdateIfVersion("deployments/web", 5, 1), ops[1].Input)
+	assert.Equal(t, check.Found(5, 2), ops[2].Result)
+	assert.Equal(t, "kubectl", ops[2].Client)
+	assert.Equal(t, "server-1", ops[2].Server)
+	assert.Equal(t, 1600*ms, ops[2].Call)
+	assert.True(t, check.Linearizable(h, 0).OK())
+	assert.Nil(t, check.Durable(h, store.Changes()))
+
+	// The timeline tells the story, one note per operation.
+	var notes []string
+	for _, ev := range w.Trace().Events() {
+		if ev.Kind == sim.EvNote {
+			notes = append(notes, ev.Text)
+		}
+	}
+	assert.Equal(t, []string{
+		"CREATE deployments/web replicas=3 rv=0 @server-1 → rv=1",
+		"UPDATE deployments/web replicas=5 rv=1 @server-1 → rv=2",
+		"GET deployments/web @server-1 → replicas=5 rv=2",
+	}, notes)
+}
+
+func TestClientATimeoutIsIndefiniteAndACrashedServerIsUnavailable(t *testing.T) {
+	w := sim.New(1, sim.Latency(400*ms, 400*ms))
+	defer w.Close()
+	store := kube.NewMemStore(0)
+	w.AddNode("server-1", serveStore(store))
+	w.AddNode("server-2", serveStore(kube.NewMemStore(0)))
+	h := check.NewHistory()
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1", "server-2").Record(h)
+
+		// A 500ms timeout over a 400ms link: the request arrives and is
+		// handled, but the answer comes too late. The write happened; the
+		// client cannot know.
+		_, err := c.Pin("server-1").WithTimeout(500 * ms).Create(deployment("web", 3))
+		assert.ErrorIs(t, err, kube.ErrTimeout)
+
+		w.Crash("server-2")
+		_, err = c.Pin("server-2").Get("deployments/web", kube.ReadOptions{})
+		assert.ErrorIs(t, err, kube.ErrUnavailable, "a crashed server refuses the connection")
+		assert.Contains(t, err.Error(), "server-2 is down")
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	assert.Len(t, store.Changes(), 1, "the timed-out create did happen")
+	ops := h.Operations()
+	require.Len(t, ops, 2)
+	assert.Equal(t, check.Indefinite, ops[0].Result.Outcome, "a timeout is indefinite")
+	assert.Equal(t, check.Refused, ops[1].Result.Outcome, "a refused connection had no effect")
+}
+
+func TestClientSpreadsRequestsOverServersAndPinSticksToOne(t *testing.T) {
+	w := sim.New(7)
+	defer w.Close()
+	for _, s := range []sim.NodeID{"server-1", "server-2", "server-3"} {
+		w.AddNode(s, serveStore(kube.NewMemStore(0)))
+	}
+	h := check.NewHistory()
+	w.AddNode("dashboard", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1", "server-2", "server-3").Record(h)
+		rr := c.RoundRobin().Named("round-robin")
+		for i := 0; i < 3; i++ {
+			_, _ = rr.Get("deployments/web", kube.ReadOptions{})
+		}
+		for i := 0; i < 3; i++ {
+			_, _ = c.Pin("server-2").Named("pinned").Get("deployments/web", kube.ReadOptions{})
+		}
+	})
+	require.NoError(t, w.Run(time.Minute))
+	var servers []string
+	for _, op := range h.Operations() {
+		servers = append(servers, op.Client+"@"+op.Server)
+		assert.Equal(t, check.NotFound, op.Result.Outcome)
+	}
+	assert.Equal(t, "round-robin@server-1 round-robin@server-2 round-robin@server-3 pinned@server-2 pinned@server-2 pinned@server-2",
+		strings.Join(servers, " "))
+}
+
+func TestClientAnAnyReadIsNotRecordedALatestListIsOneReadPerItem(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", serveStore(kube.NewMemStore(0)))
+	h := check.NewHistory()
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1")
+		_, _ = c.Create(pod("web-1", "deployments/web"))
+		_, _ = c.Create(pod("web-2", "deployments/web"))
+		rec := c.Record(h)
+		l, err := rec.List("pods", kube.ReadOptions{ResourceVersion: kube.Any})
+		assert.NoError(t, err)
+		assert.Len(t, l.Items, 2)
+		_, _ = rec.List("pods", kube.ReadOptions{})
+	})
+	require.NoError(t, w.Run(time.Minute))
+	ops := h.Operations()
+	require.Len(t, ops, 2)
+	assert.Equal(t, check.Read("pods/web-1"), ops[0].Input)
+	assert.Equal(t, check.Found("deployments/web", 1), ops[0].Result)
+}
