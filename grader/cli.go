@@ -143,7 +143,8 @@ func chapters(ids []string) ([]course.Chapter, error) {
 	}
 	var out []course.Chapter
 	for _, id := range ids {
-		ch, ok := lookup(strings.TrimSuffix(strings.TrimPrefix(id, "exercises/"), "/"))
+		name := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(id, "./"), "exercises/"), "/")
+		ch, ok := lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("no chapter %q (grader list shows the chapters)", id)
 		}

@@ -22,6 +22,9 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 		titleWidth = max(titleWidth, len(ch.Title))
 	}
 	fmt.Fprintf(w, "%s %s\n\n", pal.Bold("One History"), pal.Dim("· grading "+sourceName(rep.Source)+seedNote(rep)))
+	if len(rep.Chapters) == 0 {
+		fmt.Fprintln(w, "  No chapters are registered yet.")
+	}
 	for _, ch := range rep.Chapters {
 		fmt.Fprintf(w, "  %-4s  %-*s  %s %s\n", ch.ID, titleWidth, ch.Title, pal.Status(ch.Status, 11), points(ch.Points, ch.Max))
 		for _, line := range why(ch, rep.Source) {
