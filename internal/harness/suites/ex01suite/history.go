@@ -1,0 +1,389 @@
+package ex01suite
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// The history check: kubectl sends one operation at a time to server-1 and
+// compares each answer with the one the reference history gives for the
+// same operation at the same point (kube.MemStore, fed the same operations).
+// Meanwhile a watcher follows pods from the beginning, as an informer would,
+// and must receive every change to a pod exactly once, in order.
+
+// historyKeys are the objects the probe writes.
+var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
+
+// historyCoverage counts what the probe exercised across seeds, so that a
+// check that never saw a Conflict, a Gone or a replay cannot pass.
+type historyCoverage struct {
+	conflicts, gones, replays, followed int
+}
+
+func history(t *testing.T, mk func(int) kube.Storage) {
+	var cov historyCoverage
+	for _, seed := range suite.Seeds(200) {
+		if !historyRun(t, mk, seed, &cov) {
+			return
+		}
+	}
+	if suite.Replaying() {
+		return
+	}
+	var missing []string
+	if cov.conflicts == 0 {
+		missing = append(missing, "no stale precondition")
+	}
+	if cov.gones == 0 {
+		missing = append(missing, "no watch from a compacted version")
+	}
+	if cov.replays == 0 {
+		missing = append(missing, "no watch that replayed changes")
+	}
+	if cov.followed == 0 {
+		missing = append(missing, "no change followed by the watcher")
+	}
+	if len(missing) > 0 {
+		suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
+			Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")})
+	}
+}
+
+// probe is one operation of the probe, and how to tell it.
+type probe struct {
+	op       string // "create", "update", "delete", "get", "list", "watch"
+	key      string // or the kind, for list and watch
+	obj      kube.Object
+	rv       int64 // precondition (update, delete) or watch start
+	stale    bool  // the precondition is known to be stale
+	tooOld   bool  // the watch start is known to be compacted away
+	describe string
+}
+
+// historyRun runs one seed; it reports and returns false on the first
+// failure.
+func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *historyCoverage) bool {
+	t.Helper()
+	w := sim.New(seed, sim.Latency(1*ms, 20*ms))
+	defer w.Close()
+	retain := 3 + w.Rand().Intn(6)
+	store, ref := mk(retain), kube.NewMemStore(retain)
+	w.AddNode(server, func(p *sim.Proc) { kube.Serve(p, store) })
+
+	var fail *suite.Failure
+	var truth []kube.Event // every accepted change, as the reference numbered it
+	done := false
+
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, server).Named("kubectl")
+		n := 40 + p.Rand().Intn(30)
+		for i := 0; i < n && fail == nil; i++ {
+			pr := nextProbe(p.Rand(), ref)
+			start := p.Now()
+			got, gotErr := apply(c, pr)
+			want, wantErr := applyRef(p, ref, pr)
+			if wantErr == nil {
+				if ev, ok := want.(kube.Event); ok {
+					truth = append(truth, ev)
+				}
+			}
+			if f := compare(pr, start, got, gotErr, want, wantErr); f != nil {
+				fail = f
+				break
+			}
+			switch {
+			case pr.stale && errors.Is(wantErr, kube.ErrConflict):
+				cov.conflicts++
+			case pr.op == "watch" && errors.Is(wantErr, kube.ErrGone):
+				cov.gones++
+			case pr.op == "watch" && wantErr == nil && len(want.([]kube.Event)) > 1:
+				cov.replays++
+			}
+		}
+		// Give the watcher time to catch up, then end the run.
+		p.Sleep(500 * ms)
+		done = true
+		p.World().Stop()
+	})
+
+	// The watcher follows pods from the beginning; after a Gone it lists
+	// again and follows from the list's version.
+	var segs []segment
+	w.AddNode("watcher", func(p *sim.Proc) {
+		c := kube.NewClient(p, server).Named("watcher").Quiet()
+		segs = append(segs, segment{from: 0})
+		rv := int64(0)
+		for !done {
+			evs, err := c.Watch("pods", rv, 200*ms)
+			switch {
+			case errors.Is(err, kube.ErrGone):
+				l, err := c.List("pods", kube.ReadOptions{})
+				if err != nil {
+					continue
+				}
+				rv = l.ResourceVersion
+				segs = append(segs, segment{from: rv})
+			case err != nil:
+				p.Sleep(10 * ms)
+			default:
+				last := &segs[len(segs)-1]
+				last.evs = append(last.evs, evs...)
+				if len(evs) > 0 {
+					rv = evs[len(evs)-1].Object.ResourceVersion
+				}
+			}
+		}
+	})
+
+	if err := w.Run(time.Minute); err != nil {
+		runFailure(t, w, seed, err, []sim.NodeID{"kubectl", server, "watcher"})
+		return false
+	}
+	if fail == nil {
+		fail = checkFollowed(segs, truth, w.Now(), cov)
+	}
+	if fail != nil {
+		fail.Seed = seed
+		fail.Clause = course.OneHistory
+		fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", retain, retain, fail.Details)
+		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40})
+		suite.Report(t, *fail)
+		return false
+	}
+	return true
+}
+
+// segment is a stretch the watcher followed: the events it received after
+// watching from version from, until a Gone made it list again.
+type segment struct {
+	from int64
+	evs  []kube.Event
+}
+
+// checkFollowed checks that each stretch the watcher followed is exactly the
+// history of pods after its start, and that the last stretch reached the end.
+func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *historyCoverage) *suite.Failure {
+	var pods []kube.Event
+	for _, ev := range truth {
+		if ev.Object.Kind == "pods" {
+			pods = append(pods, ev)
+		}
+	}
+	for i, s := range segs {
+		from, got := s.from, s.evs
+		var want []kube.Event
+		for _, ev := range pods {
+			if ev.Object.ResourceVersion > from {
+				want = append(want, ev)
+			}
+		}
+		last := i == len(segs)-1
+		if !last && len(got) > len(want) || last && len(got) != len(want) || !slices.Equal(got, want[:min(len(got), len(want))]) {
+			k := 0
+			for k < len(got) && k < len(want) && got[k] == want[k] {
+				k++
+			}
+			story := fmt.Sprintf("the watcher followed pods from rv %d; ", from)
+			switch {
+			case k < len(got) && k < len(want):
+				story += fmt.Sprintf("after %d correct events it received %s where the history holds %s", k, events(got[k:k+1]), events(want[k:k+1]))
+			case k < len(want):
+				story += fmt.Sprintf("it received %d events and never %s: a change the watch did not deliver", len(got), events(want[k:k+1]))
+			default:
+				story += fmt.Sprintf("it received %s, which is not in the history", events(got[k:k+1]))
+			}
+			return &suite.Failure{Name: "missed-change", At: at, Story: story,
+				Details: fmt.Sprintf("watcher received: %s\nhistory of pods:  %s", events(got), events(want))}
+		}
+		cov.followed += len(got)
+	}
+	return nil
+}
+
+// nextProbe draws the next operation, knowing the reference's state so that
+// it can aim at stale preconditions and compacted versions on purpose.
+func nextProbe(r *rand.Rand, ref *kube.MemStore) probe {
+	key := historyKeys[r.Intn(len(historyKeys))]
+	kind, name := kube.SplitKey(key)
+	obj := kube.Object{Kind: kind, Name: name}
+	if kind == "deployments" {
+		obj.Replicas = 1 + r.Intn(5)
+	} else {
+		obj.Owner = []string{"deployments/web", "deployments/api"}[r.Intn(2)]
+	}
+	head := ref.ResourceVersion()
+	cur := int64(0)
+	for _, o := range ref.Objects() {
+		if o.Key() == key {
+			cur = o.ResourceVersion
+		}
+	}
+	// precondition: none, the current version, or a stale one.
+	pre := func() (int64, bool) {
+		switch x := r.Intn(10); {
+		case x < 2 || cur == 0:
+			return 0, false
+		case x < 6:
+			return cur, false
+		default:
+			return 1 + r.Int63n(cur), cur > 1 // 1..cur, mostly stale
+		}
+	}
+	switch x := r.Intn(100); {
+	case x < 25:
+		return probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()}
+	case x < 55:
+		rv, _ := pre()
+		obj.ResourceVersion = rv
+		return probe{op: "update", key: key, obj: obj, rv: rv, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
+	case x < 70:
+		rv, _ := pre()
+		return probe{op: "delete", key: key, rv: rv, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
+	case x < 75:
+		return probe{op: "get", key: key, describe: "got " + key}
+	case x < 80:
+		return probe{op: "list", key: kind, describe: "listed " + kind}
+	}
+	rv := int64(0)
+	if head > 0 {
+		rv = r.Int63n(head + 1)
+		if r.Intn(2) == 0 { // aim near the head: inside the window
+			rv = max(0, head-int64(r.Intn(4)))
+		}
+	}
+	return probe{op: "watch", key: kind, rv: rv, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
+}
+
+// apply sends the probe through kubectl; the answer is an Object, a List or
+// a []kube.Event.
+func apply(c *kube.Client, pr probe) (any, error) {
+	switch pr.op {
+	case "create":
+		return c.Create(pr.obj)
+	case "update":
+		return c.Update(pr.obj)
+	case "delete":
+		return c.Delete(pr.key, pr.rv)
+	case "get":
+		return c.Get(pr.key, kube.ReadOptions{})
+	case "list":
+		return c.List(pr.key, kube.ReadOptions{})
+	}
+	return c.Watch(pr.key, pr.rv, 0)
+}
+
+// applyRef applies the probe to the reference history. For an accepted
+// write the answer is the kube.Event it added.
+func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
+	before := ref.ResourceVersion()
+	var o kube.Object
+	var err error
+	typ := kube.Modified
+	switch pr.op {
+	case "create":
+		o, err = ref.Create(p, pr.obj)
+		typ = kube.Added
+	case "update":
+		o, err = ref.Update(p, pr.obj)
+	case "delete":
+		o, err = ref.Delete(p, pr.key, pr.rv)
+		typ = kube.Deleted
+	case "get":
+		return ref.Get(p, pr.key, kube.ReadOptions{})
+	case "list":
+		return ref.List(p, pr.key, kube.ReadOptions{})
+	default:
+		return ref.Watch(p, pr.key, pr.rv, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if ref.ResourceVersion() == before {
+		return o, nil // a write that changed nothing
+	}
+	return kube.Event{Type: typ, Object: o}, nil
+}
+
+// compare tells the first difference between the store's answer and the
+// reference's as a failure, or returns nil.
+func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
+	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at), pr.describe, server)
+	if ev, ok := want.(kube.Event); ok {
+		want = ev.Object
+	}
+	switch {
+	case errKind(gotErr) != errKind(wantErr):
+		f := &suite.Failure{At: at, Name: "wrong-answer",
+			Story: fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr))}
+		switch {
+		case errors.Is(wantErr, kube.ErrConflict) && gotErr == nil:
+			f.Name = "lost-update"
+			f.Story = fmt.Sprintf("%s and was answered %s; %s had changed since rv %d, so the write was based on a stale read "+
+				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), pr.key, pr.rv)
+		case errors.Is(wantErr, kube.ErrGone):
+			f.Name = "not-gone"
+			f.Story = fmt.Sprintf("%s and was answered %s; the store keeps only its last changes and rv %d is older than "+
+				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), pr.rv)
+		}
+		f.Details = fmt.Sprintf("store answered:   %s\nhistory answers:  %s", answer(got, gotErr), answer(want, wantErr))
+		return f
+	case wantErr != nil:
+		return nil // the same error: its details are the store's to word
+	}
+	switch w := want.(type) {
+	case []kube.Event:
+		g, _ := got.([]kube.Event)
+		if len(g) == 0 && len(w) == 0 || slices.Equal(g, w) {
+			return nil
+		}
+		return &suite.Failure{At: at, Name: "missed-change",
+			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), pr.rv, events(w)),
+			Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s", events(g), events(w))}
+	case kube.List:
+		g, _ := got.(kube.List)
+		if g.ResourceVersion == w.ResourceVersion && (len(g.Items) == 0 && len(w.Items) == 0 || slices.Equal(g.Items, w.Items)) {
+			return nil
+		}
+	case kube.Object:
+		if g, ok := got.(kube.Object); ok && g == w {
+			return nil
+		}
+	}
+	name := "wrong-answer"
+	if pr.op == "create" || pr.op == "update" || pr.op == "delete" {
+		name = "wrong-version"
+	}
+	return &suite.Failure{At: at, Name: name,
+		Story:   fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr)),
+		Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr))}
+}
+
+// answer prints one answer: an object, a list, events, or an error kind.
+func answer(v any, err error) string {
+	if err != nil {
+		return errKind(err)
+	}
+	switch x := v.(type) {
+	case kube.Object:
+		return x.String()
+	case kube.List:
+		parts := make([]string, len(x.Items))
+		for i, o := range x.Items {
+			parts[i] = o.String()
+		}
+		return fmt.Sprintf("list rv=%d [%s]", x.ResourceVersion, strings.Join(parts, ", "))
+	case []kube.Event:
+		return events(x)
+	}
+	return fmt.Sprintf("%v", v)
+}
