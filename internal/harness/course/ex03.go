@@ -1,0 +1,30 @@
+package course
+
+func init() {
+	register(Chapter{
+		ID:      "ex03",
+		Slug:    "silence-is-not-agreement",
+		Title:   "Silence is not agreement",
+		Failure: "silence-mistaken-for-agreement",
+		Clauses: []Clause{OneHistory},
+		Checks: []Check{
+			{Name: "catches-async-replication", Title: "the drill fails a cluster that acknowledges first and copies to the other server later (and never cries wolf)", Points: 3},
+			{Name: "catches-lost-write", Title: "the drill fails a cluster that loses acknowledged writes when a server crashes (and never cries wolf)", Points: 3},
+			{Name: "catches-divergence", Title: "the drill fails a cluster whose two servers never reconcile (and never cries wolf)", Points: 2},
+			{Name: "passes-correct-clusters", Title: "the drill passes every correct cluster on every seed, and catches at least one broken one", Points: 2},
+		},
+		Hints: [3]string{
+			"Your drill can only find what it looks at. While server-1 is down, what is anyone writing? " +
+				"And which server answers your reads? Start one client that writes during the fault and reads from both servers.",
+			"Record every operation: kube.NewClient(p, c.Servers()...).Record(h) behind the balancer, and .Pin(\"server-1\") / " +
+				".Pin(\"server-2\") to read each server on its own. After each acknowledged write, read the key back from every server. " +
+				"Errors such as Unavailable or Timeout are honest refusals, not findings; an answer that contradicts another is.",
+			"Several writers updating a few deployments to values no one has written before, every 20–40ms from 0 to about 5s; " +
+				"crash server-1 in the middle of it and restart it, partition a server for a while, then heal. After the run, " +
+				"check.Linearizable(h, 0) must be OK (return its Violation's Story as your finding otherwise), and a final read " +
+				"of every key pinned to each server must agree wherever both answer.",
+		},
+		Suite:   "internal/harness/suites/ex03suite",
+		Binding: "Drill",
+	})
+}

@@ -1,0 +1,378 @@
+package ex03suite
+
+// The zoo: the clusters a learner's drill is graded against. Each is two API
+// servers, server-1 and server-2, built from kube.Storage implementations
+// that live only here. Three break the contract in the ways the book tells;
+// two keep it. The drill never learns which one it has: it sees two servers
+// and a load balancer, like the team in the story.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+const (
+	server1 sim.NodeID = "server-1"
+	server2 sim.NodeID = "server-2"
+
+	// asyncDelay is how long the asynchronous cluster waits before copying
+	// an acknowledged write to the other server.
+	asyncDelay = 150 * time.Millisecond
+	// forwardTimeout is how long a server waits for its peer to answer a
+	// request it forwarded; it is below the client's own timeout (one
+	// second), so the client hears the server's Timeout rather than none.
+	forwardTimeout = 800 * time.Millisecond
+)
+
+// cluster is one member of the zoo.
+type cluster struct {
+	name   string // "asynchronous replication", shown to the learner
+	broken bool
+	does   string // what it does, told to the learner when a drill misjudges it
+	build  func(w *sim.World)
+}
+
+// The broken clusters, one per catch check, and the correct ones.
+var (
+	asyncReplication = cluster{
+		name:   "asynchronous replication",
+		broken: true,
+		does: fmt.Sprintf("acknowledges a write on the server that took it and copies it to the other server %s later, "+
+			"so for that long the other server answers with the old value", asyncDelay),
+		build: buildAsync,
+	}
+	lostWrite = cluster{
+		name:   "acknowledged, then lost",
+		broken: true,
+		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows within 200ms); " +
+			"when server-1 goes down, server-2 takes over without the writes that had not arrived yet, and they are gone",
+		build: buildLostWrite,
+	}
+	divergence = cluster{
+		name:   "two separate memories",
+		broken: true,
+		does: "lets each server accept writes into its own memory and never tells the other: " +
+			"a write through the balancer lands on one of them, and the two never agree again",
+		build: buildDivergence,
+	}
+	oneStore = cluster{
+		name: "one store behind both servers",
+		does: "keeps one store on server-1, which logs each write to its disk before acknowledging it; " +
+			"server-2 forwards every request there, and refuses honestly when it cannot",
+		build: buildOneStore,
+	}
+	syncReplication = cluster{
+		name: "synchronous replication",
+		does: "acknowledges a write only once server-2 holds a copy and server-1 has logged it to disk; " +
+			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
+		build: buildSync,
+	}
+	correctClusters = []cluster{oneStore, syncReplication}
+)
+
+// store is a single-node store: a kube.MemStore holding the state, an
+// optional write-ahead log on the node's disk (synced before a write is
+// acknowledged and replayed at boot), and two hooks where a cluster
+// replicates: before a write is applied (synchronously: the write waits)
+// and after (asynchronously: it does not).
+type store struct {
+	mem    *kube.MemStore
+	wal    *sim.File // nil: memory only
+	mu     sim.Mutex
+	before func(p *sim.Proc, ev kube.Event) error
+	after  func(p *sim.Proc, ev kube.Event)
+}
+
+var _ kube.Storage = (*store)(nil)
+
+// openStore builds the node's store at boot, replaying its log if durable.
+func openStore(p *sim.Proc, durable bool) *store {
+	s := &store{mem: kube.NewMemStore(0), mu: sim.Mutex{Name: "store"}}
+	if durable {
+		s.wal = p.Disk().Open("wal")
+		s.replay(p)
+	}
+	return s
+}
+
+// replay applies every whole record of the log and cuts a torn tail.
+func (s *store) replay(p *sim.Proc) {
+	data := s.wal.ReadAll()
+	good := 0
+	for good < len(data) {
+		i := slices.Index(data[good:], '\n')
+		if i < 0 {
+			break // a torn last record
+		}
+		var ev kube.Event
+		if json.Unmarshal(data[good:good+i], &ev) != nil {
+			break
+		}
+		if s.mem.Apply(p, ev) != nil {
+			break
+		}
+		good += i + 1
+	}
+	if good < len(data) {
+		s.wal.Truncate(good)
+	}
+}
+
+// write decides, replicates, logs and applies one write, one at a time.
+func (s *store) write(p *sim.Proc, req any, replicate bool) (kube.Object, error) {
+	s.mu.Lock(p)
+	defer s.mu.Unlock()
+	ev, changed, err := s.mem.Propose(req)
+	if err != nil || !changed {
+		return ev.Object, err
+	}
+	if replicate && s.before != nil {
+		if err := s.before(p, ev); err != nil {
+			return kube.Object{}, err
+		}
+	}
+	if s.wal != nil {
+		rec, _ := json.Marshal(ev)
+		s.wal.Append(append(rec, '\n'))
+		s.wal.Sync(p)
+	}
+	if err := s.mem.Apply(p, ev); err != nil {
+		return kube.Object{}, err
+	}
+	if replicate && s.after != nil {
+		s.after(p, ev)
+	}
+	return ev.Object, nil
+}
+
+// applyCopy applies a change copied from the other server as a write of
+// this server's own (with its own resourceVersion), not copied any further.
+func (s *store) applyCopy(p *sim.Proc, ev kube.Event) {
+	o := ev.Object
+	o.ResourceVersion = 0
+	var req any = kube.UpdateRequest{Object: o}
+	switch _, err := s.mem.Get(p, o.Key(), kube.ReadOptions{}); {
+	case ev.Type == kube.Deleted:
+		req = kube.DeleteRequest{Key: o.Key()}
+	case err != nil:
+		req = kube.CreateRequest{Object: o}
+	}
+	s.write(p, req, false) //nolint:errcheck // a copy that no longer applies is dropped
+}
+
+func (s *store) Get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
+	return s.mem.Get(p, key, opts)
+}
+
+func (s *store) List(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
+	return s.mem.List(p, kind, opts)
+}
+
+func (s *store) Watch(p *sim.Proc, kind string, rv int64, wait time.Duration) ([]kube.Event, error) {
+	return s.mem.Watch(p, kind, rv, wait)
+}
+
+func (s *store) Create(p *sim.Proc, obj kube.Object) (kube.Object, error) {
+	return s.write(p, kube.CreateRequest{Object: obj}, true)
+}
+
+func (s *store) Update(p *sim.Proc, obj kube.Object) (kube.Object, error) {
+	return s.write(p, kube.UpdateRequest{Object: obj}, true)
+}
+
+func (s *store) Delete(p *sim.Proc, key string, rv int64) (kube.Object, error) {
+	return s.write(p, kube.DeleteRequest{Key: key, ResourceVersion: rv}, true)
+}
+
+// The messages servers send each other.
+type (
+	// Copy carries a change to the other server, after it was acknowledged.
+	Copy struct{ Event kube.Event }
+	// Backup carries a change to the backup, before it is acknowledged.
+	Backup struct{ Event kube.Event }
+	// Snapshot asks the other server for every object it holds.
+	Snapshot struct{}
+)
+
+func (m Copy) String() string   { return "Copy{" + m.Event.String() + "}" }
+func (m Backup) String() string { return "Backup{" + m.Event.String() + "}" }
+
+// peerOf is the other server.
+func peerOf(id sim.NodeID) sim.NodeID {
+	if id == server1 {
+		return server2
+	}
+	return server1
+}
+
+// asAPIError turns a failed call to another server into the error its
+// client should hear: unknown outcome on a timeout, a refusal otherwise.
+func asAPIError(to sim.NodeID, err error) error {
+	switch {
+	case errors.Is(err, sim.ErrTimeout):
+		return &kube.StatusError{Code: 504, Reason: "Timeout", Message: fmt.Sprintf("%s did not answer in time; the request may or may not have taken effect", to)}
+	case errors.Is(err, sim.ErrNodeDown), errors.Is(err, sim.ErrUnreachable):
+		return kube.Unavailable(string(to) + " is down")
+	}
+	return err
+}
+
+// forward sends an API request on to the server that holds the truth.
+func forward(p *sim.Proc, to sim.NodeID, req any) (any, error) {
+	timeout := forwardTimeout
+	if w, ok := req.(kube.WatchRequest); ok {
+		timeout += w.Wait
+	}
+	reply, err := p.Call(to, req, timeout)
+	if err != nil {
+		return nil, asAPIError(to, err)
+	}
+	return reply, nil
+}
+
+// buildAsync: each server keeps its own durable store, acknowledges at once
+// and copies the change to the other server asyncDelay later.
+func buildAsync(w *sim.World) {
+	for _, id := range []sim.NodeID{server1, server2} {
+		peer := peerOf(id)
+		w.AddNode(id, func(p *sim.Proc) {
+			s := openStore(p, true)
+			s.after = func(p *sim.Proc, ev kube.Event) {
+				p.Go("copy", func(p *sim.Proc) {
+					p.Sleep(asyncDelay)
+					p.Call(peer, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
+				})
+			}
+			api := kube.Handler(s)
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+				if m, ok := req.(Copy); ok {
+					s.applyCopy(p, m.Event)
+					return nil, nil
+				}
+				return api(p, from, req)
+			})
+		})
+	}
+}
+
+// buildLostWrite: server-1 holds the truth in memory and acknowledges
+// before copying to server-2 (within 50–200ms); server-2 forwards to
+// server-1 and, when it cannot reach it, serves from its own copy. A booting
+// server starts from the other's copy.
+func buildLostWrite(w *sim.World) {
+	w.AddNode(server1, func(p *sim.Proc) {
+		s := openStore(p, false)
+		restore(p, s, server2)
+		s.after = func(p *sim.Proc, ev kube.Event) {
+			lag := 50*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
+			p.Go("copy", func(p *sim.Proc) {
+				p.Sleep(lag)
+				p.Call(server2, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
+			})
+		}
+		api := kube.Handler(s)
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			if _, ok := req.(Snapshot); ok {
+				return s.mem.Objects(), nil
+			}
+			return api(p, from, req)
+		})
+	})
+	w.AddNode(server2, func(p *sim.Proc) {
+		s := openStore(p, false)
+		restore(p, s, server1)
+		api := kube.Handler(s)
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			switch m := req.(type) {
+			case Copy:
+				s.mem.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
+				return nil, nil
+			case Snapshot:
+				return s.mem.Objects(), nil
+			}
+			if !kube.IsRequest(req) {
+				return api(p, from, req)
+			}
+			reply, err := p.Call(server1, req, 300*time.Millisecond)
+			var se *kube.StatusError
+			if err == nil || errors.As(err, &se) {
+				return reply, err
+			}
+			return api(p, from, req) // server-1 is gone: take over with what we have
+		})
+	})
+}
+
+// restore loads the other server's objects into a booting server's store.
+func restore(p *sim.Proc, s *store, from sim.NodeID) {
+	reply, err := p.Call(from, Snapshot{}, 300*time.Millisecond)
+	objs, _ := reply.([]kube.Object)
+	if err != nil {
+		return
+	}
+	slices.SortFunc(objs, func(a, b kube.Object) int { return int(a.ResourceVersion - b.ResourceVersion) })
+	for _, o := range objs {
+		s.mem.Apply(p, kube.Event{Type: kube.Added, Object: o}) //nolint:errcheck // versions ascend
+	}
+}
+
+// buildDivergence: two independent durable stores that never talk.
+func buildDivergence(w *sim.World) {
+	for _, id := range []sim.NodeID{server1, server2} {
+		w.AddNode(id, func(p *sim.Proc) { kube.Serve(p, openStore(p, true)) })
+	}
+}
+
+// buildOneStore: server-1 keeps one durable store; server-2 forwards.
+func buildOneStore(w *sim.World) {
+	w.AddNode(server1, func(p *sim.Proc) { kube.Serve(p, openStore(p, true)) })
+	w.AddNode(server2, func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			if !kube.IsRequest(req) {
+				return nil, fmt.Errorf("server-2 does not understand %T", req)
+			}
+			return forward(p, server1, req)
+		})
+	})
+}
+
+// buildSync: server-1 is the primary with a durable store; before applying
+// a write it hands it to server-2, the backup, and waits for its answer.
+// server-2 forwards every API request to server-1.
+func buildSync(w *sim.World) {
+	w.AddNode(server1, func(p *sim.Proc) {
+		s := openStore(p, true)
+		s.before = func(p *sim.Proc, ev kube.Event) error {
+			_, err := p.Call(server2, Backup{Event: ev}, 500*time.Millisecond)
+			if errors.Is(err, sim.ErrNodeDown) || errors.Is(err, sim.ErrUnreachable) {
+				return kube.Unavailable("the backup server-2 is down: refusing writes rather than keeping one copy")
+			}
+			return asAPIError(server2, err)
+		}
+		kube.Serve(p, s)
+	})
+	w.AddNode(server2, func(p *sim.Proc) {
+		var copies []kube.Event // the backup's copy of the history, in memory
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			if m, ok := req.(Backup); ok {
+				// The primary is the authority: a change at a position
+				// replaces whatever an earlier, failed attempt left there.
+				i, _ := slices.BinarySearchFunc(copies, m.Event.Object.ResourceVersion, func(e kube.Event, rv int64) int {
+					return int(e.Object.ResourceVersion - rv)
+				})
+				copies = append(copies[:i], m.Event)
+				return nil, nil
+			}
+			if !kube.IsRequest(req) {
+				return nil, fmt.Errorf("server-2 does not understand %T", req)
+			}
+			return forward(p, server1, req)
+		})
+	})
+}
