@@ -140,7 +140,7 @@ func (c *Client) Create(obj Object) (Object, error) {
 	reply, err := x.call(CreateRequest{Object: obj}, c.timeout)
 	o, _ := reply.(Object)
 	x.end(err, check.Acked(o.ResourceVersion))
-	x.note("CREATE "+obj.Key()+" "+body(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	x.note("CREATE "+obj.Key()+" "+fields(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
 }
 
@@ -155,7 +155,7 @@ func (c *Client) Update(obj Object) (Object, error) {
 	reply, err := x.call(UpdateRequest{Object: obj}, c.timeout)
 	o, _ := reply.(Object)
 	x.end(err, check.Acked(o.ResourceVersion))
-	x.note("UPDATE "+obj.Key()+" "+body(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	x.note("UPDATE "+obj.Key()+" "+fields(obj)+precondition(obj.ResourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
 }
 
@@ -167,11 +167,7 @@ func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
 	reply, err := x.call(DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout)
 	o, _ := reply.(Object)
 	x.end(err, check.Acked(o.ResourceVersion))
-	cond := ""
-	if resourceVersion != 0 {
-		cond = fmt.Sprintf(" if rv=%d", resourceVersion)
-	}
-	x.note("DELETE "+key+cond, result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	x.note("DELETE "+key+precondition(resourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
 }
 
@@ -295,6 +291,22 @@ func result(err error, ok func() string) string {
 // body is the object's fields without its key: "replicas=5 rv=12".
 func body(o Object) string {
 	return strings.TrimSuffix(strings.TrimPrefix(o.String(), o.Key()+"{"), "}")
+}
+
+// fields is the object's fields without key and version: "replicas=5".
+func fields(o Object) string {
+	s := body(o)
+	if i := strings.LastIndex(s, "rv="); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+func precondition(rv int64) string {
+	if rv == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" if rv=%d", rv)
 }
 
 func readMode(opts ReadOptions) string {

@@ -59,8 +59,8 @@ func TestClientTalksToAServerOverA400msLink(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"CREATE deployments/web replicas=3 rv=0 @server-1 → rv=1",
-		"UPDATE deployments/web replicas=5 rv=1 @server-1 → rv=2",
+		"CREATE deployments/web replicas=3 @server-1 → rv=1",
+		"UPDATE deployments/web replicas=5 if rv=1 @server-1 → rv=2",
 		"GET deployments/web @server-1 → replicas=5 rv=2",
 	}, notes)
 }

@@ -200,7 +200,8 @@ func (s *MemStore) Compact(rv int64) {
 // Watch returns the retained changes to kind after resourceVersion, in
 // order, waiting up to wait for at least one (an empty answer means none
 // came). A resourceVersion from before the retained window is Gone: the
-// caller must relist. A resourceVersion of 0 means "from the beginning".
+// caller must relist. A resourceVersion of 0 means "from the beginning"; an
+// empty kind watches every kind (a replica following the whole history).
 func (s *MemStore) Watch(p *sim.Proc, kind string, resourceVersion int64, wait time.Duration) ([]Event, error) {
 	deadline := p.Now() + wait
 	for {
@@ -213,7 +214,7 @@ func (s *MemStore) Watch(p *sim.Proc, kind string, resourceVersion int64, wait t
 		}
 		evs := []Event{}
 		for _, ev := range s.events {
-			if ev.Object.ResourceVersion > resourceVersion && ev.Object.Kind == kind {
+			if ev.Object.ResourceVersion > resourceVersion && (kind == "" || ev.Object.Kind == kind) {
 				evs = append(evs, ev)
 			}
 		}
