@@ -175,3 +175,25 @@ func TestTwoNaiveControllersReadingLaggingViewsMakeTooManyPods(t *testing.T) {
 	assert.Equal(t, 4, created, "each controller made the 2 missing pods")
 	t.Logf("at most %d pods where 5 were desired", most)
 }
+
+// The same seed gives the same run, byte for byte: controllers, informers,
+// work queue and client included.
+func TestTheSameSeedGivesTheSameTrace(t *testing.T) {
+	run := func() string {
+		w := sim.New(42, sim.Latency(time.Millisecond, 20*time.Millisecond))
+		defer w.Close()
+		store := kube.NewMemStore(3)
+		webWith3Pods(store)
+		w.AddNode("server-1", serveStore(store))
+		w.AddNode("server-2", serveStore(store))
+		w.AddNode("kubectl", scaleTo(t, 5, 500*ms, "server-1"))
+		w.AddNode("controller", func(p *sim.Proc) {
+			kube.NewReplicaSetController(p, kube.NewClient(p, "server-1", "server-2"), 3)
+		})
+		require.NoError(t, w.Run(2*time.Second))
+		return w.Trace().String()
+	}
+	first := run()
+	assert.Equal(t, first, run())
+	assert.Contains(t, first, "CREATE pods/web-")
+}
