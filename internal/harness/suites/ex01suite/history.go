@@ -32,7 +32,7 @@ type historyCoverage struct {
 
 func history(t *testing.T, mk func(int) kube.Storage) {
 	var cov historyCoverage
-	for _, seed := range suite.Seeds(200) {
+	for _, seed := range suite.Seeds(120) {
 		if !historyRun(t, mk, seed, &cov) {
 			return
 		}
@@ -89,7 +89,7 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && fail == nil; i++ {
 			pr := nextProbe(p.Rand(), ref)
-			start := p.Now()
+			start := p.Now().Round(100 * time.Microsecond)
 			got, gotErr := apply(c, pr)
 			want, wantErr := applyRef(p, ref, pr)
 			if wantErr == nil {
@@ -124,7 +124,7 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 		segs = append(segs, segment{from: 0})
 		rv := int64(0)
 		for !done {
-			evs, err := c.Watch("pods", rv, 200*ms)
+			evs, err := c.Watch("pods", rv, 400*ms)
 			switch {
 			case errors.Is(err, kube.ErrGone):
 				l, err := c.List("pods", kube.ReadOptions{})
@@ -156,7 +156,7 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 		fail.Seed = seed
 		fail.Clause = course.OneHistory
 		fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", retain, retain, fail.Details)
-		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40})
+		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40, Width: 34})
 		suite.Report(t, *fail)
 		return false
 	}
@@ -317,7 +317,7 @@ func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
 // compare tells the first difference between the store's answer and the
 // reference's as a failure, or returns nil.
 func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
-	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at), pr.describe, server)
+	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at.Round(100*time.Microsecond)), pr.describe, server)
 	if ev, ok := want.(kube.Event); ok {
 		want = ev.Object
 	}
