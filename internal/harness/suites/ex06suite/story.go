@@ -29,11 +29,11 @@ func runStory(seed int64, serve Server) *run {
 	addServers(w, serve)
 	w.SetLinks("server-1", "server-2", sim.Link{Min: 380 * time.Millisecond, Max: 400 * time.Millisecond})
 	w.AddNode("kubectl", func(p *sim.Proc) {
-		client{p, r}.create("server-1", storyKey, 3)
+		newClient(p, r).create("server-1", storyKey, 3)
 	})
 	scaler := func(server sim.NodeID, replicas int, offset time.Duration) func(p *sim.Proc) {
 		return func(p *sim.Proc) {
-			c := client{p, r}
+			c := newClient(p, r)
 			p.Sleep(storyScaleAt + offset)
 			c.scale(server, storyKey, replicas)
 			p.Sleep(storyReadAt - p.Now())

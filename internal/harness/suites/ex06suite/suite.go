@@ -16,11 +16,12 @@
 // The servers' histories are read the way any client would: a watch of
 // deployments from resourceVersion 0, sent to each server.
 //
-// Figures (go1.26, 2 cores): the reference solution passes every check on
-// each of seeds 1–1000 (RUNS=1000); the pristine stub fails "story" with
-// divergent-history on every seed and "one-history" with divergent-history
-// on every seed of 1–1000. The default suite (20 + 150 + 150 seeds) takes
-// well under a second.
+// Figures (go1.26): the reference solution passes all three checks on each
+// of seeds 1–1000 (RUNS=1000, about 3 s). Over seeds 1–1000 the pristine
+// stub diverges in "story" and in "one-history" on 1000 of 1000 (the named
+// failure, divergent-history), and its client history is not linearizable
+// on 1000 of 1000. The default suite (20 + 150 + 150 seeds) takes about
+// 0.3 s of wall time for the solution on an idle machine.
 package ex06suite
 
 import (

@@ -50,13 +50,13 @@ func runWorkload(seed int64, serve Server, wl workload) *run {
 
 	w.AddNode("kubectl", func(p *sim.Proc) {
 		for _, key := range wl.keys {
-			client{p, r}.create("server-1", key, 1)
+			newClient(p, r).create("server-1", key, 1)
 		}
 	})
 	next := 1 // replica counts are unique per key, so a change can be found by its value
 	for i := range wl.clients {
 		w.AddNode(sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i)), func(p *sim.Proc) {
-			c := client{p, r}
+			c := newClient(p, r)
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
 			for p.Now() < workStart+wl.duration {
 				server := servers[p.Rand().Intn(len(servers))]

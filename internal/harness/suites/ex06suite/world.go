@@ -43,89 +43,57 @@ func addServers(w *sim.World, serve Server) {
 	}
 }
 
-// client is a kubectl-like client inside the world: each request goes to the
-// server named, and every operation is recorded in the run's history.
+// client is one controller inside the world: a kube.Client that records
+// every operation in the run's history and sends each request to the server
+// the workload picks. It writes its own short notes for the timeline
+// ("scale web=5 via server-1", "yes: web=5 rv 2").
 type client struct {
 	p *sim.Proc
-	r *run
+	k *kube.Client
 }
 
-// create creates deployments/<name> with replicas through server.
+func newClient(p *sim.Proc, r *run) client {
+	return client{p, kube.NewClient(p, servers...).Named(string(p.Node())).Record(r.h).WithTimeout(requestTimeout).Quiet()}
+}
+
+// create creates key with replicas through server.
 func (c client) create(server sim.NodeID, key string, replicas int) {
 	kind, name := kube.SplitKey(key)
-	c.write(server, check.Create(key, replicas), kube.CreateRequest{Object: kube.Object{Kind: kind, Name: name, Replicas: replicas}})
+	c.p.Logf("create %s=%d via %s", name, replicas, server)
+	c.answer(c.k.Pin(server).Create(kube.Object{Kind: kind, Name: name, Replicas: replicas}))
 }
 
 // scale sets the replicas of key through server, unconditionally: kubectl
 // scale without --resource-version.
-func (c client) scale(server sim.NodeID, key string, replicas int) check.Result {
+func (c client) scale(server sim.NodeID, key string, replicas int) {
 	kind, name := kube.SplitKey(key)
-	return c.write(server, check.Write(key, replicas), kube.UpdateRequest{Object: kube.Object{Kind: kind, Name: name, Replicas: replicas}})
-}
-
-func (c client) write(server sim.NodeID, in check.Input, req any) check.Result {
-	op := c.r.h.Call(string(c.p.Node()), string(server), in, c.p.Now())
-	c.p.Logf("%s %s=%v via %s", in.Kind, short(in.Key), in.Value, server)
-	reply, err := c.p.Call(server, req, requestTimeout)
-	res, ok := c.result(server, reply, err)
-	if !ok {
-		c.r.h.Timeout(op, c.p.Now())
-		c.p.Logf("no answer: %v", err)
-		return check.Result{Outcome: check.Indefinite}
-	}
-	if res.Outcome == check.OK {
-		obj := reply.(kube.Object)
-		res = check.Acked(obj.ResourceVersion)
-		c.p.Logf("yes: %s=%d rv %d", obj.Name, obj.Replicas, obj.ResourceVersion)
-	} else {
-		c.p.Logf("%s: %v", res.Outcome, err)
-	}
-	c.r.h.Return(op, res, c.p.Now())
-	return res
+	c.p.Logf("scale %s=%d via %s", name, replicas, server)
+	c.answer(c.k.Pin(server).Update(kube.Object{Kind: kind, Name: name, Replicas: replicas}))
 }
 
 // get reads key through server, Latest: consistent with every acknowledged
 // write.
-func (c client) get(server sim.NodeID, key string) check.Result {
-	op := c.r.h.Call(string(c.p.Node()), string(server), check.Read(key), c.p.Now())
+func (c client) get(server sim.NodeID, key string) {
 	c.p.Logf("read %s via %s", short(key), server)
-	reply, err := c.p.Call(server, kube.GetRequest{Key: key, Opts: kube.ReadOptions{ResourceVersion: kube.Latest}}, requestTimeout)
-	res, ok := c.result(server, reply, err)
-	if !ok {
-		c.r.h.Timeout(op, c.p.Now())
-		c.p.Logf("no answer: %v", err)
-		return check.Result{Outcome: check.Indefinite}
-	}
-	if res.Outcome == check.OK {
-		obj := reply.(kube.Object)
-		res = check.Found(obj.Replicas, obj.ResourceVersion)
+	obj, err := c.k.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
+	if err == nil {
 		c.p.Logf("got %s=%d rv %d", obj.Name, obj.Replicas, obj.ResourceVersion)
+		return
 	}
-	c.r.h.Return(op, res, c.p.Now())
-	return res
+	c.answer(obj, err)
 }
 
-// result classifies an answer. ok is false when the outcome is unknown: a
-// timeout, or an error the API does not define.
-func (c client) result(server sim.NodeID, reply any, err error) (check.Result, bool) {
+// answer notes how a write ended.
+func (c client) answer(obj kube.Object, err error) {
+	var status *kube.StatusError
 	switch {
 	case err == nil:
-		if _, isObject := reply.(kube.Object); !isObject {
-			c.r.problems = append(c.r.problems, fmt.Sprintf("%s answered %s's request with a %T, not a kube.Object", server, c.p.Node(), reply))
-			return check.Result{}, false
-		}
-		return check.Result{Outcome: check.OK}, true
-	case errors.Is(err, kube.ErrNotFound):
-		return check.Fail(check.NotFound), true
-	case errors.Is(err, kube.ErrAlreadyExists):
-		return check.Fail(check.AlreadyExists), true
-	case errors.Is(err, kube.ErrConflict):
-		return check.Fail(check.Conflict), true
-	case errors.Is(err, kube.ErrUnavailable), errors.Is(err, kube.ErrTooManyRequests),
-		errors.Is(err, sim.ErrNodeDown), errors.Is(err, sim.ErrUnreachable):
-		return check.Fail(check.Refused), true
+		c.p.Logf("yes: %s=%d rv %d", obj.Name, obj.Replicas, obj.ResourceVersion)
+	case errors.As(err, &status):
+		c.p.Logf("no: %s", status.Reason)
+	default:
+		c.p.Logf("no: %v", err)
 	}
-	return check.Result{}, false // ErrTimeout, kube.ErrTimeout, or anything else: indefinite
 }
 
 // short is a Deployment's name without its kind, for notes: "web".
