@@ -96,7 +96,7 @@ func (c chapter) storyRun(t *testing.T, seed int64) bool {
 // that has none.
 func (c chapter) randomized(t *testing.T) {
 	var cov check.Coverage
-	for _, seed := range suite.Seeds(200) {
+	for _, seed := range suite.Seeds(100) {
 		ok, v := c.randomizedRun(t, seed)
 		if !ok {
 			return

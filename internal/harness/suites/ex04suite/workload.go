@@ -32,8 +32,8 @@ type final struct {
 //     every object from both servers with kube.Any.
 //
 // Every value written is new, so that a read says which write it saw. With
-// slow set, links take 1–60ms, the servers' link up to a per-seed maximum
-// of at most 400ms, and during one window of 1–3s the servers' link takes
+// slow set, links take 1–60ms, the servers' link 50ms up to a per-seed maximum
+// of 100–400ms, and during one window of 1–3s the servers' link takes
 // 300–400ms each way (a fault, for the checkers). Without it every link
 // takes 1–400ms.
 func (c chapter) workload(seed int64, slow bool) (*sim.World, *check.History, *final) {
@@ -42,7 +42,7 @@ func (c chapter) workload(seed int64, slow bool) (*sim.World, *check.History, *f
 		w = sim.New(seed, sim.Latency(1*ms, 60*ms))
 		c.boot(w)
 		r := w.Rand()
-		base := sim.Link{Min: 5 * ms, Max: time.Duration(50+r.Intn(351)) * ms}
+		base := sim.Link{Min: 50 * ms, Max: time.Duration(100+r.Intn(301)) * ms}
 		w.SetLinks(server1, server2, base)
 		start := time.Duration(200+r.Intn(1300)) * ms
 		end := start + time.Duration(1000+r.Intn(2001))*ms
@@ -81,9 +81,9 @@ func (c chapter) workload(seed int64, slow bool) (*sim.World, *check.History, *f
 			cl := client{p, h}
 			r := p.Rand()
 			pick := func() sim.NodeID { return servers[r.Intn(len(servers))] }
-			n := 15
+			n, pause := 25, 30
 			if controller {
-				n = 10
+				n, pause = 10, 80
 			}
 			for range n {
 				key := keys[r.Intn(len(keys))]
@@ -100,7 +100,7 @@ func (c chapter) workload(seed int64, slow bool) (*sim.World, *check.History, *f
 					next++
 					cl.scale(pick(), key, next, 0)
 				}
-				p.Sleep(time.Duration(r.Intn(80)) * ms)
+				p.Sleep(time.Duration(r.Intn(pause)) * ms)
 			}
 		})
 	}
