@@ -27,7 +27,8 @@
 //     guards against refusing, not against staleness;
 //   - a server that replicates synchronously but leaves reads local passes
 //     story and fails randomized (seed 1): a dashboard reads 12 on server-1,
-//     then 3 on server-2, before the primary has acknowledged anything;
+//     then another reads 3 on server-2; the primary showed the change to its
+//     own readers before server-2 had it;
 //   - go test ./solutions/ex04-the-write-that-arrived-late/ with the default
 //     seeds (5 story, 100 randomized, 50 progress): about 0.5s of wall time.
 package ex04suite
