@@ -184,8 +184,8 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 		if ghost != "" {
 			story += fmt.Sprintf("%s's cache still holds %s", a.who, ghost)
 			if op, ok := deletion(h, ghost); ok {
-				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(op.Return), op.Result.Version)
-				at = op.Return
+				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(op.Return.Round(100*time.Microsecond)), op.Result.Version)
+				at = op.Return.Round(100 * time.Microsecond)
 			}
 		} else {
 			story += fmt.Sprintf("%s's cache lacks %s", a.who, gone)

@@ -156,7 +156,7 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 		fail.Seed = seed
 		fail.Clause = course.OneHistory
 		fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", retain, retain, fail.Details)
-		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40, Width: 34})
+		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40, Width: 30})
 		suite.Report(t, *fail)
 		return false
 	}

@@ -155,7 +155,7 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	fail := func(name, story, details string, at time.Duration) bool {
 		suite.Report(t, suite.Failure{Name: name, Clause: course.OneHistory, Story: story, At: at, Seed: seed,
 			Details:  details,
-			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 34})})
+			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 30})})
 		return false
 	}
 	switch {
