@@ -178,6 +178,7 @@ func (w *World) Faults() []Fault {
 // link, a skewed clock), for the checkers and the timeline.
 func (w *World) Fault(desc string, start, end time.Duration) {
 	w.faults = append(w.faults, Fault{Desc: desc, Start: start, End: end})
+	w.record(Event{Kind: EvFault, Text: fmt.Sprintf("%s from %s to %s", desc, fmtTime(start), fmtTime(end))})
 }
 
 func (w *World) faultStart(key string, id NodeID) {

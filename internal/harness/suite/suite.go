@@ -107,9 +107,10 @@ func splitName(name string) (string, string) {
 	return strings.ToLower(strings.TrimPrefix(top, "Test")), check
 }
 
-// FormatTime prints a virtual time as milliseconds: "1234.5ms".
+// FormatTime prints a virtual time as milliseconds, to a tenth: "1234.5ms", "400ms".
 func FormatTime(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
+	s := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + "ms"
 }
 
 // CheckFunc is one check of a hidden suite.

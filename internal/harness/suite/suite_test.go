@@ -93,4 +93,6 @@ func TestSeeds(t *testing.T) {
 func TestFormatTime(t *testing.T) {
 	assert.Equal(t, "412.5ms", FormatTime(412500*time.Microsecond))
 	assert.Equal(t, "0ms", FormatTime(0))
+	// Stories round to a tenth of a millisecond: nobody reads nanoseconds.
+	assert.Equal(t, "2026.5ms", FormatTime(2026487939*time.Nanosecond))
 }
