@@ -61,7 +61,8 @@ func (f Fault) String() string {
 // formatTime prints a virtual time in milliseconds, as suite.FormatTime does:
 // "412ms", "1234.5ms".
 func formatTime(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + "ms"
+	s := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + "ms"
 }
 
 // table renders rows as left-aligned columns, each line indented by two
