@@ -37,7 +37,7 @@ import (
 const (
 	chapter = "ex03"
 	// defaultSeeds is how many worlds each cluster gets per run of the suite.
-	defaultSeeds = 40
+	defaultSeeds = 30
 	// catchPercent is the share of seeds on which a broken cluster must be
 	// caught: a drill may be unlucky in a world or two, never on most.
 	catchPercent = 90

@@ -50,7 +50,7 @@ var (
 	lostWrite = cluster{
 		name:   "acknowledged, then lost",
 		broken: true,
-		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows within 200ms); " +
+		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows 150 to 300ms later); " +
 			"when server-1 goes down, server-2 takes over without the writes that had not arrived yet, and they are gone",
 		build: buildLostWrite,
 	}
@@ -262,7 +262,7 @@ func buildAsync(w *sim.World) {
 }
 
 // buildLostWrite: server-1 holds the truth in memory and acknowledges
-// before copying to server-2 (within 50–200ms); server-2 forwards to
+// before copying to server-2 (150–300ms later); server-2 forwards to
 // server-1 and, when it cannot reach it, serves from its own copy. A booting
 // server starts from the other's copy.
 func buildLostWrite(w *sim.World) {
@@ -270,7 +270,7 @@ func buildLostWrite(w *sim.World) {
 		s := openStore(p, false)
 		restore(p, s, server2)
 		s.after = func(p *sim.Proc, ev kube.Event) {
-			lag := 50*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
+			lag := 150*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
 			p.Go("copy", func(p *sim.Proc) {
 				p.Sleep(lag)
 				p.Call(server2, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
