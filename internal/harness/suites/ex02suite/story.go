@@ -151,8 +151,8 @@ func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		if v := c.lost(); v != nil {
 			kept := acked - len(v.Ops)
 			story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
-				"for %s there was no cluster, and then a different one",
-				acked, clock(crashAt), ms(crashAt), clock(restartAt), ms(restartAt), kept, ms(restartAt-crashAt))
+				"for %s (%.0f minutes) there was no cluster, and then a different one",
+				acked, clock(crashAt), ms(crashAt), clock(restartAt), ms(restartAt), kept, ms(restartAt-crashAt), (restartAt - crashAt).Minutes())
 			if len(k.stopped) > 0 {
 				story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
 					len(k.stopped), strings.Join(k.stopped, ", "), ms(k.firstAt))
