@@ -172,9 +172,8 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	for i := 0; i < sc.pods; i++ {
 		mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
 	}
-	for _, o := range cl.store.Objects() {
-		what := "ADDED " + o.Key()
-		cl.log = append(cl.log, change{what: what, by: "(before)", pods: cl.countPods(), desired: sc.initial})
+	for i, o := range cl.store.Objects() { // web, then web-0, web-1, …
+		cl.log = append(cl.log, change{what: "ADDED " + o.Key(), by: "(before)", pods: i, desired: sc.initial})
 	}
 
 	w.AddNode(etcd, cl.bootEtcd)
