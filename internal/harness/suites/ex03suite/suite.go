@@ -151,7 +151,7 @@ func (g *grading) catches(cl cluster) suite.CheckFunc {
 			}
 		}
 		// Caught: but a drill that fails every cluster catches everything.
-		g.checkNoFalseAlarm(t, fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, ", cl.name, n, len(out)))
+		g.checkNoFalseAlarm(t, fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, but it also ", cl.name, n, len(out)))
 	}
 }
 
@@ -188,7 +188,8 @@ func (g *grading) passesCorrect(t *testing.T) {
 }
 
 // checkNoFalseAlarm fails t if the drill flagged a correct cluster on any
-// seed; it reports whether all was well. prefix starts the story.
+// seed; it reports whether all was well. prefix, if any, starts the story
+// and ends where a verb follows ("your drill ... but it also ").
 func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
 	for _, cl := range correctClusters {
 		out := g.outcomes(cl)
@@ -203,11 +204,11 @@ func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
 			g.drive(cl, o.seed, func(w *sim.World, c *drill.Cluster) {
 				timeline = render(w, c, o.end)
 			})
-			story := fmt.Sprintf("%syour drill reported a finding against the cluster %q, which keeps the contract (seed %d): %s",
-				prefix, cl.name, o.seed, firstLine(o.finding.Error()))
 			if prefix == "" {
-				story = upperFirst(story)
+				prefix = "your drill "
 			}
+			story := fmt.Sprintf("%sreported a finding against the cluster %q, which keeps the contract (seed %d): %s",
+				prefix, cl.name, o.seed, firstLine(o.finding.Error()))
 			suite.Report(t, suite.Failure{
 				Name:   nameFalseAlarm,
 				Clause: course.OneHistory,
@@ -216,7 +217,7 @@ func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
 				Seed:   o.seed,
 				Details: fmt.Sprintf("the cluster %q %s.\n"+
 					"A refusal (Unavailable, TooManyRequests) or a timeout is honest; only answers that contradict each other are findings.\n"+
-					"a drill that fails every cluster cannot tell a broken one from a correct one.\n\nyour drill's finding, in full:\n%s",
+					"A drill that fails every cluster cannot tell a broken one from a correct one.\n\nyour drill's finding, in full:\n%s",
 					cl.name, cl.does, indent(o.finding.Error())),
 				Timeline: timeline,
 			})
@@ -271,7 +272,7 @@ func (g *grading) reportMissed(t *testing.T, cl cluster, o outcome, n, of int, l
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy on %d of %d seeds (it must catch it on %d%%)",
 		cl.name, cl.does, of-n, of, catchPercent)
 	if len(lead) > 0 {
-		story = lead[0] + " " + story
+		story = lead[0] + " " + upperFirst(story)
 	}
 	suite.Report(t, suite.Failure{
 		Name:     nameSilence,

@@ -27,7 +27,7 @@
 // with p.Go, talk to the servers with kube.NewClient (through the balancer,
 // or pinned to one server with Pin), record what it saw in a check.History,
 // sleep and read the time from its *sim.Proc. Everything happens in virtual
-// time: a drill of ten virtual seconds costs about a millisecond.
+// time: a drill of ten virtual seconds costs a few milliseconds.
 //
 // # What a finding is
 //
