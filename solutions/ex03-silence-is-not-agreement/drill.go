@@ -48,6 +48,18 @@ func Drill(c *drill.Cluster) error {
 		c.Client(fmt.Sprintf("writer-%d", i), func(p *sim.Proc) { write(p, i, servers, h) })
 	}
 
+	// A reader keeps asking random servers about random keys, before,
+	// during and after the faults: a write a server lost is visible only
+	// until someone overwrites it, so someone must be looking all the time.
+	c.Client("reader", func(p *sim.Proc) {
+		api := kube.NewClient(p, servers...).Record(h).WithTimeout(timeout)
+		for p.Now() < writeTill {
+			s := servers[p.Rand().Intn(len(servers))]
+			api.Pin(s).Get("deployments/"+keys[p.Rand().Intn(len(keys))], kube.ReadOptions{}) //nolint:errcheck // recorded in h
+			p.Sleep(5 * time.Millisecond)
+		}
+	})
+
 	// The auditor: once every fault is over, what does each server hold?
 	held := map[sim.NodeID]map[string]kube.Object{}
 	c.Client("auditor", func(p *sim.Proc) {
