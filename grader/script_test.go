@@ -70,12 +70,20 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TESTFILE", ch.TestFileName())
 			env.Setenv("PKG", ch.Package())
 			env.Setenv("NAMED_FAILURE", regexp.QuoteMeta(ch.Failure))
+			env.Setenv("BINDING", ch.Binding)
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "plainbinding" {
+				return regexp.MustCompile(`^[A-Za-z_]\w*$`).MatchString(ch.Binding), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"solve":      solve,
 			"inject":     inject,
 			"jsonreport": jsonReport,
+			"stall":      stall,
 		},
 	})
 }
@@ -189,6 +197,33 @@ func inject(ts *testscript.TestScript, neg bool, args []string) {
 		name = args[1]
 	}
 	ts.Check(os.WriteFile(filepath.Join(ts.MkAbs(ts.Getenv("EXDIR")), name), []byte(text), 0o644))
+}
+
+// stall makes the learner's function never return: it finds `func NAME(`
+// in the exercise folder's stub files and makes the function's first
+// statement a call that sleeps for an hour (in a file of its own, which
+// imports time). NAME is the chapter's binding when that is a plain function
+// name, so a check calls it; the script names it.
+//
+//	stall $BINDING
+func stall(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stall function")
+	}
+	dir := ts.MkAbs(ts.Getenv("EXDIR"))
+	files, err := workbook.StubFiles(dir)
+	ts.Check(err)
+	decl := regexp.MustCompile(`(?m)^func ` + regexp.QuoteMeta(args[0]) + `\(.*\{$`)
+	for name, text := range files {
+		if loc := decl.FindStringIndex(text); loc != nil {
+			text = text[:loc[1]] + "\n\tstallForever()" + text[loc[1]:]
+			ts.Check(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+			stub := "package " + ts.Getenv("PKG") + "\n\nimport \"time\"\n\nfunc stallForever() { time.Sleep(time.Hour) }\n"
+			ts.Check(os.WriteFile(filepath.Join(dir, "stall.go"), []byte(stub), 0o644))
+			return
+		}
+	}
+	ts.Fatalf("no func %s( in %s", args[0], dir)
 }
 
 // jsonReport reads the last command's stdout as the grader's JSON report,

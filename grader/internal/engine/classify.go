@@ -178,7 +178,7 @@ func compileProblem(output, dir string) *result.Problem {
 }
 
 func timeoutProblem(rec *record, top string, limit time.Duration, absDir, dir string) *result.Problem {
-	p := &result.Problem{Kind: result.Hang, Output: strings.TrimSpace(rec.panicText.String())}
+	p := &result.Problem{Kind: result.Hang, Output: learnerStacks(rec.panicText.String(), absDir, dir)}
 	// The innermost running test is the deepest name the timeout panic
 	// listed; without one (the grader had to kill the process), the last
 	// check that started and never finished.
@@ -240,6 +240,20 @@ func setupProblem(rec *record, out outcome) *result.Problem {
 		text = out.exitErr.Error()
 	}
 	return &result.Problem{Kind: result.Setup, Summary: summary, Output: text}
+}
+
+// learnerStacks shortens a timeout's goroutine dump to what a learner needs:
+// its first block (the panic and the tests that were running) and the
+// goroutines whose stacks pass through the learner's folder.
+func learnerStacks(dump, absDir, dir string) string {
+	blocks := strings.Split(strings.TrimSpace(dump), "\n\n")
+	keep := blocks[:1]
+	for _, b := range blocks[1:] {
+		if strings.Contains(b, absDir+string(filepath.Separator)) || strings.Contains(b, course.Module+"/"+dir+"/") {
+			keep = append(keep, b)
+		}
+	}
+	return strings.Join(keep, "\n\n")
 }
 
 // frameLine matches a stack frame's location: "\t/abs/path/file.go:42 +0x1d".

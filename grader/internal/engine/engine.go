@@ -238,7 +238,13 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 		res.Problem.File = strings.ReplaceAll(res.Problem.File, filepath.ToSlash(tmp)+"/", dir+"/")
 	}
 	if opts.Source == result.Exercises && res.Status != result.Pass && workbook.Unchanged(absDir, pristine) {
+		// Untouched work earns nothing, even where the stub happens to pass
+		// a check by itself: the checks keep their statuses, not the points.
 		res.Status = result.NotStarted
+		res.Points = 0
+		for i := range res.Checks {
+			res.Checks[i].Points = 0
+		}
 	}
 	res.Command = command(opts, ch, dir)
 	return res

@@ -118,19 +118,27 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 			fmt.Fprintf(w, "\n%s", indent(firstLines(p.Output, 40), "  "))
 		}
 	}
+	told := false // the first failure is told in full, the others in a line
 	for _, c := range ch.Checks {
 		if c.Status != result.Fail {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s\n", pal.Bold("── "+c.Name+": "+c.Title))
-		if c.Failure != nil {
-			fmt.Fprintf(w, "%s", indent(c.Failure.Text(), "  "))
+		switch {
+		case c.Failure != nil && !told:
+			text := c.Failure.Text()
+			first, rest, _ := strings.Cut(text, "\n")
+			fmt.Fprintf(w, "%s%s", indent(wrap(first, 100), "  "), indent(rest, "  "))
 			if n := len(c.Failures) - 1; n > 0 {
 				fmt.Fprintf(w, "  %s\n", pal.Dim(fmt.Sprintf("(and %d more failure(s) in this check)", n)))
 			}
-			continue
+		case c.Failure != nil:
+			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), 100), "  "))
+			fmt.Fprintf(w, "  %s\n", pal.Dim("replay: "+c.Failure.Replay))
+		default:
+			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
 		}
-		fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
+		told = true
 	}
 	if ch.Cut > 0 {
 		fmt.Fprintf(w, "\n%s\n", pal.Dim(fmt.Sprintf("(the test printed %d bytes more than the grader keeps; they were cut)", ch.Cut)))
@@ -208,6 +216,28 @@ func indent(s, prefix string) string {
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// wrap breaks a long line at spaces into lines of at most width runes (a
+// word longer than that stands alone), the lines after the first indented
+// by two spaces.
+func wrap(s string, width int) string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return s
+	}
+	var b strings.Builder
+	line := words[0]
+	for _, word := range words[1:] {
+		if len([]rune(line))+1+len([]rune(word)) > width {
+			b.WriteString(line + "\n")
+			line = "  " + word
+			continue
+		}
+		line += " " + word
+	}
+	b.WriteString(line)
+	return b.String()
 }
 
 func firstLines(s string, n int) string {

@@ -51,7 +51,7 @@ type Check struct {
 	Name     string
 	Title    string
 	Status   Status
-	Points   int // earned: Max when Status is Pass, else 0
+	Points   int // earned: Max when Status is Pass, else 0 (and 0 in a chapter not started)
 	Max      int
 	Duration time.Duration   // as the test reported it
 	Failure  *suite.Failure  // the first failure the check reported on its Marker line
