@@ -228,9 +228,7 @@ func TestAHangInInitIsKilled(t *testing.T) {
 	opts.Timeout = time.Second
 	defer func(g time.Duration) { grace = g }(grace)
 	grace = 500 * time.Millisecond
-	start := time.Now()
-	ch := gradeFake(t, opts)
-	assert.Less(t, time.Since(start), 30*time.Second)
+	ch := gradeFake(t, opts) // returns at all only because the grader killed the process
 	assert.Equal(t, result.Timeout, ch.Status)
 	require.NotNil(t, ch.Problem)
 	assert.Contains(t, ch.Problem.Summary, "before any check started")
