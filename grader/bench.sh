@@ -3,7 +3,8 @@
 # not asserted (make bench-grader). It warms the build cache first, then
 # times each command several times and prints the fastest and the median:
 #
-#   make exNN             one chapter, told in full (go run ./grader exNN)
+#   make exNN             one chapter, told in full (the grader built and run)
+#   after an edit         the same, after saving a change to the stub (in a copy)
 #   make grade            every chapter (go run ./grader)
 #   grader (installed)    every chapter, without go run's link check
 #   grader --solutions    every chapter's solution
@@ -38,7 +39,7 @@ measure() {
 	local min median
 	min=$(echo "$sorted" | head -1)
 	median=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
-	printf '  %-34s min %5d ms   median %5d ms\n' "$label" "$min" "$median"
+	printf '  %-38s min %5d ms   median %5d ms\n' "$label" "$min" "$median"
 }
 
 # Warm the caches: the grader's build and every chapter's test build.
@@ -46,8 +47,24 @@ make -s "$ch" >/dev/null 2>&1 || true
 "$GO" run ./grader >/dev/null 2>&1 || true
 "$GO" run ./grader --solutions >/dev/null 2>&1 || true
 
+# A copy of the workbook where each run first edits the chapter's stub, as a
+# learner saving a file does: the package and its test binary rebuild.
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+git ls-files -z | tar --null -cf - -T - | tar -xf - -C "$copy"
+exdir=$(ls -d "$copy"/exercises/"$ch"-*/)
+stub=$(ls "$exdir"*.go | grep -v _test.go | head -1)
+edit_and_grade() {
+	local n
+	n=$(date +%s%N)
+	echo "func BenchEdit$n() string { return \"$n\" }" >>"$stub"
+	(cd "$copy" && "$OLDPWD"/bin/grader "$ch")
+}
+edit_and_grade >/dev/null 2>&1 || true
+
 echo "grader timings, warm, $runs runs each · $(nproc 2>/dev/null || echo '?') CPUs · $("$GO" version | cut -d' ' -f3)"
 measure "make $ch" make -s "$ch"
+measure "grader $ch after an edit (rebuild)" edit_and_grade
 measure "make grade (every chapter)" make -s grade
 measure "bin/grader (every chapter)" bin/grader
 measure "bin/grader --solutions" bin/grader --solutions
