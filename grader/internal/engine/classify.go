@@ -89,6 +89,18 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		res.Status = result.Error
 		res.Problem = panicProblem(rec, absDir, dir)
 		markCheck(&res, res.Problem.Check, result.Error)
+	case caughtPanic(res) != nil:
+		// The world caught a panic in the learner's code and the suite
+		// reported it as a failure: it is a panic all the same.
+		c := caughtPanic(res)
+		res.Status = result.Error
+		res.Problem = &result.Problem{Kind: result.Panic, Check: c.Name, Summary: "panic: " + c.Failure.Story, Output: c.Failure.Details}
+		if f, line, fn := learnerFrame(c.Failure.Details, absDir, dir); f != "" {
+			res.Problem.File, res.Problem.Line = f, line
+			res.Problem.Summary += fmt.Sprintf(" in %s at %s:%d", fn, f, line)
+		}
+		res.Problem.Summary += " (check " + c.Name + ")"
+		markCheck(&res, c.Name, result.Error)
 	case allPass:
 		res.Status = result.Pass
 	case !rec.started || rec.pkgAction == "":
@@ -112,6 +124,17 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		res.Failure = plainFailure(ch, res)
 	}
 	return res
+}
+
+// caughtPanic is the first check whose first failure is a panic the suite
+// caught (suite.PanicName), or nil.
+func caughtPanic(res result.Chapter) *result.Check {
+	for i, c := range res.Checks {
+		if c.Failure != nil && c.Failure.Name == suite.PanicName {
+			return &res.Checks[i]
+		}
+	}
+	return nil
 }
 
 // missing names the first check that did not report a result, or "".
@@ -280,6 +303,7 @@ func learnerFrame(stack, absDir, dir string) (string, int, string) {
 		if j := strings.LastIndex(fn, "("); j > 0 {
 			fn = fn[:j]
 		}
+		fn = strings.TrimPrefix(strings.TrimSpace(fn), course.Module+"/"+dir+".") // "(*Store).Create"
 		return dir + "/" + path.Base(filepath.ToSlash(file)), n, strings.TrimSpace(fn)
 	}
 	return "", 0, ""

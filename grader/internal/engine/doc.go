@@ -22,7 +22,9 @@
 // file and line); timeout, if the run hit its time limit (the check that
 // hung, from the timeout panic's list of running tests, or the last check
 // that started when the grader had to kill the process group itself);
-// error, if it panicked (the first stack frame in the learner's folder);
+// error, if it panicked (the first stack frame in the learner's folder),
+// whether the test process crashed or the simulated world caught the panic
+// and the suite reported it as a failure named suite.PanicName;
 // pass, if every check passed; error, if the process ended without
 // reporting every check (os.Exit in init); else fail, with the first
 // failure the suite reported on a Marker line. A chapter whose folder still

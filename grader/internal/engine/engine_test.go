@@ -193,6 +193,33 @@ func Behave(check string) string {
 	assert.Equal(t, 3, ch.Points, "alpha passed before beta panicked")
 }
 
+// A panic that the simulated world caught and the suite reported as its
+// failure (suite.PanicName) is a panic all the same: an error, at the first
+// line of the learner's code in the stack the suite passed on.
+func TestAPanicTheWorldCaughtIsAnError(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+func Behave(check string) string {
+	if check == "beta" {
+		return "panic in the world"
+	}
+	return "ok"
+}
+`)
+	ch := gradeFake(t, options(t, root))
+	assert.Equal(t, result.Error, ch.Status, statuses(ch))
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Panic, ch.Problem.Kind)
+	assert.Equal(t, "beta", ch.Problem.Check)
+	assert.Equal(t, "exercises/ex99-fake/fake.go", ch.Problem.File)
+	assert.Equal(t, 4, ch.Problem.Line)
+	assert.Equal(t, "panic: server-1/handle#4 panicked at 12ms: assignment to entry in nil map in Behave at exercises/ex99-fake/fake.go:4 (check beta)", ch.Problem.Summary)
+	assert.Equal(t, 3, ch.Points)
+	assert.Equal(t, result.Error, ch.Checks[1].Status)
+}
+
 // Code that hangs: the time limit ends it and the report names the check
 // that hung.
 func TestAHangNamesTheCheckThatHung(t *testing.T) {

@@ -86,6 +86,11 @@ func hiddenSuite() string {
 			Replay: "make ex99 SEED=424242", Timeline: strings.Repeat(TimelineLine, 60),
 		}.Line()
 	}
+	caught := suite.Failure{
+		Chapter: "ex99", Name: suite.PanicName, Seed: 7, Replay: "make ex99 SEED=7",
+		Story:   "server-1/handle#4 panicked at 12ms: assignment to entry in nil map",
+		Details: "goroutine 8 [running]:\nonehistory/exercises/ex99-fake.Behave({0x1, 0x2})\n\tonehistory/exercises/ex99-fake/fake.go:4 +0x5a\nonehistory/internal/harness/sim.(*World).runOne(0x1)\n\tonehistory/internal/harness/sim/proc.go:113 +0x84\n",
+	}.Line()
 	return fmt.Sprintf(`package ex99suite
 
 import (
@@ -96,11 +101,20 @@ import (
 
 var markers = map[string]string{"alpha": %q, "beta": %q}
 
+// caught is the failure of a panic that the world caught in the learner's code.
+const caught = %q
+
 // Run runs the fake chapter's checks against behave.
 func Run(t *testing.T, behave func(check string) string) {
 	for _, name := range []string{"alpha", "beta"} {
 		t.Run(name, func(t *testing.T) {
-			if got := behave(name); got != "ok" {
+			got := behave(name)
+			if got == "panic in the world" {
+				t.Error("a process panicked")
+				t.Log(caught)
+				return
+			}
+			if got != "ok" {
 				seed := os.Getenv("SEED")
 				if seed == "" {
 					seed = "7"
@@ -111,5 +125,5 @@ func Run(t *testing.T, behave func(check string) string) {
 		})
 	}
 }
-`, marker("alpha"), marker("beta"))
+`, marker("alpha"), marker("beta"), caught)
 }

@@ -113,7 +113,11 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 			result.Compile: "compile error", result.Panic: "panic", result.Hang: "timeout",
 			result.NoReport: "no report", result.Setup: "could not run",
 		}[p.Kind]
-		fmt.Fprintf(w, "\n%s %s\n", pal.Bold(label+":"), p.Summary)
+		if strings.HasPrefix(p.Summary, label+": ") {
+			fmt.Fprintf(w, "\n%s%s\n", pal.Bold(label+":"), strings.TrimPrefix(p.Summary, label+":"))
+		} else {
+			fmt.Fprintf(w, "\n%s %s\n", pal.Bold(label+":"), p.Summary)
+		}
 		if p.Output != "" && p.Output != p.Summary {
 			fmt.Fprintf(w, "\n%s", indent(firstLines(p.Output, 40), "  "))
 		}

@@ -18,6 +18,12 @@ import (
 // learner reads the story printed above it.
 const Marker = "##onehistory-failure "
 
+// PanicName is the Name of the failure a suite reports when the learner's
+// code panicked inside the world (a sim.PanicError), with the panic's stack
+// in Details. The grader reports such a chapter as an error, at the first
+// line of the learner's code in that stack, rather than as a failed check.
+const PanicName = "panic"
+
 // Failure is the story of one failed check, as data. A suite builds one and
 // hands it to Report; the grader reads it back from the Marker line.
 type Failure struct {
