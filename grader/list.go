@@ -26,11 +26,12 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stdout, "No chapters are registered yet.")
 		return exitOK
 	}
-	width := 0
+	width, folder := 0, 0
 	for _, ch := range all {
 		width = max(width, len(ch.Title))
+		folder = max(folder, len(ch.Dir()))
 	}
-	fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6s  %-34s  %s\n", "id", width, "title", "clauses", "points", "folder", "state")
+	fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6s  %-*s  %s\n", "id", width, "title", "clauses", "points", folder, "folder", "state")
 	for _, ch := range all {
 		state := "edited"
 		if files, err := workbook.StubFiles(wb.Path(ch.Dir())); err != nil {
@@ -38,7 +39,7 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 		} else if workbook.Same(files, pristineOf(ch)) {
 			state = "not started"
 		}
-		fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6d  %-34s  %s\n", ch.ID, width, ch.Title, render.ClauseList(ch.Clauses), ch.Points(), ch.Dir(), state)
+		fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6d  %-*s  %s\n", ch.ID, width, ch.Title, render.ClauseList(ch.Clauses), ch.Points(), folder, ch.Dir(), state)
 	}
 	fmt.Fprintln(stdout)
 	for _, k := range course.Clauses {
