@@ -260,15 +260,18 @@ func notRun(ch course.Chapter) []result.Check {
 }
 
 // environment is the go command's environment: the grader's own, with SEED
-// and RUNS exactly as the options say.
+// and RUNS exactly as the options say, and GOWORK=off, so that a go.work
+// file in a folder above the checkout cannot pull the workbook into another
+// workspace.
 func environment(opts Options) []string {
-	env := make([]string, 0, len(opts.Env)+2)
+	env := make([]string, 0, len(opts.Env)+3)
 	for _, kv := range opts.Env {
-		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") {
+		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") || strings.HasPrefix(kv, "GOWORK=") {
 			continue
 		}
 		env = append(env, kv)
 	}
+	env = append(env, "GOWORK=off")
 	if opts.Seed != "" {
 		env = append(env, "SEED="+opts.Seed)
 	}
