@@ -293,6 +293,8 @@ func command(opts Options, ch course.Chapter, dir string) string {
 	return c
 }
 
+// writerFunc adapts a function to io.Writer.
 type writerFunc func(p []byte) (int, error)
 
+// Write calls f.
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
