@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
 )
 
 // The Marker line is the grader's only way to read a failure's story: what
@@ -95,4 +96,27 @@ func TestFormatTime(t *testing.T) {
 	assert.Equal(t, "0ms", FormatTime(0))
 	// Stories round to a tenth of a millisecond: nobody reads nanoseconds.
 	assert.Equal(t, "2026.5ms", FormatTime(2026487939*time.Nanosecond))
+}
+
+func TestARunThatCouldNotGoOnIsToldByWhatStoppedIt(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Sleep(3 * time.Millisecond)
+		var m map[string]int
+		m["web"] = 5 // the learner's bug: a nil map
+	})
+	f := RunFailure(w.Run(time.Second))
+	assert.Equal(t, PanicName, f.Name)
+	assert.Equal(t, 3*time.Millisecond, f.At)
+	assert.Contains(t, f.Story, "process server-1/main panicked at 3ms: assignment to entry in nil map")
+	assert.Contains(t, f.Details, "suite_test.go")
+
+	w2 := sim.New(1)
+	defer w2.Close()
+	var mu sim.Mutex
+	w2.AddNode("server-1", func(p *sim.Proc) { mu.Lock(p); mu.Lock(p) })
+	f = RunFailure(w2.Run(time.Second))
+	assert.Equal(t, DeadlockName, f.Name)
+	assert.Contains(t, f.Story, "server-1/main waits in Mutex.Lock")
 }

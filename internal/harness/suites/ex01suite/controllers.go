@@ -151,10 +151,7 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 		runFailure(t, w, seed, err, cols)
 		return false, nil
 	}
-	var faults []check.Fault
-	for _, f := range w.Faults() {
-		faults = append(faults, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
+	faults := suite.Faults(w)
 	exercised := check.Exercised(h, faults, 5)
 
 	report := func(name, story string, at time.Duration) (bool, *check.Violation) {

@@ -63,38 +63,13 @@ func Run[S kube.Storage](t *testing.T, newStore func(retain int) S) {
 // process stuck outside the world) as the failure it is.
 func runFailure(t *testing.T, w *sim.World, seed int64, err error, cols []sim.NodeID) {
 	t.Helper()
-	name := "run-error"
-	var (
-		dl *sim.DeadlockError
-		pe *sim.PanicError
-		se *sim.StuckError
-	)
-	switch {
-	case errors.As(err, &dl):
-		name = "deadlock"
-	case errors.As(err, &pe):
-		name = "panic"
-	case errors.As(err, &se):
-		name = "stuck"
+	f := suite.RunFailure(err)
+	if f.At == 0 {
+		f.At = w.Now()
 	}
-	suite.Report(t, suite.Failure{
-		Name:     name,
-		Clause:   course.OneHistory,
-		Story:    "the run could not go on: " + firstLine(err.Error()),
-		At:       w.Now(),
-		Seed:     seed,
-		Details:  err.Error(),
-		Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: w.Now(), MaxRows: 40}),
-	})
-}
-
-func firstLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	f.Clause, f.Seed = course.OneHistory, seed
+	f.Timeline = w.Timeline(sim.TimelineOptions{Columns: cols, Focus: f.At, MaxRows: 40})
+	suite.Report(t, f)
 }
 
 // errKind names the API error err matches, for stories: "Conflict",

@@ -135,13 +135,7 @@ func (c *cluster) crashes() []sim.Fault {
 }
 
 // faults converts the world's faults for the checkers.
-func (c *cluster) faults() []check.Fault {
-	var out []check.Fault
-	for _, f := range c.w.Faults() {
-		out = append(out, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
-	return out
-}
+func (c *cluster) faults() []check.Fault { return suite.Faults(c.w) }
 
 // timeline renders the lanes cols around focus: what the clients did and
 // heard (their notes), what the apiserver decided and synced, the crashes
@@ -181,19 +175,15 @@ func fail(t *testing.T, c *cluster, seed int64, name string, at time.Duration, s
 // a deadlock, a stuck process.
 func runError(t *testing.T, c *cluster, seed int64, err error, cols ...sim.NodeID) {
 	t.Helper()
-	at := c.w.Now()
-	story := "the run stopped: " + firstLine(err.Error())
-	if pe, ok := err.(*sim.PanicError); ok {
-		at = pe.At
-		story = fmt.Sprintf("process %s panicked at %s: %v", pe.Proc, ms(pe.At), pe.Value)
-		if strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
-			story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, ms(pe.At), pe.Value)
-		}
+	f := suite.RunFailure(err)
+	if f.At == 0 {
+		f.At = c.w.Now()
 	}
-	suite.Report(t, suite.Failure{
-		Name: "run-error", Clause: course.DurableAgreement, Story: story, At: at, Seed: seed,
-		Details: err.Error(), Timeline: c.timeline(at, cols...),
-	})
+	if pe, ok := err.(*sim.PanicError); ok && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
+		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, ms(pe.At), pe.Value)
+	}
+	f.Clause, f.Seed, f.Timeline = course.DurableAgreement, seed, c.timeline(f.At, cols...)
+	suite.Report(t, f)
 }
 
 // lost checks durability: every acknowledged change is in the final

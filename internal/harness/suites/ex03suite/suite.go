@@ -44,8 +44,6 @@ const (
 
 	nameSilence    = "silence-mistaken-for-agreement"
 	nameFalseAlarm = "false-alarm"
-	nameRunError   = "drill-run-error"
-	namePanic      = "drill-panicked"
 )
 
 // Run grades drill, the learner's chaos drill, against the zoo.
@@ -234,7 +232,7 @@ func (g *grading) reportBroken(t *testing.T, cl cluster, out []outcome) bool {
 		switch {
 		case o.panicked != "":
 			suite.Report(t, suite.Failure{
-				Name:    namePanic,
+				Name:    suite.PanicName,
 				Clause:  course.OneHistory,
 				Story:   fmt.Sprintf("your drill panicked on the cluster %q", cl.name),
 				At:      o.end,
@@ -245,15 +243,16 @@ func (g *grading) reportBroken(t *testing.T, cl cluster, out []outcome) bool {
 		case o.runErr != nil:
 			var timeline string
 			g.drive(cl, o.seed, func(w *sim.World, c *drill.Cluster) { timeline = render(w, c, o.end) })
-			suite.Report(t, suite.Failure{
-				Name:     nameRunError,
-				Clause:   course.OneHistory,
-				Story:    fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", cl.name, firstLine(o.runErr.Error())),
-				At:       o.end,
-				Seed:     o.seed,
-				Details:  o.runErr.Error(),
-				Timeline: timeline,
-			})
+			f := suite.RunFailure(o.runErr)
+			f.Story = fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", cl.name, f.Story)
+			if f.At == 0 {
+				f.At = o.end
+			}
+			f.Clause, f.Seed, f.Timeline = course.OneHistory, o.seed, timeline
+			if f.Details == "" {
+				f.Details = o.runErr.Error()
+			}
+			suite.Report(t, f)
 			return true
 		}
 	}

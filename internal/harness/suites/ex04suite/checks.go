@@ -115,7 +115,7 @@ func (c chapter) randomizedRun(t *testing.T, seed int64) (bool, *check.Violation
 		runError(t, w, seed, err)
 		return false, nil
 	}
-	fs := faults(w)
+	fs := suite.Faults(w)
 	if l := check.Linearizable(h, 0); !l.OK() {
 		var lines []string
 		for _, f := range fs {

@@ -1,7 +1,6 @@
 package ex04suite
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -66,37 +65,14 @@ func (c chapter) boot(w *sim.World) {
 // runError reports a world that could not finish (deadlock, panic, a stuck
 // process) as the failure of seed.
 func runError(t *testing.T, w *sim.World, seed int64, err error) {
-	name := "run-error"
-	var (
-		dl *sim.DeadlockError
-		pe *sim.PanicError
-		se *sim.StuckError
-	)
-	switch {
-	case errors.As(err, &dl):
-		name = "deadlock"
-	case errors.As(err, &pe):
-		name = "panic"
-	case errors.As(err, &se):
-		name = "stuck-process"
+	t.Helper()
+	f := suite.RunFailure(err)
+	if f.At == 0 {
+		f.At = w.Now()
 	}
-	suite.Report(t, suite.Failure{
-		Name:     name,
-		Clause:   course.OneHistory,
-		Story:    "the cluster could not finish its run: " + err.Error(),
-		At:       w.Now(),
-		Seed:     seed,
-		Timeline: w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{server1, server2}, Focus: w.Now(), MaxRows: 40}),
-	})
-}
-
-// faults turns the world's faults into the checkers' kind.
-func faults(w *sim.World) []check.Fault {
-	var out []check.Fault
-	for _, f := range w.Faults() {
-		out = append(out, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
-	return out
+	f.Clause, f.Seed = course.OneHistory, seed
+	f.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{server1, server2}, Focus: f.At, MaxRows: 40})
+	suite.Report(t, f)
 }
 
 // reportViolation tells a linearizability failure: the checker's story, the
@@ -119,7 +95,7 @@ func reportViolation(t *testing.T, w *sim.World, seed int64, h *check.History, l
 	if len(v.Ops) > 0 {
 		add(sim.NodeID(ops[v.Ops[0]].Client))
 	}
-	html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex04-seed-%d", seed), faults(w))
+	html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex04-seed-%d", seed), suite.Faults(w))
 	if err != nil {
 		html = ""
 	}

@@ -151,10 +151,14 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 	}
 
 	if cl.runErr != nil {
-		o.runErr = &suite.Failure{Name: "run-error", Clause: course.OneHistory, Seed: seed, At: cl.w.Now().Round(100 * time.Microsecond),
-			Story:    "the run could not go on: " + cl.runErr.Error(),
-			Details:  details,
-			Timeline: timeline(cl.w.Now())}
+		f := suite.RunFailure(cl.runErr)
+		if f.At == 0 {
+			f.At = cl.w.Now()
+		}
+		f.At = f.At.Round(100 * time.Microsecond)
+		f.Clause, f.Seed, f.Timeline = course.OneHistory, seed, timeline(f.At)
+		f.Details = strings.TrimSpace(f.Details + "\n\n" + details)
+		o.runErr = &f
 		return o
 	}
 	if v := cl.over; v != nil {

@@ -176,16 +176,8 @@ func report(t *testing.T, seed int64, r *run, v *check.Violation) bool {
 // finished.
 func reportRun(t *testing.T, seed int64, r *run) bool {
 	var f suite.Failure
-	switch e := r.err.(type) {
-	case nil:
-	case *sim.DeadlockError:
-		f = suite.Failure{Name: "deadlock", At: e.At, Story: "every process of the world waits and nothing can wake them: " + e.Error()}
-	case *sim.PanicError:
-		f = suite.Failure{Name: "panic", At: e.At, Story: fmt.Sprintf("%s panicked: %v", e.Proc, e.Value), Details: e.Stack}
-	case *sim.StuckError:
-		f = suite.Failure{Name: "stuck", At: e.At, Story: e.Error() + " (a time.Sleep, a channel or a sync.Mutex in server code? use the world's p.Sleep, sim.Queue, sim.Cond)"}
-	default:
-		f = suite.Failure{Name: "run-error", Story: r.err.Error()}
+	if r.err != nil {
+		f = suite.RunFailure(r.err)
 	}
 	switch {
 	case f.Name != "":

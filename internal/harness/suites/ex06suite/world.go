@@ -9,6 +9,7 @@ import (
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // The cluster every world of the chapter runs: two API servers, the same
@@ -143,9 +144,7 @@ func audit(p *sim.Proc, r *run, keys []string) {
 // finish runs the world to its end and gathers what the checkers need.
 func (r *run) finish(limit time.Duration) {
 	r.err = r.w.Run(limit)
-	for _, f := range r.w.Faults() {
-		r.faults = append(r.faults, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
+	r.faults = suite.Faults(r.w)
 	// A change is "accepted" at the moment its client heard yes; the
 	// servers do not say when they applied it.
 	acked := map[string]time.Duration{}

@@ -1,0 +1,63 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/sim"
+)
+
+// The names of the failures RunFailure reports, besides PanicName.
+const (
+	DeadlockName = "deadlock" // every process blocked, nothing pending
+	StuckName    = "stuck"    // a process blocked outside the world or spun without yielding
+	MisuseName   = "misuse"   // the world was used the wrong way
+	RunErrorName = "run-error"
+)
+
+// RunFailure turns the error of a world that could not run to its end into
+// the failure it is, told for a learner: which process panicked, deadlocked
+// or got stuck, where and when. The caller adds the seed, the clause and the
+// timeline; a panic's stack goes in Details, where the grader looks for the
+// learner's line.
+func RunFailure(err error) Failure {
+	var (
+		pe *sim.PanicError
+		dl *sim.DeadlockError
+		se *sim.StuckError
+		me *sim.MisuseError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return Failure{Name: PanicName, At: pe.At,
+			Story:   fmt.Sprintf("process %s panicked at %s: %v", pe.Proc, FormatTime(pe.At), pe.Value),
+			Details: pe.Stack}
+	case errors.As(err, &dl):
+		waits := make([]string, len(dl.Blocked))
+		for i, b := range dl.Blocked {
+			waits[i] = b.Proc + " waits in " + b.Wait
+		}
+		return Failure{Name: DeadlockName, At: dl.At,
+			Story: fmt.Sprintf("at %s every process was blocked and nothing could wake them: %s",
+				FormatTime(dl.At), strings.Join(waits, "; "))}
+	case errors.As(err, &se):
+		return Failure{Name: StuckName, At: se.At,
+			Story: fmt.Sprintf("process %s stopped yielding to the world at %s: a time.Sleep, a channel or a sync.Mutex "+
+				"where the world's p.Sleep, sim.Queue, sim.Cond or sim.Mutex belong, or a loop that never calls the world", se.Proc, FormatTime(se.At))}
+	case errors.As(err, &me):
+		return Failure{Name: MisuseName, Story: me.Error()}
+	}
+	return Failure{Name: RunErrorName, Story: "the run could not go on: " + err.Error()}
+}
+
+// Faults lists the faults the world injected, in the checkers' terms, for
+// check.Exercised and for annotating a linearizability visualization.
+func Faults(w *sim.World) []check.Fault {
+	var out []check.Fault
+	for _, f := range w.Faults() {
+		out = append(out, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
+	}
+	return out
+}
