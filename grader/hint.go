@@ -47,7 +47,7 @@ func hintCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 	printHint(stdout, ch.ID, ch.Title, level, levels, ch.Hints[level-1])
 	switch {
 	case level < levels:
-		fmt.Fprintf(stdout, "\nStill stuck? grader hint %s again shows hint %d.\n", ch.ID, level+1)
+		fmt.Fprintf(stdout, "\nStill stuck? go run ./grader hint %s again shows hint %d.\n", ch.ID, level+1)
 	case before == levels:
 		fmt.Fprintf(stdout, "\nThat is the last hint. The book page says more: %s\n", ch.BookPage())
 	}

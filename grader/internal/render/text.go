@@ -156,7 +156,7 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		if ch.Failure != nil && ch.Failure.Seed != 0 {
 			fmt.Fprintf(w, "seed %d · replay exactly: %s\n", ch.Failure.Seed, ch.Failure.Replay)
 		}
-		fmt.Fprintf(w, "%s\n", pal.Dim("Stuck? grader hint "+ch.ID+" gives the next hint."))
+		fmt.Fprintf(w, "%s\n", pal.Dim("Stuck? go run ./grader hint "+ch.ID+" gives the next hint."))
 	}
 }
 
