@@ -16,7 +16,7 @@ PACKAGES = $$($(GO) list ./... | grep -v '/exercises/')
 VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test vet fmt-check bench bench-grader generate $(CHAPTERS)
+.PHONY: help grade test vet fmt-check bench bench-grader seeds generate $(CHAPTERS)
 
 help: ## list the targets
 	@echo "One History: a workbook on where \"the cluster\" lives."
@@ -25,6 +25,7 @@ help: ## list the targets
 	@echo "  make exNN         one chapter, told in full: make ex01 (SEED=42 replays, RUNS=1000 widens)"
 	@echo "  make test         the workbook's own tests (harness, grader, solutions pass, stubs fail)"
 	@echo "  make bench        simulation throughput and grader timings"
+	@echo "  make seeds        (course authors) stub failure and solution pass rates per seed, N=1000"
 	@echo
 	@echo "  go run ./grader hint ex01 | list | watch | reset ex01 | help"
 	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs"
@@ -52,7 +53,11 @@ generate: ## rewrite the thin test files and refresh the pristine stubs from exe
 	$(GO) generate ./internal/harness/course
 
 bench: bench-grader ## simulation throughput and grader timings
-	$(GO) test -run '^$$' -bench . -benchtime 2x ./internal/harness/sim/
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/harness/sim/
 
 bench-grader: ## warm make exNN and whole-grader wall times
 	@GO=$(GO) grader/bench.sh
+
+# On a fresh clone (exercises/ as shipped): each seed replayed on its own.
+seeds: ## stub failure and solution pass rates, seed by seed, and 10,000-seed breadth
+	@GO=$(GO) grader/seeds.sh $(CH)
