@@ -164,6 +164,22 @@ func Seeds(def int) []int64 {
 	return seeds
 }
 
+// StorySeeds returns the seeds a scripted check (the story's scene) runs:
+// n seeds starting at 1, or exactly SEED if SEED is set. RUNS does not widen
+// it: RUNS widens the randomized checks, where a wider search finds more;
+// a scene replays the same incident with a little jitter, and some scenes
+// are long (ex02's spans eight virtual minutes).
+func StorySeeds(n int) []int64 {
+	if os.Getenv("SEED") != "" {
+		return Seeds(n)
+	}
+	seeds := make([]int64, n)
+	for i := range seeds {
+		seeds[i] = int64(i + 1)
+	}
+	return seeds
+}
+
 // Replaying reports whether SEED is set: one world, replayed, and the suite
 // should print its whole story (the timeline) even more generously.
 func Replaying() bool { return os.Getenv("SEED") != "" }

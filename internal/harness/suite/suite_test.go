@@ -91,6 +91,17 @@ func TestSeeds(t *testing.T) {
 	assert.True(t, Replaying())
 }
 
+func TestRunsWidensTheRandomizedChecksButNotTheStory(t *testing.T) {
+	t.Setenv("SEED", "")
+	t.Setenv("RUNS", "1000")
+	assert.Len(t, Seeds(3), 1000)
+	assert.Equal(t, []int64{1, 2, 3}, StorySeeds(3))
+
+	// A replay replays the story too.
+	t.Setenv("SEED", "42")
+	assert.Equal(t, []int64{42}, StorySeeds(3))
+}
+
 func TestFormatTime(t *testing.T) {
 	assert.Equal(t, "412.5ms", FormatTime(412500*time.Microsecond))
 	assert.Equal(t, "0ms", FormatTime(0))

@@ -123,7 +123,7 @@ func sortedKeys(m map[string]bool) []string {
 // controllers make of what the apiserver holds afterwards.
 func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 	cols := []sim.NodeID{apiserver, "controller-manager", "node-1"}
-	for _, seed := range suite.Seeds(3) {
+	for _, seed := range suite.StorySeeds(3) {
 		c := newCluster(seed, open, sim.Latency(time.Millisecond, 5*time.Millisecond))
 		k := &kubelet{running: map[string]bool{}}
 		c.w.AddNode("kubectl", func(p *sim.Proc) {

@@ -20,7 +20,7 @@ const web = "deployments/web"
 // takes 400ms each way; 5ms after server-1 acknowledges, a dashboard asks
 // server-2 for web. It must be told 5.
 func (c chapter) story(t *testing.T) {
-	for _, seed := range suite.Seeds(5) {
+	for _, seed := range suite.StorySeeds(5) {
 		if !c.storyRun(t, seed) {
 			return
 		}

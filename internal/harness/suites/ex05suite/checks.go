@@ -34,7 +34,7 @@ type outcome struct {
 // controllers wake at 100ms, controller-a on server-1, controller-b on
 // server-2, whose cache is 400ms behind. Never more than 5 pods; 5 at the end.
 func (c *chapter) story(t *testing.T) {
-	for _, seed := range suite.Seeds(20) {
+	for _, seed := range suite.StorySeeds(20) {
 		sc := scenario{initial: 5, pods: 2, startA: 100 * ms, startB: 100 * ms,
 			period: [2]time.Duration{200 * ms, 300 * ms}, end: 6 * time.Second}
 		o := c.play(seed, sc, storyScene)

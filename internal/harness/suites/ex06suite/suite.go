@@ -68,7 +68,7 @@ var (
 // storyCheck: both clients are told yes, and both servers end with one
 // history holding both changes and the same Deployment.
 func storyCheck(t *testing.T, serve Server) {
-	for _, seed := range suite.Seeds(storySeeds) {
+	for _, seed := range suite.StorySeeds(storySeeds) {
 		r := runStory(seed, serve)
 		ok := reportRun(t, seed, r) &&
 			reportWritesRefused(t, seed, r, 1.0) &&
