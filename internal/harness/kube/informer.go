@@ -11,8 +11,10 @@ import (
 // Informer keeps a local copy of every object of one kind, as client-go's
 // reflector and indexer do: it lists, then watches from the list's
 // resourceVersion, applying each event to its cache and passing it to its
-// handlers. On Gone it relists; on any other error it waits (with backoff)
-// and relists.
+// handlers. When a watch fails because the server could not be reached or
+// did not answer in time, it waits (with backoff) and watches again from the
+// same resourceVersion, trusting the history to replay what it missed; on
+// Gone it relists at once; on any other error it waits and relists.
 //
 // The cache lags by design: it is as fresh as the last event that arrived,
 // from whichever server answered. A controller that acts on it acts on the
@@ -153,13 +155,17 @@ func (inf *Informer) run(p *sim.Proc) {
 				return
 			}
 			if errors.Is(err, ErrGone) {
-				break // relist at once
+				break // the history no longer holds inf.rv: relist at once
 			}
 			if err != nil {
 				p.Sleep(backoff)
 				backoff = min(2*backoff, inf.cfg.maxBackoff)
-				break
+				if resumable(err) {
+					continue // watch again from where it stopped
+				}
+				break // something else went wrong: relist
 			}
+			backoff = inf.cfg.minBackoff
 			for _, ev := range evs {
 				if ev.Object.ResourceVersion > inf.rv {
 					inf.apply(ev)
@@ -167,6 +173,14 @@ func (inf *Informer) run(p *sim.Proc) {
 			}
 		}
 	}
+}
+
+// resumable reports whether a failed watch can simply be tried again from
+// the same resourceVersion, as client-go's reflector does when the server
+// could not be reached, was busy, or did not answer in time: nothing says the
+// history moved on without it, and the history will replay what it missed.
+func resumable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrTimeout) || errors.Is(err, ErrTooManyRequests)
 }
 
 // replace makes the cache the list's items and tells the handlers what

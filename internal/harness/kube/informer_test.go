@@ -104,3 +104,30 @@ func TestInformerCatchesUpAfterItsServerRestarts(t *testing.T) {
 	assert.Len(t, store.Objects(), 7, "the writer got all eight pods in, and deleted one")
 	assert.Equal(t, store.Objects(), inf.List(), "the informer came back and caught up")
 }
+
+func TestInformerCutOffResumesItsWatchInsteadOfRelisting(t *testing.T) {
+	w := sim.New(4, sim.Latency(5*ms, 20*ms))
+	defer w.Close()
+	store := kube.NewMemStore(0)
+	w.AddNode("server-1", serveStore(store))
+	w.AddNode("kubectl", writer(6, 300*ms))
+	var inf *kube.Informer
+	w.AddNode("controller", func(p *sim.Proc) {
+		inf = kube.NewInformer(p, kube.NewClient(p, "server-1").WithTimeout(200*ms), "pods", kube.WatchWait(100*ms))
+	})
+	// The controller is cut off while pods are created and web-1 deleted.
+	w.At(700*ms, func() { w.Partition([]sim.NodeID{"controller"}) })
+	w.At(2500*ms, func() { w.Heal() })
+	require.NoError(t, w.Run(5*time.Second))
+
+	assert.Equal(t, store.Objects(), inf.List(), "the informer caught up after the partition healed")
+	// As client-go's reflector does, it watched again from the version it
+	// had, and the history replayed what it missed: one list, at the start.
+	lists := 0
+	for _, ev := range w.Trace().Events() {
+		if _, ok := ev.Msg.(kube.ListRequest); ok && ev.Kind == sim.EvSend && ev.Node == "controller" {
+			lists++
+		}
+	}
+	assert.Equal(t, 1, lists, "a partition is no reason to relist")
+}

@@ -1,7 +1,6 @@
 package ex01suite
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,66 +19,16 @@ import (
 // resumes its watch from the last version it saw, as client-go's reflector
 // does, and must learn of the deletion.
 
-// resumer is the informer of this check: it lists once, then watches from
-// the last version it has seen, forever. After a failed watch (the network
-// is cut) it asks again from the same version; only Gone makes it list
-// again. That is the promise a watch makes: "tell me what happened after
-// version N" works after any absence, or says plainly that it cannot.
-type resumer struct {
-	kind   string
-	cache  map[string]kube.Object
-	rv     int64
-	synced bool
-	relist int // lists after the first, each forced by Gone
-}
-
-// run is the informer's loop, in a process of the controller's node.
-func (r *resumer) run(p *sim.Proc) {
-	c := kube.NewClient(p, server).Named(string(p.Node()))
-	for {
-		l, err := c.List(r.kind, kube.ReadOptions{})
-		if err != nil {
-			p.Sleep(100 * ms)
-			continue
-		}
-		if r.synced {
-			r.relist++
-		}
-		r.cache = map[string]kube.Object{}
-		for _, o := range l.Items {
-			r.cache[o.Key()] = o
-		}
-		r.rv, r.synced = l.ResourceVersion, true
-		for {
-			evs, err := c.Watch(r.kind, r.rv, time.Second)
-			if errors.Is(err, kube.ErrGone) {
-				break
-			}
-			if err != nil {
-				p.Sleep(100 * ms) // cut off: ask again, from the same version
-				continue
-			}
-			for _, ev := range evs {
-				if ev.Object.ResourceVersion <= r.rv {
-					continue
-				}
-				r.rv = ev.Object.ResourceVersion
-				if ev.Type == kube.Deleted {
-					delete(r.cache, ev.Object.Key())
-				} else {
-					r.cache[ev.Object.Key()] = ev.Object
-				}
-			}
-		}
+// owned lists the cached pods deployment owner owns, by key; none before
+// the informer exists.
+func owned(inf *kube.Informer, owner string) []string {
+	if inf == nil {
+		return nil
 	}
-}
-
-// owned lists the cached pods deployment owner owns, by key.
-func owned(objs map[string]kube.Object, owner string) []string {
 	var out []string
-	for k, o := range objs {
+	for _, o := range inf.List() {
 		if o.Owner == owner {
-			out = append(out, k)
+			out = append(out, o.Key())
 		}
 	}
 	return sortedStrings(out)
@@ -121,15 +70,21 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 		deleted, deleteErr = c.Delete(victim, 0)
 	})
 
-	inf := &resumer{kind: "pods"}
+	// The informer lists once, then watches from the last version it has
+	// seen. After a failed watch (the network is cut) it asks again from the
+	// same version, every 100ms; only Gone makes it list again. That is the
+	// promise a watch makes: "tell me what happened after version N" works
+	// after any absence, or says plainly that it cannot.
+	var inf *kube.Informer
 	w.AddNode("controller", func(p *sim.Proc) {
 		p.Sleep(300 * ms)
-		p.Go("informer pods", inf.run)
+		inf = kube.NewInformer(p, kube.NewClient(p, server).Named("controller"), "pods",
+			kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
 	})
 
 	var before int
 	w.At(cutAt, func() {
-		before = len(owned(inf.cache, "deployments/web"))
+		before = len(owned(inf, "deployments/web"))
 		w.Partition([]sim.NodeID{"controller"}, []sim.NodeID{server, "kubectl"})
 	})
 	w.At(healAt, w.Heal)
@@ -141,7 +96,7 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	var cached []string
 	var cachedRV int64
 	w.At(judgeAt, func() {
-		cached, cachedRV = owned(inf.cache, "deployments/web"), inf.rv
+		cached, cachedRV = owned(inf, "deployments/web"), inf.ResourceVersion()
 		w.Go(server, "judge", func(p *sim.Proc) {
 			truth, truthErr = store.List(p, "pods", kube.ReadOptions{})
 			p.World().Stop()
