@@ -103,6 +103,15 @@ func (c *Coverage) Add(seed int64, v *Violation) {
 	}
 }
 
+// FirstIdle is the seed of the first run added that was not exercised, the
+// one to replay to see a fault meet an idle cluster.
+func (c *Coverage) FirstIdle() (seed int64, ok bool) {
+	if len(c.idle) == 0 {
+		return 0, false
+	}
+	return c.idle[0].seed, true
+}
+
 // Check returns nil if at least minFraction (0 to 1) of the runs were
 // exercised, and at least one run was added; otherwise the violation
 // "vacuous-run", listing the first idle seeds in Details.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"testing"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/sim"
@@ -60,4 +61,24 @@ func Faults(w *sim.World) []check.Fault {
 		out = append(out, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
 	}
 	return out
+}
+
+// Coverage judges a randomized check's guard against vacuous runs once all
+// its seeds have run: it reports "vacuous-run" (replaying the first idle
+// seed) unless at least minFraction of the runs had faults that met client
+// operations, and reports whether the check may count. A replay of one seed
+// is not judged: one world cannot tell how often faults meet the workload,
+// only the search over many can.
+func Coverage(t testing.TB, cov *check.Coverage, minFraction float64) bool {
+	t.Helper()
+	if Replaying() {
+		return true
+	}
+	v := cov.Check(minFraction)
+	if v == nil {
+		return true
+	}
+	seed, _ := cov.FirstIdle()
+	Report(t, Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details, Seed: seed})
+	return false
 }

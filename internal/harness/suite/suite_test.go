@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/sim"
 )
@@ -130,4 +131,22 @@ func TestARunThatCouldNotGoOnIsToldByWhatStoppedIt(t *testing.T) {
 	f = RunFailure(w2.Run(time.Second))
 	assert.Equal(t, DeadlockName, f.Name)
 	assert.Contains(t, f.Story, "server-1/main waits in Mutex.Lock")
+}
+
+func TestCoverageFailsASearchWhoseFaultsMetAnIdleClusterButNotAReplay(t *testing.T) {
+	idle := &check.Violation{Name: "vacuous-run", Story: "the crash hit an idle cluster"}
+	var cov check.Coverage
+	cov.Add(1, nil)
+	cov.Add(2, idle)
+	cov.Add(3, idle)
+
+	t.Setenv("SEED", "")
+	rec := &recorder{name: "TestEx04/randomized"}
+	assert.False(t, Coverage(rec, &cov, 0.9), "one run of three exercised is not 90%")
+	require.Len(t, rec.errors, 1)
+	assert.Contains(t, rec.errors[0], "vacuous-run")
+	assert.Contains(t, rec.errors[0], "replay: make ex04 SEED=2", "the replay is the first idle seed")
+
+	t.Setenv("SEED", "2")
+	assert.True(t, Coverage(t, &cov, 0.9), "a replay of one seed is not judged on coverage")
 }

@@ -31,12 +31,7 @@ func twoControllers(t *testing.T, mk func(int) kube.Storage) {
 		}
 		cov.Add(seed, exercised)
 	}
-	if suite.Replaying() {
-		return
-	}
-	if v := cov.Check(0.9); v != nil {
-		suite.Report(t, suite.Failure{Name: v.Name, Clause: course.OneHistory, Story: v.Story, Details: v.Details})
-	}
+	suite.Coverage(t, &cov, 0.9)
 }
 
 // readerAnswer is what one reader says about deployments/web.

@@ -103,9 +103,7 @@ func (c chapter) randomized(t *testing.T) {
 		}
 		cov.Add(seed, v)
 	}
-	if v := cov.Check(0.9); v != nil {
-		suite.Report(t, suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details})
-	}
+	suite.Coverage(t, &cov, 0.9)
 }
 
 func (c chapter) randomizedRun(t *testing.T, seed int64) (bool, *check.Violation) {

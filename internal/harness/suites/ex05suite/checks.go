@@ -86,9 +86,7 @@ func (c *chapter) randomized(t *testing.T) {
 		}
 		cov.Add(seed, o.vacuous)
 	}
-	if v := cov.Check(0.9); v != nil {
-		suite.Report(t, suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, Details: v.Details, Seed: suite.Seeds(1)[0]})
-	}
+	suite.Coverage(t, &cov, 0.9)
 }
 
 // converges: in the randomized runs, exactly the desired pods at the end.

@@ -270,11 +270,7 @@ func reportLinearizable(t *testing.T, seed int64, r *run) bool {
 
 // reportCoverage fails a randomized check whose slow links mostly met an
 // idle cluster.
-func reportCoverage(t *testing.T, cov *check.Coverage) {
-	if v := cov.Check(0.9); v != nil {
-		suite.Report(t, suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, Details: v.Details})
-	}
-}
+func reportCoverage(t *testing.T, cov *check.Coverage) { suite.Coverage(t, cov, 0.9) }
 
 func checkName(t *testing.T) string {
 	_, name, _ := strings.Cut(t.Name(), "/")
