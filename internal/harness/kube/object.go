@@ -146,3 +146,57 @@ func (o Object) Value() any {
 	}
 	return o.Replicas
 }
+
+// The wire messages print as the requests a person would type, so that a
+// timeline lane reads "→ server-2 GET deployments/web" rather than a struct.
+
+// String is "GET deployments/web" (with "rv=0" for a read from the cache).
+func (r GetRequest) String() string { return "GET " + r.Key + readSuffix(r.Opts) }
+
+// String is "LIST pods" (with "rv=0" for a read from the cache).
+func (r ListRequest) String() string { return "LIST " + r.Kind + readSuffix(r.Opts) }
+
+// String is "CREATE pods/web-1".
+func (r CreateRequest) String() string { return "CREATE " + r.Object.String() }
+
+// String is "UPDATE deployments/web{replicas=5 rv=4}": the rv is the precondition.
+func (r UpdateRequest) String() string { return "UPDATE " + r.Object.String() }
+
+// String is "DELETE pods/web-1" (with "if rv=N" for a precondition).
+func (r DeleteRequest) String() string {
+	if r.ResourceVersion != 0 {
+		return fmt.Sprintf("DELETE %s if rv=%d", r.Key, r.ResourceVersion)
+	}
+	return "DELETE " + r.Key
+}
+
+// String is "WATCH pods after rv=6".
+func (r WatchRequest) String() string {
+	kind := r.Kind
+	if kind == "" {
+		kind = "everything"
+	}
+	return fmt.Sprintf("WATCH %s after rv=%d", kind, r.ResourceVersion)
+}
+
+// String is "3 items @rv=7: pods/web-1 pods/web-2 pods/web-3" (names
+// elided past a few).
+func (l List) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d items @rv=%d", len(l.Items), l.ResourceVersion)
+	for i, o := range l.Items {
+		if i == 3 {
+			b.WriteString(" …")
+			break
+		}
+		b.WriteString(" " + o.Key())
+	}
+	return b.String()
+}
+
+func readSuffix(o ReadOptions) string {
+	if o.ResourceVersion == Any {
+		return " (rv=0, cache)"
+	}
+	return ""
+}

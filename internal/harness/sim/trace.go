@@ -61,7 +61,7 @@ func (e Event) Summary() string {
 	case EvDrop:
 		return "✗ " + string(e.Peer) + " " + formatMsg(e.Msg) + " (" + e.Text + ")"
 	case EvTimeout:
-		return "⌁ " + string(e.Peer) + " " + typeName(e.Msg) + " timed out"
+		return "⌁ " + string(e.Peer) + " " + formatMsg(e.Msg) + " timed out"
 	case EvCrash:
 		return "✖ CRASH"
 	case EvRestart:
