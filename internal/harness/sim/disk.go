@@ -15,8 +15,8 @@ type Disk struct {
 // File is one file on a Disk. Append writes to the node's memory-backed
 // cache at once; Sync makes what was appended so far durable, taking virtual
 // time. At a crash, everything synced survives; of what was appended after
-// the last Sync, a random prefix survives (possibly none, possibly part of a
-// record: a torn write).
+// the last Sync, a random prefix survives: none of it, all of it, or part of
+// a record (a torn write).
 type File struct {
 	d      *Disk
 	name   string
@@ -99,7 +99,7 @@ func (d *Disk) crash() {
 		unsynced := len(f.data) - f.synced
 		keep := 0
 		if unsynced > 0 && d.w.rng.Intn(2) == 0 {
-			keep = d.w.rng.Intn(unsynced)
+			keep = d.w.rng.Intn(unsynced + 1)
 		}
 		f.data = f.data[:f.synced+keep]
 		f.synced = len(f.data)

@@ -120,11 +120,12 @@ func TestTheDiskKeepsWhatWasSyncedAndMayTearTheRest(t *testing.T) {
 		kept[len(data)-7]++
 		w.Close()
 	}
-	// Across seeds the crash keeps none of the unsynced bytes, and sometimes
-	// a torn piece of them; never all of them.
+	// Across seeds the crash often keeps none of the unsynced bytes, and
+	// otherwise a prefix of them: a torn piece, or now and then all of them
+	// (a disk may well have written what nobody asked it to sync).
 	assert.Greater(t, kept[0], 50)
 	assert.Greater(t, len(kept), 3)
-	assert.Zero(t, kept[len("unsynced|")])
+	assert.Positive(t, kept[len("unsynced|")])
 }
 
 func TestProcessesWaitingOnEachOtherEndTheRunWithADeadlockNamingThem(t *testing.T) {
