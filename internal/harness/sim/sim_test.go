@@ -178,11 +178,14 @@ func TestAProcessBlockedOutsideTheWorldIsCaughtByTheWatchdog(t *testing.T) {
 	w := sim.New(1, sim.Watchdog(50*ms))
 	block := make(chan struct{})
 	defer close(block)
-	w.AddNode("server-1", func(p *sim.Proc) { <-block })
+	w.AddNode("server-2", func(p *sim.Proc) { p.Sleep(time.Hour) })
+	w.AddNode("server-1", func(p *sim.Proc) { p.Sleep(ms); <-block })
 	err := w.Run(time.Minute)
 	var se *sim.StuckError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "server-1/main", se.Proc)
+	// Closing a stuck world must not wake server-2 beside the stuck process.
+	w.Close()
 }
 
 func TestMisuseIsReportedClearly(t *testing.T) {

@@ -202,8 +202,15 @@ func (w *World) quiesce() {
 }
 
 // Close ends every process still alive, so that its goroutine exits. The
-// world cannot run again afterwards.
+// world cannot run again afterwards. After a StuckError it does nothing: the
+// stuck process cannot be stopped, and no other may run beside it.
 func (w *World) Close() {
+	if _, stuck := w.err.(*StuckError); stuck {
+		// A process still runs outside the world's control: waking others
+		// now would let two run at once. Leave the goroutines parked; the
+		// run is over and its test process will end.
+		return
+	}
 	if w.err == nil {
 		w.err = &MisuseError{What: "Run after Close"}
 	}
