@@ -130,8 +130,12 @@ func (w *World) resume(p *Proc, msg wakeMsg) {
 	select {
 	case <-w.yield:
 	case <-w.stuck:
+		// p still runs, outside the world's control: touch none of its
+		// state again.
 		w.err = &StuckError{Proc: p.name, At: w.now, After: w.watchdog}
 		w.stopped = true
+		w.running.Store(false)
+		return
 	}
 	w.running.Store(false)
 	w.current = prev

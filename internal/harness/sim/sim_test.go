@@ -303,7 +303,7 @@ func TestCloseEndsEveryGoroutineTheWorldStarted(t *testing.T) {
 	}
 	// Hundreds of seeds in one suite must not leave thousands of parked
 	// goroutines behind. Give exiting goroutines a moment to be counted out.
-	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+	for i := 0; i < 100000 && runtime.NumGoroutine() > before; i++ {
 		runtime.Gosched()
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before+1)
