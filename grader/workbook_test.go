@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"os/exec"
+	"strconv"
 	"testing"
 
 	"onehistory/grader/internal/engine"
 	"onehistory/grader/internal/result"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
 )
 
 // The workbook's own promise, checked through the grader's engine exactly as
@@ -54,6 +56,41 @@ func TestEverySolutionPasses(t *testing.T) {
 				why = ch.Failure.Story + " (" + ch.Failure.Replay + ")"
 			}
 			t.Errorf("%s: the solution in %s scores %d/%d: %s", ch.ID, ch.Dir, ch.Points, ch.Max, why)
+		}
+	}
+}
+
+// A failure is only useful if its replay command shows it again: for every
+// chapter, the first failure of the stub's search, replayed with its seed,
+// is the same failure at the same virtual time with the same timeline, and
+// replaying it twice gives the same report byte for byte.
+func TestEveryStubFailureReplaysExactlyFromItsSeed(t *testing.T) {
+	wb, goCmd := realWorkbook(t)
+	opts := engine.Options{Root: wb.Root, Go: goCmd, Source: result.Stubs}
+	search := engine.Grade(context.Background(), opts, course.All())
+	for _, ch := range search.Chapters {
+		found := ch.Failure
+		if found == nil {
+			t.Errorf("%s: the stub's search reported no failure to replay", ch.ID)
+			continue
+		}
+		replay := func() *suite.Failure {
+			o := opts
+			o.Seed = strconv.FormatInt(found.Seed, 10)
+			rep := engine.Grade(context.Background(), o, []course.Chapter{course.MustLookup(ch.ID)})
+			return rep.Chapters[0].Failure
+		}
+		first, second := replay(), replay()
+		if first == nil || second == nil {
+			t.Errorf("%s: %s found %q, but its replay failed nothing", ch.ID, found.Replay, found.Name)
+			continue
+		}
+		if first.Name != found.Name || first.At != found.At || first.Timeline != found.Timeline {
+			t.Errorf("%s: %s does not show the failure the search found:\nsearch: %s at %s\nreplay: %s at %s",
+				ch.ID, found.Replay, found.Name, suite.FormatTime(found.At), first.Name, suite.FormatTime(first.At))
+		}
+		if *first != *second {
+			t.Errorf("%s: %s twice gave two different reports:\n%s\n---\n%s", ch.ID, found.Replay, first.Text(), second.Text())
 		}
 	}
 }
