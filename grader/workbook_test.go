@@ -94,3 +94,34 @@ func TestEveryStubFailureReplaysExactlyFromItsSeed(t *testing.T) {
 		}
 	}
 }
+
+// ex03 grades a drill against hidden clusters, good and broken. A drill that
+// cries wolf on every cluster must score no better than one that declares
+// every cluster healthy: neither may earn more than a small share of the
+// points. Each trivial drill is graded as if it were the learner's stub.
+func TestTrivialDrillsScoreAlmostNothing(t *testing.T) {
+	wb, goCmd := realWorkbook(t)
+	ch, ok := course.Lookup("ex03")
+	if !ok {
+		t.Skip("no chapter ex03")
+	}
+	drills := map[string]string{
+		"always healthy": "return nil",
+		"always broken":  `return errors.New("this cluster is broken")`,
+	}
+	for name, body := range drills {
+		src := "package ex03\n\nimport (\n\t\"errors\"\n\n\t\"onehistory/internal/harness/suites/ex03suite/drill\"\n)\n\n" +
+			"var _ = errors.New\n\n// Drill is a trivial drill.\nfunc Drill(c *drill.Cluster) error {\n\tc.Run(5e9)\n\t" + body + "\n}\n"
+		opts := engine.Options{Root: wb.Root, Go: goCmd, Source: result.Stubs,
+			Pristine: func(course.Chapter) map[string]string { return map[string]string{"drill.go": src} }}
+		rep := engine.Grade(context.Background(), opts, []course.Chapter{ch})
+		got := rep.Chapters[0]
+		if got.Status == result.Error || got.Status == result.Timeout {
+			t.Fatalf("the %s drill did not run: %s", name, got.Problem.Summary)
+		}
+		if got.Points*10 > got.Max*3 {
+			t.Errorf("the %s drill scores %d/%d: a drill that cannot tell good clusters from broken ones must not pass", name, got.Points, got.Max)
+		}
+		t.Logf("the %s drill scores %d/%d", name, got.Points, got.Max)
+	}
+}
