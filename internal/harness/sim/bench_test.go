@@ -19,10 +19,11 @@ func BenchmarkEvents(b *testing.B) {
 		for s := 1; s <= 3; s++ {
 			w.AddNode(sim.NodeID(fmt.Sprintf("server-%d", s)), kvServer)
 		}
+		servers := []sim.NodeID{"server-1", "server-2", "server-3"}
 		for c := 1; c <= 10; c++ {
 			w.AddNode(sim.NodeID(fmt.Sprintf("client-%d", c)), func(p *sim.Proc) {
 				for {
-					server := sim.NodeID(fmt.Sprintf("server-%d", 1+p.Rand().Intn(3)))
+					server := servers[p.Rand().Intn(len(servers))]
 					_, _ = p.Call(server, Put{"web", p.Rand().Intn(10)}, time.Second)
 				}
 			})

@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -198,7 +198,7 @@ func (w *World) deliver(m message) {
 	}
 	w.record(Event{Kind: EvRecv, Node: m.to, Peer: m.from, Msg: m.payload})
 	h := n.handler
-	w.spawn(n, fmt.Sprintf("handle#%d %s", w.next+1, typeName(m.payload)), func(p *Proc) {
+	w.spawn(n, "handle#"+strconv.Itoa(w.next+1)+" "+typeName(m.payload), func(p *Proc) {
 		val, err := h(p, m.from, m.payload)
 		if m.id != 0 {
 			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, payload: val, err: err})

@@ -53,7 +53,7 @@ type runner struct {
 // spawn creates a process on n running f, scheduled to start now.
 func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	w.next++
-	p := &Proc{w: w, node: n, epoch: n.epoch, name: fmt.Sprintf("%s/%s", n.id, name)}
+	p := &Proc{w: w, node: n, epoch: n.epoch, name: string(n.id) + "/" + name}
 	var r *runner
 	if last := len(w.pool) - 1; last >= 0 {
 		r, w.pool = w.pool[last], w.pool[:last]
