@@ -51,7 +51,9 @@
 //
 // An Informer lists a kind, then watches from the list's version, keeping a
 // cache that lags behind the store by design, and calls its handlers for each
-// change. A WorkQueue hands keys to workers, never one key to two workers,
+// change. Cut off from its server, it watches again from the version it had,
+// trusting the history to replay what it missed; only Gone makes it list
+// again, as client-go's reflector does. A WorkQueue hands keys to workers, never one key to two workers,
 // and retries with backoff. ReplicaSetController puts them together: for each
 // deployment it counts the pods it owns in its cache and creates or deletes
 // the difference. It is naive on purpose: it acts on what its cache says, so
