@@ -143,3 +143,22 @@ func TestClientAnAnyReadIsNotRecordedALatestListIsOneReadPerItem(t *testing.T) {
 	assert.Equal(t, check.Read("pods/web-1"), ops[0].Input)
 	assert.Equal(t, check.Found("deployments/web", 1), ops[0].Result)
 }
+
+func TestClientAServerThatAnswersTheWrongThingIsABugNotASuccess(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	// A learner's server that says "ok" where the stored object was due.
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return "ok", nil })
+	})
+	h := check.NewHistory()
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		_, err := kube.NewClient(p, "server-1").Record(h).Create(deployment("web", 5))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "the server answered with string where a kube.Object was due")
+	})
+	require.NoError(t, w.Run(time.Minute))
+	ops := h.Operations()
+	require.Len(t, ops, 1)
+	assert.Equal(t, check.Indefinite, ops[0].Result.Outcome, "nobody knows what such a server did")
+}
