@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"onehistory/internal/harness/sim"
 )
@@ -104,6 +105,23 @@ func (rc *ReplicaSetController) OwnedPods(key string) []Object {
 		}
 	}
 	return out
+}
+
+// ResyncEvery queues every cached deployment again every period, whether or
+// not an event came, as client-go's resync period does. It lets the
+// controller recover from a change it made itself but never saw (its own
+// create, answered just as it was cut off). It cannot help a cache that is
+// wrong: a resync re-reads the cache, not the store. It runs in a process of
+// p's node until the queue shuts down.
+func (rc *ReplicaSetController) ResyncEvery(p *sim.Proc, period time.Duration) {
+	p.Go("replicaset resync", func(p *sim.Proc) {
+		for !rc.Queue.ShuttingDown() {
+			p.Sleep(period)
+			for _, d := range rc.Deployments.List() {
+				rc.Queue.Add(d.Key())
+			}
+		}
+	})
 }
 
 // Stop stops the informers and the workers.

@@ -82,19 +82,10 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 	var rc *kube.ReplicaSetController
 	w.AddNode("controller-a", func(p *sim.Proc) {
 		rc = kube.NewReplicaSetController(p, kube.NewClient(p, server).Named("controller-a").Record(h), 1)
-		// A resync every 2s, as client-go's informers offer: every cached
-		// deployment is reconciled again even if no event came. It lets the
-		// controller recover from a change it made itself and never saw
-		// (its own create, answered while it was being cut off); it cannot
-		// help a cache that holds a pod the store no longer has.
-		p.Go("resync", func(p *sim.Proc) {
-			for {
-				p.Sleep(2 * time.Second)
-				for _, d := range rc.Deployments.List() {
-					rc.Queue.Add(d.Key())
-				}
-			}
-		})
+		// A resync every 2s, as client-go's informers offer: it lets the
+		// controller recover from a create of its own it never saw; it
+		// cannot help a cache that holds a pod the store no longer has.
+		rc.ResyncEvery(p, 2*time.Second)
 	})
 	var dashPods *kube.Informer
 	w.AddNode("dashboard", func(p *sim.Proc) {
