@@ -31,15 +31,15 @@ import (
 // grader's own fake chapter (package fakechapter) instead.
 
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"grader": func() int {
+	testscript.Main(m, map[string]func(){
+		"grader": func() {
 			if os.Getenv("GRADER_FAKE_CHAPTER") != "" {
 				allChapters = func() []course.Chapter { return []course.Chapter{fakechapter.Chapter} }
 				pristineOf = fakechapter.Pristine
 			}
-			return run(os.Args[1:], os.Stdout, os.Stderr)
+			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 		},
-	}))
+	})
 }
 
 func TestScripts(t *testing.T) {

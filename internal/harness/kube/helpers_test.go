@@ -17,11 +17,6 @@ func pod(name, owner string) kube.Object {
 	return kube.Object{Kind: "pods", Name: name, Owner: owner}
 }
 
-// server boots a node that serves s (a fresh one from mk after every restart).
-func server(mk func() kube.Storage) func(p *sim.Proc) {
-	return func(p *sim.Proc) { kube.Serve(p, mk()) }
-}
-
 // serveStore serves one store that survives restarts (as if it were durable).
 func serveStore(s kube.Storage) func(p *sim.Proc) {
 	return func(p *sim.Proc) { kube.Serve(p, s) }

@@ -66,7 +66,6 @@ type probe struct {
 	obj      kube.Object
 	rv       int64 // precondition (update, delete) or watch start
 	stale    bool  // the precondition is known to be stale
-	tooOld   bool  // the watch start is known to be compacted away
 	describe string
 }
 

@@ -249,8 +249,3 @@ func crashLines(c *cluster) string {
 	}
 	return b.String()
 }
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
