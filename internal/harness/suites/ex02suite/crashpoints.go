@@ -227,13 +227,13 @@ func reportLost(t *testing.T, c *cluster, seed int64, v *check.Violation, pts []
 			break
 		}
 	}
-	story := fmt.Sprintf("the apiserver acknowledged %s's %s (rv %d) at %s", op.Client, op.Input, op.Result.Version, ms(op.Return))
+	story := fmt.Sprintf("the apiserver acknowledged %s's %s (rv %d) at %s", op.Client, op.Input, op.Result.Version, suite.FormatTime(op.Return))
 	at := op.Return
 	if pt != nil {
 		at = pt.at
-		story += fmt.Sprintf(", crashed at %s %s", ms(pt.at), pt)
+		story += fmt.Sprintf(", crashed at %s %s", suite.FormatTime(pt.at), pt)
 		if pt.restart != 0 {
-			story += fmt.Sprintf(", and came back at %s without it", ms(pt.restart))
+			story += fmt.Sprintf(", and came back at %s without it", suite.FormatTime(pt.restart))
 		}
 	} else {
 		story += ", and its final history does not hold it"

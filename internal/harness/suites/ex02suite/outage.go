@@ -65,26 +65,26 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 			if op.Result.Outcome != check.Refused || op.Return-op.Call > maxRoundTrip {
 				fail(t, c, seed, "dishonest-outage", op.Call, fmt.Sprintf(
 					"the apiserver was down from %s to %s, yet %s did not hear Unavailable at once: %s",
-					ms(down), ms(up), op.Client, op), "", cols...)
+					suite.FormatTime(down), suite.FormatTime(up), op.Client, op), "", cols...)
 				return
 			}
 			refused++
 		}
 		if refused < 10 {
 			fail(t, c, seed, "vacuous-run", down, fmt.Sprintf(
-				"only %d requests met the outage from %s to %s: it tested nothing", refused, ms(down), ms(up)), "", cols...)
+				"only %d requests met the outage from %s to %s: it tested nothing", refused, suite.FormatTime(down), suite.FormatTime(up)), "", cols...)
 			return
 		}
 		if v := c.lost(); v != nil {
 			story := fmt.Sprintf("for %s there was no cluster (the apiserver was down from %s to %s) and %d requests heard Unavailable, an honest answer; ",
-				ms(gap), ms(down), ms(up), refused)
+				suite.FormatTime(gap), suite.FormatTime(down), suite.FormatTime(up), refused)
 			at := up
 			if op, ok := firstEmptyAnswer(c, down, up); ok {
 				at = op.Return
 				story += fmt.Sprintf("back at %s, it told %s that %s was not found at %s, though it had acknowledged the object before the crash: an empty cluster is not an honest answer",
-					ms(up), op.Client, op.Input.Key, ms(op.Return))
+					suite.FormatTime(up), op.Client, op.Input.Key, suite.FormatTime(op.Return))
 			} else {
-				story += "back at " + ms(up) + ", it had lost what it acknowledged: " + v.Story
+				story += "back at " + suite.FormatTime(up) + ", it had lost what it acknowledged: " + v.Story
 			}
 			fail(t, c, seed, "lost-acknowledged-write", at, story, v.Details+crashLines(c), cols...)
 			return
@@ -94,7 +94,7 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		}
 		if suite.Replaying() {
 			t.Logf("seed %d: for %s there was no cluster; %d requests heard Unavailable within %s each, and afterwards every acknowledged change was there",
-				seed, ms(gap), refused, ms(maxRoundTrip))
+				seed, suite.FormatTime(gap), refused, suite.FormatTime(maxRoundTrip))
 		}
 	}
 }

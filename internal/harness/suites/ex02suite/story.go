@@ -152,10 +152,10 @@ func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 			kept := acked - len(v.Ops)
 			story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
 				"for %s (%.0f minutes) there was no cluster, and then a different one",
-				acked, clock(crashAt), ms(crashAt), clock(restartAt), ms(restartAt), kept, ms(restartAt-crashAt), (restartAt - crashAt).Minutes())
+				acked, clock(crashAt), suite.FormatTime(crashAt), clock(restartAt), suite.FormatTime(restartAt), kept, suite.FormatTime(restartAt-crashAt), (restartAt - crashAt).Minutes())
 			if len(k.stopped) > 0 {
 				story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
-					len(k.stopped), strings.Join(k.stopped, ", "), ms(k.firstAt))
+					len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt))
 			}
 			details := "first lost: " + v.Story + "\n\n" + v.Details + crashLines(c)
 			fail(t, c, seed, "lost-acknowledged-write", restartAt, story, details, cols...)
@@ -164,7 +164,7 @@ func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		if len(k.stopped) > 0 {
 			fail(t, c, seed, "acted-on-emptiness", k.firstAt, fmt.Sprintf(
 				"every acknowledged change survived, yet node-1 stopped %d running containers (%s) at %s because the apiserver stopped listing their pods",
-				len(k.stopped), strings.Join(k.stopped, ", "), ms(k.firstAt)), crashLines(c), cols...)
+				len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt)), crashLines(c), cols...)
 			return
 		}
 		if len(k.running) != 5 {
@@ -177,7 +177,7 @@ func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		}
 		if suite.Replaying() {
 			t.Logf("seed %d: the apiserver was down from %s to %s: for %s there was no cluster; afterwards it held all %d acknowledged changes and node-1 kept its 5 containers running",
-				seed, clock(crashAt), clock(restartAt), ms(restartAt-crashAt), acked)
+				seed, clock(crashAt), clock(restartAt), suite.FormatTime(restartAt-crashAt), acked)
 		}
 	}
 }

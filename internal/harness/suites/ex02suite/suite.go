@@ -39,7 +39,6 @@ package ex02suite
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,11 +156,6 @@ func (c *cluster) timeline(focus time.Duration, cols ...sim.NodeID) string {
 	}})
 }
 
-// ms prints a virtual time to a tenth of a millisecond: "82.2ms".
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + "ms"
-}
-
 // fail reports the failure of one seed.
 func fail(t *testing.T, c *cluster, seed int64, name string, at time.Duration, story, details string, cols ...sim.NodeID) {
 	t.Helper()
@@ -180,7 +174,7 @@ func runError(t *testing.T, c *cluster, seed int64, err error, cols ...sim.NodeI
 		f.At = c.w.Now()
 	}
 	if pe, ok := err.(*sim.PanicError); ok && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
-		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, ms(pe.At), pe.Value)
+		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
 	}
 	f.Clause, f.Seed, f.Timeline = course.DurableAgreement, seed, c.timeline(f.At, cols...)
 	suite.Report(t, f)
@@ -241,11 +235,11 @@ func crashLines(c *cluster) string {
 	b.WriteString("\nthe apiserver's crashes:\n")
 	for _, f := range c.crashes() {
 		if f.Open {
-			fmt.Fprintf(&b, "  crashed at %s, never restarted\n", ms(f.Start))
+			fmt.Fprintf(&b, "  crashed at %s, never restarted\n", suite.FormatTime(f.Start))
 			continue
 		}
 		fmt.Fprintf(&b, "  crashed at %s, restarted at %s: %s without a cluster\n",
-			ms(f.Start), ms(f.End), ms(f.End-f.Start))
+			suite.FormatTime(f.Start), suite.FormatTime(f.End), suite.FormatTime(f.End-f.Start))
 	}
 	return b.String()
 }

@@ -144,8 +144,8 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 	details := scene
 	if sc.crash != "" {
 		details += fmt.Sprintf("\n  this run: controller-a starts at %s, controller-b at %s; %s crashes at %s and restarts at %s; kubectl scales web to 2 at %s and to 6 at %s.",
-			fmtMs(sc.startA), fmtMs(sc.startB), sc.crash, fmtMs(sc.crashAt), fmtMs(sc.restart),
-			fmtMs(sc.scales[0].at), fmtMs(sc.scales[1].at))
+			suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash, suite.FormatTime(sc.crashAt), suite.FormatTime(sc.restart),
+			suite.FormatTime(sc.scales[0].at), suite.FormatTime(sc.scales[1].at))
 	}
 
 	if cl.runErr != nil {
@@ -172,7 +172,7 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 	if pods, desired := cl.countPods(), cl.desired; pods != desired {
 		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, Seed: seed, At: cl.w.Now().Round(100 * time.Microsecond),
 			Story: fmt.Sprintf("at %s, long after the last fault, %s wants %d pods and the history holds %d (%s)",
-				fmtMs(cl.w.Now()), web, desired, pods, strings.Join(cl.podNames(), ", ")),
+				suite.FormatTime(cl.w.Now()), web, desired, pods, strings.Join(cl.podNames(), ", ")),
 			Details:  details + "\n\n" + logTable(cl.log, 15),
 			Timeline: timeline(cl.w.Now())}
 	}
@@ -229,14 +229,14 @@ func overDetails(v *overshoot) string {
 		x := v.beliefs[id]
 		fmt.Fprintf(&b, "  %s (through %s):", id, server[id])
 		if d := x.decision; d.made {
-			fmt.Fprintf(&b, " created %d on a count of %d pods (%s list at %s);", d.creates, d.pods, d.mode, fmtMs(d.at))
+			fmt.Fprintf(&b, " created %d on a count of %d pods (%s list at %s);", d.creates, d.pods, d.mode, suite.FormatTime(d.at))
 		}
 		if x.desiredSeen {
-			fmt.Fprintf(&b, " web wants %d (%s read at %s);", x.desired, x.desiredMode, fmtMs(x.desiredAt))
+			fmt.Fprintf(&b, " web wants %d (%s read at %s);", x.desired, x.desiredMode, suite.FormatTime(x.desiredAt))
 		}
 		if x.podsSeen {
 			fmt.Fprintf(&b, " %d pods (%s list at %s, a view at rv=%d while the history was at rv=%d)",
-				x.pods, x.podsMode, fmtMs(x.podsAt), x.podsView, x.podsTruth)
+				x.pods, x.podsMode, suite.FormatTime(x.podsAt), x.podsView, x.podsTruth)
 		}
 		if !x.desiredSeen && !x.podsSeen {
 			b.WriteString(" nothing yet")
@@ -264,7 +264,7 @@ func logTable(log []change, n int) string {
 		if c.over {
 			mark = "  ← too many"
 		}
-		fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4d  %7d%s\n", fmtMs(c.at), c.what, c.by, c.via, c.pods, c.desired, mark)
+		fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4d  %7d%s\n", suite.FormatTime(c.at), c.what, c.by, c.via, c.pods, c.desired, mark)
 	}
 	return b.String()
 }
@@ -275,9 +275,6 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
-
-// fmtMs prints a virtual time to a tenth of a millisecond: "536.9ms".
-func fmtMs(d time.Duration) string { return suite.FormatTime(d.Round(100 * time.Microsecond)) }
 
 func ordinal(n int) string {
 	switch {
