@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -23,11 +25,15 @@ type outcome struct {
 	duration time.Duration
 }
 
-// classify turns what one chapter's test stream said into its result. The
-// rule that keeps grading honest is here: a check passes only when its own
-// subtest reported a pass event. A process that exits early (os.Exit(0) in
-// init) reports no events at all, and so scores nothing.
-func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) result.Chapter {
+// classify turns what one chapter's run said into its result. The rule
+// that keeps grading honest is here: a check passes only on the pass
+// verdict the hidden suite gave it on its private channel (v), and a
+// chapter passes only when every verdict arrived, the suite ran to its
+// end, the test process exited with status 0 and its output ended in a
+// pass. The output (rec) tells the story, never the score: where it claims
+// more than the verdicts, the chapter scores nothing and the report names
+// the tampering.
+func classify(ch course.Chapter, dir, absDir string, rec *record, v *verdicts, out outcome) result.Chapter {
 	res := result.Chapter{
 		ID:       ch.ID,
 		Title:    ch.Title,
@@ -37,6 +43,7 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		Duration: out.duration,
 		Output:   rec.transcript.String(),
 		Cut:      rec.transcript.Lost(),
+		Printed:  printed(rec, ""),
 	}
 	top := ch.TestName()
 	for _, k := range ch.Checks {
@@ -44,21 +51,19 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		if t := rec.tests[top+"/"+k.Name]; t != nil {
 			c.Output = t.output.String()
 			c.Duration = time.Duration(t.elapsed * float64(time.Second))
-			switch t.action {
-			case "pass":
-				c.Status = result.Pass
-				c.Points = k.Points
-			case "fail":
-				c.Status = result.Fail
-			case "skip":
-				c.Status = result.Skip
+			c.Printed = printed(rec, top+"/"+k.Name)
+		}
+		if passed, given := v.passed[k.Name]; given {
+			c.Status = result.Fail
+			if passed {
+				c.Status, c.Points = result.Pass, k.Points
 			}
 		}
-		if fs := rec.failures[k.Name]; len(fs) > 0 {
+		if fs := v.failures[k.Name]; len(fs) > 0 {
 			c.Failures = fs
 			f := fs[0]
 			c.Failure = &f
-			if c.Status == result.Pass { // a Marker line in a passing check is a suite bug; trust the failure
+			if c.Status == result.Pass { // a failure in a passing check is a suite bug; trust the failure
 				c.Status, c.Points = result.Fail, 0
 			}
 		}
@@ -76,16 +81,20 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 	for _, c := range res.Checks {
 		allPass = allPass && c.Status == result.Pass
 	}
+	exitedWell := out.exitErr == nil
 
 	switch {
-	case rec.buildFailed:
-		res.Status = result.Error
-		res.Problem = compileProblem(rec.buildOutput.String(), dir)
 	case out.killed || rec.timedOut:
 		res.Status = result.Timeout
 		res.Problem = timeoutProblem(rec, top, out.limit, absDir, dir)
 		markCheck(&res, res.Problem.Check, result.Timeout)
-	case rec.panicked && !allPass:
+	case tampering(ch, rec, v, out, &res):
+		res.Status = result.Error
+		res.Points = 0
+		for i := range res.Checks {
+			res.Checks[i].Points = 0
+		}
+	case rec.panicked && !(allPass && v.ended && exitedWell):
 		res.Status = result.Error
 		res.Problem = panicProblem(rec, absDir, dir)
 		markCheck(&res, res.Problem.Check, result.Error)
@@ -101,22 +110,28 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		}
 		res.Problem.Summary += " (check " + c.Name + ")"
 		markCheck(&res, c.Name, result.Error)
-	case allPass:
+	case allPass && v.ended && exitedWell && rec.pkgAction == "pass":
 		res.Status = result.Pass
-	case !rec.started || rec.pkgAction == "":
+	case !v.began && !rec.started:
 		res.Status = result.Error
 		res.Problem = setupProblem(rec, out)
-	case rec.pkgAction == "pass" || res.Failure == nil && missing(res) != "":
-		// The test process said it succeeded but some check never said so:
-		// the code ended the process early, or the suite skipped a check.
+	case missing(res) != "" || !v.ended:
+		// The process ended (with a failure status) before the suite
+		// reported every check: log.Fatal, a crash the output does not
+		// show, or a suite that skipped a check.
 		res.Status = result.Error
 		first := missing(res)
+		what := fmt.Sprintf("check %q", first)
+		if first == "" {
+			what = "the end of its run"
+		}
 		res.Problem = &result.Problem{
 			Kind:    result.NoReport,
 			Check:   first,
-			Summary: fmt.Sprintf("the test process ended without reporting check %q: did the code call os.Exit, or end the process another way?", first),
+			Summary: fmt.Sprintf("the test process ended (%s) before the hidden suite reported %s: did the code call log.Fatal, or end the process another way?", exitText(out.exitErr), what),
 			Output:  strings.TrimSpace(rec.other.String() + rec.transcript.String()),
 		}
+		markCheck(&res, first, result.Error)
 	default:
 		res.Status = result.Fail
 	}
@@ -124,6 +139,86 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 		res.Failure = plainFailure(ch, res)
 	}
 	return res
+}
+
+// printed is what the code under test printed itself while test ran ("" for
+// the package: before, between and after the tests).
+func printed(rec *record, test string) string {
+	if t := rec.tests[test]; t != nil {
+		return t.printed.String()
+	}
+	return ""
+}
+
+// exitText says how a process ended, for a person.
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0, which means success"
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+// tampering decides whether the run claimed more than the hidden suite
+// reported, and if so sets res.Problem to say what, in words for the
+// person graded and for the person grading:
+//
+//   - something other than the suite wrote on its private channel;
+//   - the process exited with status 0 (success) although the suite did not
+//     report every check and its end: the code ended the process early, or
+//     kept the suite from running (os.Exit, a changed os.Args or flag);
+//   - the output says a check, the suite or the package passed where the
+//     suite's verdict says otherwise or never came: printed test results.
+func tampering(ch course.Chapter, rec *record, v *verdicts, out outcome, res *result.Chapter) bool {
+	const after = " A chapter passes only when the hidden suite itself reports every check; printed results, early exits and flags that stop the suite count for nothing, so this chapter scores 0."
+	problem := func(check, summary string) bool {
+		res.Problem = &result.Problem{
+			Kind:    result.Tampering,
+			Check:   check,
+			Summary: "tampering: " + summary + after,
+			Output:  strings.TrimSpace(rec.other.String() + rec.transcript.String()),
+		}
+		return true
+	}
+	if v.nForged > 0 {
+		return problem("", fmt.Sprintf("%d line(s) on the grader's private verdict channel did not come from the hidden suite (the first: %s).", v.nForged, v.forged[0]))
+	}
+	top := ch.TestName()
+	for _, c := range res.Checks {
+		t := rec.tests[top+"/"+c.Name]
+		if t == nil || t.action != "pass" || c.Status == result.Pass {
+			continue
+		}
+		if c.Status == result.Fail {
+			return problem(c.Name, fmt.Sprintf("the test output says check %s passed, but the hidden suite failed it.", c.Name))
+		}
+		if !rec.panicked {
+			return problem(c.Name, fmt.Sprintf("the test output says check %s passed, but the hidden suite never reported it.", c.Name))
+		}
+	}
+	first := missing(*res)
+	complete := first == "" && v.ended
+	if out.exitErr == nil && !complete {
+		what := fmt.Sprintf("check %s", first)
+		if first == "" {
+			what = "the end of its run"
+		}
+		if !v.began {
+			return problem(first, "the test process ended with success (exit status 0), but the hidden suite never ran: the code ended the process early, or kept the suite from starting.")
+		}
+		return problem(first, fmt.Sprintf("the test process ended with success (exit status 0), but the hidden suite never reported %s: the code ended the process early.", what))
+	}
+	allPass := complete
+	for _, c := range res.Checks {
+		allPass = allPass && c.Status == result.Pass
+	}
+	if !allPass && (rec.pkgAction == "pass" || rec.tests[top] != nil && rec.tests[top].action == "pass") && !rec.panicked {
+		return problem(first, fmt.Sprintf("the test output says %s passed, but the hidden suite did not pass every check.", top))
+	}
+	return false
 }
 
 // caughtPanic is the first check whose first failure is a panic the suite

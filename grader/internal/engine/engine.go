@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,6 +48,11 @@ type Options struct {
 	MaxOutput  int           // output bytes kept per chapter (default DefaultMaxOutput)
 	Env        []string      // the environment for go test (default os.Environ())
 
+	// SkipImportCheck grades without checking the chapter's imports and
+	// files first (see guard). It exists for the grader's own tests, which
+	// show that the other defences hold on their own; grading never uses it.
+	SkipImportCheck bool
+
 	// Pristine returns a chapter's stub as shipped (default
 	// course.Chapter.Pristine). It decides "not started" and is the stub
 	// the Stubs source grades.
@@ -81,111 +88,157 @@ func (o *Options) defaults() {
 	}
 }
 
-// Grade grades the chapters, at most Parallel at once, and returns the
-// report with its totals. Canceling ctx kills every test still running.
+// Grade grades the chapters and returns the report with its totals. It
+// works in two phases: it builds every chapter's test binary (at most
+// Parallel at once), and only once all are built runs them (at most Parallel
+// at once). So no chapter's code runs while another chapter is still to be
+// built: nothing it does to the files on disk changes how another chapter
+// is graded. Canceling ctx kills every build and test still running.
 func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result.Report {
 	opts.defaults()
 	start := time.Now()
 	rep := &result.Report{Source: opts.Source, Seed: opts.Seed, Runs: opts.Runs, Chapters: make([]result.Chapter, len(chapters))}
-	var (
-		wg     sync.WaitGroup
-		notify sync.Mutex
-		slots  = make(chan struct{}, opts.Parallel)
-	)
-	for i, ch := range chapters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			if opts.Started != nil {
-				notify.Lock()
-				opts.Started(ch)
-				notify.Unlock()
-			}
-			rep.Chapters[i] = Chapter(ctx, opts, ch)
-			if opts.Finished != nil {
-				notify.Lock()
-				opts.Finished(rep.Chapters[i])
-				notify.Unlock()
-			}
-		}()
+	units := make([]*unit, len(chapters))
+	var notify sync.Mutex
+	if opts.Started != nil {
+		for _, ch := range chapters {
+			opts.Started(ch)
+		}
 	}
-	wg.Wait()
+	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i]) })
+	parallel(opts.Parallel, len(chapters), func(i int) {
+		rep.Chapters[i] = units[i].run(ctx, opts)
+		units[i].close()
+		if opts.Finished != nil {
+			notify.Lock()
+			opts.Finished(rep.Chapters[i])
+			notify.Unlock()
+		}
+	})
 	rep.Duration = time.Since(start)
 	rep.Tally()
 	return rep
 }
 
-// Chapter grades one chapter: it runs the chapter's hidden suite as its own
-// `go test -json` process over the grader's overlay, within the time limits,
-// and classifies what the process reported.
+// parallel calls f(0) ... f(n-1), at most width at once, and returns when
+// all have returned.
+func parallel(width, n int, f func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(width, 1))
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// Chapter grades one chapter: it builds the chapter's test binary over the
+// grader's overlay, runs it within the time limits, and classifies what the
+// hidden suite reported.
 func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapter {
 	opts.defaults()
-	start := time.Now()
-	dir := ch.Dir()
+	u := prepare(ctx, opts, ch)
+	defer u.close()
+	return u.run(ctx, opts)
+}
+
+// unit is one chapter on its way through the engine: prepare builds its
+// test binary (or decides its result: a missing folder, a forbidden import,
+// a compile error), run runs it.
+type unit struct {
+	ch       course.Chapter
+	dir      string // the folder graded, relative to the root, slash-separated
+	absDir   string
+	tmp      string // the grader's own folder for the chapter: the overlay, the binary
+	bin      string // the test binary
+	pristine map[string]string
+	conv     string // the go command's test2json
+	start    time.Time
+	done     *result.Chapter // the result, when prepare already decided it
+}
+
+func (u *unit) close() {
+	if u.tmp != "" {
+		os.RemoveAll(u.tmp)
+	}
+}
+
+// finish decides u's result as an error of the given kind.
+func (u *unit) finish(kind result.ProblemKind, summary, output string) *unit {
+	u.done = &result.Chapter{
+		ID: u.ch.ID, Title: u.ch.Title, Dir: u.dir, Clauses: u.ch.Clauses, Max: u.ch.Points(),
+		Status:   result.Error,
+		Checks:   notRun(u.ch),
+		Problem:  &result.Problem{Kind: kind, Summary: summary, Output: output},
+		Duration: time.Since(u.start),
+	}
+	return u
+}
+
+// prepare checks the chapter's folder and builds its test binary with
+// `go test -c` over the grader's overlay.
+func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
+	u := &unit{ch: ch, dir: ch.Dir(), start: time.Now()}
 	if opts.Source == result.Solutions {
-		dir = ch.SolutionDir()
+		u.dir = ch.SolutionDir()
 	}
-	absDir := filepath.Join(opts.Root, filepath.FromSlash(dir))
-	fail := func(kind result.ProblemKind, summary string) result.Chapter {
-		return result.Chapter{
-			ID: ch.ID, Title: ch.Title, Dir: dir, Clauses: ch.Clauses, Max: ch.Points(),
-			Status:   result.Error,
-			Checks:   notRun(ch),
-			Problem:  &result.Problem{Kind: kind, Summary: summary},
-			Duration: time.Since(start),
-		}
-	}
-	if _, err := os.Stat(absDir); err != nil {
+	u.absDir = filepath.Join(opts.Root, filepath.FromSlash(u.dir))
+	if _, err := os.Stat(u.absDir); err != nil {
 		hint := ""
 		if opts.Source == result.Exercises {
 			hint = fmt.Sprintf("; grader reset %s restores the stub", ch.ID)
 		}
-		return fail(result.Setup, fmt.Sprintf("the folder %s is missing%s", dir, hint))
+		return u.finish(result.Setup, fmt.Sprintf("the folder %s is missing%s", u.dir, hint), "")
 	}
-	pristine := opts.Pristine(ch)
-	if opts.Source == result.Stubs && len(pristine) == 0 {
-		return fail(result.Setup, "no pristine stub is stored for "+ch.ID+"; run go generate ./internal/harness/course")
+	u.pristine = opts.Pristine(ch)
+	if opts.Source == result.Stubs && len(u.pristine) == 0 {
+		return u.finish(result.Setup, "no pristine stub is stored for "+ch.ID+"; run go generate ./internal/harness/course", "")
 	}
+	if !opts.SkipImportCheck {
+		if p := guard(ch, u.absDir, u.dir, opts.Source, u.pristine); p != nil {
+			u.finish(p.Kind, p.Summary, p.Output)
+			u.done.Problem.File, u.done.Problem.Line = p.File, p.Line
+			return u
+		}
+	}
+	conv, err := converter(ctx, opts)
+	if err != nil {
+		return u.finish(result.Setup, err.Error(), "")
+	}
+	u.conv = conv
 
-	tmp, err := os.MkdirTemp("", "onehistory-grade-"+ch.ID+"-")
+	u.tmp, err = os.MkdirTemp("", "onehistory-grade-"+ch.ID+"-")
 	if err != nil {
-		return fail(result.Setup, err.Error())
+		return u.finish(result.Setup, err.Error(), "")
 	}
-	defer os.RemoveAll(tmp)
-	ov, err := writeOverlay(tmp, absDir, ch, opts.Source, pristine)
+	ov, err := writeOverlay(u.tmp, u.absDir, ch, opts.Source, u.pristine)
 	if err != nil {
-		return fail(result.Setup, err.Error())
+		return u.finish(result.Setup, err.Error(), "")
 	}
+	u.bin = filepath.Join(u.tmp, ch.ID+".test"+exeSuffix())
 
 	// -trimpath keeps the checkout's location out of the build: the build
 	// cache serves any copy of the workbook, wherever it sits (the grader's
 	// own tests grade copies in temporary folders), and stack traces name
 	// files by module path ("onehistory/exercises/...").
-	args := []string{"test", "-json", "-vet=off", "-trimpath", "-overlay=" + ov,
-		"-run=^" + ch.TestName() + "$", "-timeout=" + opts.Timeout.String(), "./" + dir + "/"}
-	cmd := exec.Command(opts.Go, args...)
+	cmd := exec.Command(opts.Go, "test", "-c", "-o", u.bin, "-vet=off", "-trimpath", "-overlay="+ov, "./"+u.dir+"/")
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
+	out := newCapped(64 << 10)
+	w := writerFunc(func(p []byte) (int, error) { out.WriteString(string(p)); return len(p), nil })
+	cmd.Stdout, cmd.Stderr = w, w
 	ownGroup(cmd)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fail(result.Setup, err.Error())
-	}
-	stderr := newCapped(32 << 10)
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) { stderr.WriteString(string(p)); return len(p), nil })
 	if err := cmd.Start(); err != nil {
-		return fail(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err))
+		return u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
 	}
-
-	// The watchdog: the test binary gets its -timeout plus a grace period
-	// from the moment it starts; the whole process gets BuildLimit. Either
-	// expiring, or ctx ending, kills the process group.
 	var (
 		mu     sync.Mutex
 		killed bool
-		limit  = opts.Timeout
 	)
 	kill := func() {
 		mu.Lock()
@@ -193,51 +246,177 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 		mu.Unlock()
 		killGroup(cmd)
 	}
-	buildTimer := time.AfterFunc(opts.BuildLimit, kill)
-	defer buildTimer.Stop()
-	var runTimer *time.Timer
-	defer func() {
-		if runTimer != nil {
-			runTimer.Stop()
-		}
-	}()
+	timer := time.AfterFunc(opts.BuildLimit, kill)
 	stop := context.AfterFunc(ctx, kill)
-	defer stop()
+	err = cmd.Wait()
+	timer.Stop()
+	stop()
+	killGroup(cmd)
+	mu.Lock()
+	wasKilled := killed
+	mu.Unlock()
+	text := strings.ReplaceAll(out.String(), u.tmp+string(filepath.Separator), u.dir+"/")
+	switch {
+	case wasKilled && ctx.Err() != nil:
+		return u.finish(result.Setup, "grading was interrupted", "")
+	case wasKilled:
+		u.finish(result.Hang, fmt.Sprintf("the build took longer than %s", opts.BuildLimit), text)
+		u.done.Status = result.Timeout
+		return u
+	case err != nil && compilerLine.MatchString(firstCompilerLine(text)):
+		p := compileProblem(text, u.dir)
+		u.finish(p.Kind, p.Summary, p.Output)
+		u.done.Problem.File, u.done.Problem.Line = p.File, p.Line
+		return u
+	case err != nil:
+		first := firstLine(text)
+		if first == "" {
+			first = fmt.Sprintf("%s test -c failed (%v) and said nothing", opts.Go, err)
+		}
+		return u.finish(result.Setup, "the go command could not build the test: "+first, text)
+	}
+	return u
+}
 
-	rec := newRecord(opts.MaxOutput)
-	started := false
-	rec.onStart = func() {
-		if !started {
-			started = true
-			runTimer = time.AfterFunc(opts.Timeout+grace, kill)
+// firstCompilerLine is the first line of a build's output that looks like a
+// compiler error, or "".
+func firstCompilerLine(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if compilerLine.MatchString(line) {
+			return line
 		}
 	}
-	rec.read(stdout)
-	waitErr := cmd.Wait()
+	return ""
+}
+
+func firstLine(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
+}
+
+// run runs u's test binary, in a process group of its own, with the hidden
+// suite's private verdict channel open; test2json turns its output into
+// events for the story. When the binary ends, its process group is killed,
+// so nothing it started outlives it.
+func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
+	if u.done != nil {
+		u.done.Duration = time.Since(u.start)
+		u.done.Command = command(opts, u.ch, u.dir)
+		return *u.done
+	}
+	nonce, err := newNonce()
+	if err != nil {
+		return *u.finish(result.Setup, err.Error(), "").done
+	}
+	ch, err := newVerdictChannel(u.tmp, nonce)
+	if err != nil {
+		return *u.finish(result.Setup, err.Error(), "").done
+	}
+	defer ch.close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return *u.finish(result.Setup, err.Error(), "").done
+	}
+
+	// test2json reads the binary's output (both streams, as go test
+	// merges them) from the pipe and writes events.
+	conv := exec.Command(u.conv)
+	conv.Stdin = outR
+	events, err := conv.StdoutPipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return *u.finish(result.Setup, err.Error(), "").done
+	}
+	convErr := newCapped(16 << 10)
+	conv.Stderr = writerFunc(func(p []byte) (int, error) { convErr.WriteString(string(p)); return len(p), nil })
+	if err := conv.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return *u.finish(result.Setup, fmt.Sprintf("cannot run test2json: %v", err), "").done
+	}
+	outR.Close()
+
+	bin := exec.Command(u.bin, "-test.v=test2json", "-test.run=^"+u.ch.TestName()+"$", "-test.timeout="+opts.Timeout.String())
+	bin.Dir = u.absDir
+	bin.Env = append(environment(opts), ch.env)
+	bin.Stdout, bin.Stderr = outW, outW
+	bin.ExtraFiles = ch.extra
+	ownGroup(bin)
+	startErr := bin.Start()
+	outW.Close()
+	ch.started()
+	if startErr != nil {
+		conv.Wait()
+		return *u.finish(result.Setup, fmt.Sprintf("cannot run the test binary: %v", startErr), "").done
+	}
+
+	var (
+		mu     sync.Mutex
+		killed bool
+	)
+	kill := func() {
+		mu.Lock()
+		killed = true
+		mu.Unlock()
+		killGroup(bin)
+	}
+	timer := time.AfterFunc(opts.Timeout+grace, kill)
+	stop := context.AfterFunc(ctx, kill)
+
+	rec := newRecord(opts.MaxOutput)
+	v := newVerdicts(nonce)
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); rec.read(events) }()
+	go func() { defer readers.Done(); ch.read(v) }()
+
+	waitErr := bin.Wait()
+	timer.Stop()
+	stop()
+	// Whatever the binary started dies with it.
+	killGroup(bin)
+	ch.ended()
+	// The readers end when the last writer is gone; a process that left
+	// the group could hold a pipe open, so they get a little time, no more.
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainLimit):
+		if conv.Process != nil {
+			conv.Process.Kill()
+		}
+		ch.close()
+		<-drained
+	}
+	conv.Wait()
 
 	mu.Lock()
 	wasKilled := killed
 	mu.Unlock()
 	if wasKilled && ctx.Err() != nil {
-		return fail(result.Setup, "grading was interrupted")
+		return *u.finish(result.Setup, "grading was interrupted", "").done
 	}
-	if wasKilled && !started {
-		limit = opts.BuildLimit
-	}
-	res := classify(ch, dir, absDir, rec, outcome{
+	res := classify(u.ch, u.dir, u.absDir, rec, v, outcome{
 		killed:   wasKilled,
-		limit:    limit,
+		limit:    opts.Timeout,
 		exitErr:  waitErr,
-		stderr:   stderr.String(),
-		duration: time.Since(start),
+		stderr:   convErr.String(),
+		duration: time.Since(u.start),
 	})
 	if res.Problem != nil {
 		// The canonical test file lives in tmp; name it as the learner sees it.
-		res.Problem.Summary = strings.ReplaceAll(res.Problem.Summary, tmp+string(filepath.Separator), dir+"/")
-		res.Problem.Output = strings.ReplaceAll(res.Problem.Output, tmp+string(filepath.Separator), dir+"/")
-		res.Problem.File = strings.ReplaceAll(res.Problem.File, filepath.ToSlash(tmp)+"/", dir+"/")
+		res.Problem.Summary = strings.ReplaceAll(res.Problem.Summary, u.tmp+string(filepath.Separator), u.dir+"/")
+		res.Problem.Output = strings.ReplaceAll(res.Problem.Output, u.tmp+string(filepath.Separator), u.dir+"/")
+		res.Problem.File = strings.ReplaceAll(res.Problem.File, filepath.ToSlash(u.tmp)+"/", u.dir+"/")
 	}
-	if opts.Source == result.Exercises && res.Status != result.Pass && workbook.Unchanged(absDir, pristine) {
+	if opts.Source == result.Exercises && (res.Status == result.Fail || res.Status == result.Error && res.Problem != nil && res.Problem.Kind == result.Panic) &&
+		workbook.Unchanged(u.absDir, u.pristine) {
 		// Untouched work earns nothing, even where the stub happens to pass
 		// a check by itself: the checks keep their statuses, not the points.
 		res.Status = result.NotStarted
@@ -246,8 +425,50 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 			res.Checks[i].Points = 0
 		}
 	}
-	res.Command = command(opts, ch, dir)
+	res.Command = command(opts, u.ch, u.dir)
 	return res
+}
+
+// drainLimit is how long the grader waits, after the test binary and its
+// process group are gone, for the pipes to reach their end.
+var drainLimit = 5 * time.Second
+
+// newNonce is a fresh secret for one run's verdict channel.
+func newNonce() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// converters caches the path of test2json per go command.
+var converters sync.Map
+
+// converter is the path of the go command's test2json (go tool -n
+// test2json, which builds it once if the toolchain does not ship it). A go
+// command that cannot say is broken: the error says so.
+func converter(ctx context.Context, opts Options) (string, error) {
+	if d, ok := converters.Load(opts.Go); ok {
+		return d.(string), nil
+	}
+	cmd := exec.CommandContext(ctx, opts.Go, "tool", "-n", "test2json")
+	cmd.Dir = opts.Root
+	cmd.Env = environment(opts)
+	out, err := cmd.CombinedOutput()
+	path := strings.TrimSpace(string(out))
+	if err != nil || path == "" || strings.Contains(path, "\n") {
+		why := firstLine(string(out))
+		if why == "" && err != nil {
+			why = err.Error()
+		}
+		if why == "" {
+			why = "it printed nothing"
+		}
+		return "", fmt.Errorf("the go command %s does not work: go tool -n test2json: %s", opts.Go, why)
+	}
+	converters.Store(opts.Go, path)
+	return path, nil
 }
 
 // notRun lists a chapter's checks, none of them run.

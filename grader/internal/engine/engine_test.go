@@ -262,20 +262,6 @@ func TestAHangInInitIsKilled(t *testing.T) {
 	assert.Equal(t, 0, ch.Points)
 }
 
-// os.Exit(0) in init makes go test report success with no test events at
-// all. No check reported a pass, so the chapter scores nothing.
-func TestExitInInitScoresNothing(t *testing.T) {
-	t.Parallel()
-	root := fakeWorkbook(t)
-	write(t, root, "exercises/ex99-fake/exit.go", "package ex99\n\nimport \"os\"\n\nfunc init() { os.Exit(0) }\n")
-	ch := gradeFake(t, options(t, root))
-	assert.Equal(t, result.Error, ch.Status)
-	assert.Equal(t, 0, ch.Points)
-	require.NotNil(t, ch.Problem)
-	assert.Equal(t, result.NoReport, ch.Problem.Kind)
-	assert.Contains(t, ch.Problem.Summary, "os.Exit")
-}
-
 // Editing the thin test file so that it tests nothing changes nothing: the
 // grader runs its own copy.
 func TestAnEditedTestFileChangesNothing(t *testing.T) {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -26,7 +27,9 @@ type testState struct {
 	action  string // the last of "pass", "fail", "skip"
 	elapsed float64
 	output  *capped
-	partial string // output since the last newline
+	printed *capped // the lines the code under test printed itself (see isPrinted)
+	partial []byte  // output since the last newline, up to maxLine bytes of it
+	partCut int64   // bytes of the partial line past maxLine, dropped
 }
 
 // record is everything read from one chapter's test stream: the raw facts the
@@ -78,39 +81,19 @@ const maxLine = 1 << 20
 func (r *record) read(stream io.Reader) {
 	br := bufio.NewReaderSize(stream, 64<<10)
 	for {
-		line, err := readLine(br)
+		line, _, err := readLineCapped(br, maxLine)
 		if len(line) > 0 {
-			r.line(line)
+			r.line(strings.TrimSuffix(string(line), "\r"))
 		}
 		if err != nil {
 			break
 		}
 	}
 	// Output that never ended in a newline still counts.
-	for name, t := range r.tests {
-		if t.partial != "" {
-			r.outputLine(name, t.partial)
-			t.partial = ""
+	for _, name := range append([]string{""}, r.order...) {
+		if t := r.tests[name]; t != nil && (len(t.partial) > 0 || t.partCut > 0) {
+			r.flushPartial(name, t)
 		}
-	}
-}
-
-// readLine reads one line without its newline, keeping at most maxLine bytes.
-func readLine(br *bufio.Reader) (string, error) {
-	var b strings.Builder
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if b.Len() < maxLine {
-			room := maxLine - b.Len()
-			if len(chunk) > room {
-				chunk = chunk[:room]
-			}
-			b.Write(chunk)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return strings.TrimRight(b.String(), "\r\n"), err
 	}
 }
 
@@ -159,26 +142,49 @@ func (r *record) line(line string) {
 func (r *record) test(name string) *testState {
 	t := r.tests[name]
 	if t == nil {
-		t = &testState{output: newCapped(64 << 10)}
+		t = &testState{output: newCapped(64 << 10), printed: newCapped(16 << 10)}
 		r.tests[name] = t
 	}
 	return t
 }
 
 // output assembles a test's output into lines: test2json may split one long
-// line, such as a Marker line with a timeline, over several events.
+// line, such as a Marker line with a timeline, over several events. The
+// work is linear in the output's length: each event's text is scanned once,
+// and a line longer than maxLine keeps its first maxLine bytes.
 func (r *record) output(test, text string) {
 	t := r.test(test)
-	text = t.partial + text
 	for {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			break
 		}
-		r.outputLine(test, text[:i])
+		t.addPartial(text[:i])
+		r.flushPartial(test, t)
 		text = text[i+1:]
 	}
-	t.partial = text
+	t.addPartial(text)
+}
+
+func (t *testState) addPartial(s string) {
+	room := maxLine - len(t.partial)
+	if room >= len(s) {
+		t.partial = append(t.partial, s...)
+		return
+	}
+	if room > 0 {
+		t.partial = append(t.partial, s[:room]...)
+	}
+	t.partCut += int64(len(s) - max(room, 0))
+}
+
+func (r *record) flushPartial(test string, t *testState) {
+	line := string(t.partial)
+	if t.partCut > 0 {
+		line += fmt.Sprintf(" [line cut: %d more bytes]", t.partCut)
+	}
+	t.partial, t.partCut = t.partial[:0], 0
+	r.outputLine(test, line)
 }
 
 func (r *record) outputLine(test, line string) {
@@ -196,7 +202,26 @@ func (r *record) outputLine(test, line string) {
 	if test != "" {
 		r.tests[test].output.WriteString(line + "\n")
 	}
+	if !r.panicked && isPrinted(line) {
+		r.tests[test].printed.WriteString(line + "\n")
+	}
 	r.watchForPanic(line)
+}
+
+// isPrinted tells the lines the code under test printed itself (fmt.Println
+// while working on a chapter) from the testing package's: its framing
+// ("=== RUN", "--- PASS", "PASS", "ok") and what a test logs, which it
+// indents.
+func isPrinted(line string) bool {
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "    ") {
+		return false
+	}
+	for _, p := range []string{"=== ", "--- ", "PASS", "FAIL", "ok  ", "testing: warning: no tests to run", "panic: ", "fatal error: "} {
+		if strings.HasPrefix(strings.TrimLeft(line, " "), p) {
+			return false
+		}
+	}
+	return true
 }
 
 // watchForPanic notices the runtime's panic and fatal error reports, which

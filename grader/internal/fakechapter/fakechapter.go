@@ -49,9 +49,11 @@ const TimelineLine = "│ server-1 │ server-2 │\n"
 // it.
 func Pristine(course.Chapter) map[string]string { return map[string]string{"fake.go": Stub} }
 
-// Files is the fake workbook: slash-separated path to text.
-func Files() map[string]string {
-	return map[string]string{
+// Files is the fake workbook: slash-separated path to text. Its hidden
+// suite reports through the real verdict package, copied from the
+// workbook's source (found above the working directory).
+func Files() (map[string]string, error) {
+	files := map[string]string{
 		"go.mod": "module " + course.Module + "\n\ngo 1.24\n",
 		"internal/harness/suites/ex99suite/suite.go": hiddenSuite(),
 		"exercises/ex99-fake/fake.go":                Stub,
@@ -59,11 +61,52 @@ func Files() map[string]string {
 		"solutions/ex99-fake/fake.go":                Solved,
 		"solutions/ex99-fake/ex99_test.go":           Chapter.TestFile(),
 	}
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, "internal", "harness", "verdict")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				return nil, err
+			}
+			files["internal/harness/verdict/"+name] = string(data)
+		}
+	}
+	return files, nil
+}
+
+// moduleRoot is the workbook's root above the working directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(data), "module "+course.Module+"\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("fakechapter: no %s module above the working directory", course.Module)
+		}
+		dir = parent
+	}
 }
 
 // Write writes the fake workbook below root.
 func Write(root string) error {
-	for name, text := range Files() {
+	files, err := Files()
+	if err != nil {
+		return err
+	}
+	for name, text := range files {
 		file := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			return err
@@ -94,9 +137,12 @@ func hiddenSuite() string {
 	return fmt.Sprintf(`package ex99suite
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"onehistory/internal/harness/verdict"
 )
 
 var markers = map[string]string{"alpha": %q, "beta": %q}
@@ -104,14 +150,27 @@ var markers = map[string]string{"alpha": %q, "beta": %q}
 // caught is the failure of a panic that the world caught in the learner's code.
 const caught = %q
 
-// Run runs the fake chapter's checks against behave.
+const marker = %q
+
+// report logs a Marker line and tells the grader its failure, as suite.Report does.
+func report(t *testing.T, check, line string) {
+	t.Log(line)
+	verdict.Failure(check, json.RawMessage(strings.TrimPrefix(line, marker)))
+}
+
+// Run runs the fake chapter's checks against behave, giving each check's
+// verdict as suite.Run does.
 func Run(t *testing.T, behave func(check string) string) {
+	verdict.Begin("ex99")
 	for _, name := range []string{"alpha", "beta"} {
-		t.Run(name, func(t *testing.T) {
+		var completed, failed, skipped bool
+		ok := t.Run(name, func(t *testing.T) {
+			defer func() { failed, skipped = t.Failed(), t.Skipped() }()
 			got := behave(name)
 			if got == "panic in the world" {
 				t.Error("a process panicked")
-				t.Log(caught)
+				report(t, name, caught)
+				completed = true
 				return
 			}
 			if got != "ok" {
@@ -120,10 +179,13 @@ func Run(t *testing.T, behave func(check string) string) {
 					seed = "7"
 				}
 				t.Errorf("server-1 answered wrongly: the code said %%q", got)
-				t.Log(strings.ReplaceAll(markers[name], "424242", seed))
+				report(t, name, strings.ReplaceAll(markers[name], "424242", seed))
 			}
+			completed = true
 		})
+		verdict.Checked(name, ok && completed && !failed && !skipped)
 	}
+	verdict.End()
 }
-`, marker("alpha"), marker("beta"), caught)
+`, marker("alpha"), marker("beta"), caught, suite.Marker)
 }

@@ -29,11 +29,13 @@ type ProblemKind string
 
 // The kinds of problem.
 const (
-	Compile  ProblemKind = "compile"   // the package or its test did not build
-	Panic    ProblemKind = "panic"     // the test process panicked or hit a fatal error
-	Hang     ProblemKind = "timeout"   // the run exceeded its time limit
-	NoReport ProblemKind = "no-report" // the process ended without reporting every check (os.Exit?)
-	Setup    ProblemKind = "setup"     // the go command could not run the test at all
+	Compile   ProblemKind = "compile"   // the package or its test did not build
+	Panic     ProblemKind = "panic"     // the test process panicked or hit a fatal error
+	Hang      ProblemKind = "timeout"   // the run exceeded its time limit
+	NoReport  ProblemKind = "no-report" // the process failed without reporting every check (log.Fatal?)
+	Tampering ProblemKind = "tampering" // the run claimed more than the hidden suite reported: forged results, an early exit with success
+	Forbidden ProblemKind = "forbidden" // the chapter's code imports or uses what a chapter may not (os, unsafe, the harness's own answer)
+	Setup     ProblemKind = "setup"     // the go command could not run the test at all
 )
 
 // Problem describes a chapter the suite could not grade in the ordinary way.
@@ -56,6 +58,7 @@ type Check struct {
 	Duration time.Duration   // as the test reported it
 	Failure  *suite.Failure  // the first failure the check reported on its Marker line
 	Output   string          // what the check printed, Marker lines removed (capped)
+	Printed  string          // of that, what the code under test printed itself (fmt.Println), capped
 	Failures []suite.Failure // every failure the check reported, in order
 }
 
@@ -73,6 +76,7 @@ type Chapter struct {
 	Failure  *suite.Failure // the first failure, in the registry's order of checks
 	Problem  *Problem       // set when Status is Error or Timeout
 	Output   string         // the human part of the test output (capped), for verbose reports
+	Printed  string         // what the code under test printed outside any check (in init), capped
 	Cut      int64          // bytes of output dropped by the cap
 	Command  string         // the go test command that ran, for a person to rerun
 }

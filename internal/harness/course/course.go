@@ -88,6 +88,15 @@ type Chapter struct {
 	// thin test file passes to the suite's Run, e.g. "New" or
 	// "hidden.Impl{Serve: Serve}". The suite package is imported as hidden.
 	Binding string
+
+	// Imports lists packages below Module, besides the harness's sim, kube
+	// and check, that the chapter's code may import, e.g.
+	// "internal/harness/suites/ex03suite/drill". The grader refuses any other.
+	Imports []string
+	// Forbidden lists the harness's own answers to what the chapter asks
+	// the learner to build, as "import/path.Name" below Module, e.g.
+	// "internal/harness/kube.MemStore": the grader refuses code that uses one.
+	Forbidden []string
 }
 
 // Dir is the exercise folder the learner edits: "exercises/ex01-one-memory".

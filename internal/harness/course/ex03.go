@@ -26,5 +26,6 @@ func init() {
 		},
 		Suite:   "internal/harness/suites/ex03suite",
 		Binding: "Drill",
+		Imports: []string{"internal/harness/suites/ex03suite/drill"},
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/verdict"
 )
 
 // Marker starts the one machine-readable line a failed check prints. The
@@ -105,11 +106,14 @@ func Report(t testing.TB, f Failure) {
 	}
 	t.Error("\n" + f.Text())
 	t.Log(f.Line())
+	verdict.Failure(f.Check, f)
 }
 
-// splitName turns "TestEx04/randomized" into ("ex04", "randomized").
+// splitName turns "TestEx04/randomized" (or a subtest of it,
+// "TestEx04/randomized/seed-17") into ("ex04", "randomized").
 func splitName(name string) (string, string) {
 	top, check, _ := strings.Cut(name, "/")
+	check, _, _ = strings.Cut(check, "/")
 	return strings.ToLower(strings.TrimPrefix(top, "Test")), check
 }
 
@@ -125,6 +129,11 @@ type CheckFunc func(t *testing.T)
 // Run runs chapter id's checks as subtests, in the registry's order. Every
 // check the registry names must be given, and no other: the grader scores the
 // registry's names, so a mismatch is a bug in the suite and fails loudly.
+//
+// Under the grader, Run gives each check's verdict on the grader's private
+// channel (package verdict) once the check has ended: passed only when the
+// check ran to its end without failing or skipping. Printed test results
+// carry no weight there.
 func Run(t *testing.T, id string, checks map[string]CheckFunc) {
 	t.Helper()
 	ch := course.MustLookup(id)
@@ -138,9 +147,17 @@ func Run(t *testing.T, id string, checks map[string]CheckFunc) {
 			t.Fatalf("suite bug: check %q is not in chapter %s's registry entry", name, id)
 		}
 	}
+	verdict.Begin(id)
 	for _, k := range ch.Checks {
-		t.Run(k.Name, checks[k.Name])
+		var completed, failed, skipped bool
+		ok := t.Run(k.Name, func(t *testing.T) {
+			defer func() { failed, skipped = t.Failed(), t.Skipped() }()
+			checks[k.Name](t)
+			completed = true
+		})
+		verdict.Checked(k.Name, ok && completed && !failed && !skipped)
 	}
+	verdict.End()
 }
 
 // Seeds returns the seeds a randomized check explores: def seeds starting at
