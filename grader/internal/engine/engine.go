@@ -442,6 +442,14 @@ func newNonce() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
+// CheckGo reports whether opts.Go works well enough to grade with, as an
+// error that says what is wrong with it.
+func CheckGo(ctx context.Context, opts Options) error {
+	opts.defaults()
+	_, err := converter(ctx, opts)
+	return err
+}
+
 // converters caches the path of test2json per go command.
 var converters sync.Map
 

@@ -76,7 +76,7 @@ type JSONFailure struct {
 
 // JSONProblem says why a chapter could not be graded in the ordinary way.
 type JSONProblem struct {
-	Kind    string `json:"kind"`    // "compile", "panic", "timeout", "no-report", "setup"
+	Kind    string `json:"kind"`    // "compile", "panic", "timeout", "no-report", "tampering", "forbidden", "setup"
 	Summary string `json:"summary"` // one line
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`

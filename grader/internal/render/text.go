@@ -112,6 +112,7 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		label := map[result.ProblemKind]string{
 			result.Compile: "compile error", result.Panic: "panic", result.Hang: "timeout",
 			result.NoReport: "no report", result.Setup: "could not run",
+			result.Tampering: "tampering", result.Forbidden: "refused",
 		}[p.Kind]
 		if strings.HasPrefix(p.Summary, label+": ") {
 			fmt.Fprintf(w, "\n%s%s\n", pal.Bold(label+":"), strings.TrimPrefix(p.Summary, label+":"))
@@ -143,6 +144,14 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
 		}
 		told = true
+	}
+	if ch.Printed != "" {
+		fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, outside any check:"), indent(firstLines(strings.TrimRight(ch.Printed, "\n"), 20), "  │ "))
+	}
+	for _, c := range ch.Checks {
+		if c.Printed != "" {
+			fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, in check "+c.Name+":"), indent(firstLines(strings.TrimRight(c.Printed, "\n"), 20), "  │ "))
+		}
 	}
 	if ch.Cut > 0 {
 		fmt.Fprintf(w, "\n%s\n", pal.Dim(fmt.Sprintf("(the test printed %d bytes more than the grader keeps; they were cut)", ch.Cut)))
