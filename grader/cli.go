@@ -53,6 +53,8 @@ Usage:
   grader list                 the chapters, their clauses and points
   grader watch [exNN]         grade again whenever you save (Enter grades by hand, q quits)
   grader reset exNN [--yes]   put the chapter's stub back as shipped (your files are backed up)
+  grader collect DIR          (instructors, in a clean checkout of the course) copy only the
+                              exercise Go files of the student's checkout DIR into this one
 
 Flags:
   --seed N         replay one world: pass SEED=N to the suites (make ex03 SEED=N)
@@ -83,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return listCmd(wb, args[1:], stdout, stderr) })
 		case "reset":
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return resetCmd(wb, args[1:], stdout, stderr) })
+		case "collect":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return collectCmd(wb, args[1:], stdout, stderr) })
 		case "watch":
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return watchCmd(wb, args[1:], stdout, stderr) })
 		}
