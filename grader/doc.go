@@ -14,25 +14,37 @@
 // failure and the command that replays it); not started (its folder still
 // holds the stub as shipped); error (a compile error, with the compiler's
 // first error; a panic, at the first line of the learner's code in the
-// stack; or a process that ended without reporting, such as os.Exit in
-// init); timeout (naming the check that hung).
+// stack; an import or a use a chapter may not make, refused before
+// building; tampering, when the run claimed more than the hidden suite
+// reported; or a process that failed before the suite reported every
+// check, such as log.Fatal); timeout (naming the check that hung).
 //
 // # How a chapter is graded
 //
-// Each chapter's hidden suite runs as its own process,
+// First the grader reads the chapter's Go files and refuses imports outside
+// a fixed list (no os, syscall, unsafe, os/exec, reflect, cgo...), non-Go
+// files the go command would build, and the harness's own answer to the
+// chapter (package engine, guard.go). Then it builds every chapter's test
+// binary,
 //
-//	go test -json -vet=off -overlay=<tmp>/overlay.json -run '^TestEx03$' -timeout 60s ./exercises/ex03-.../
+//	go test -c -o <tmp>/ex03.test -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex03-.../
 //
-// at most GOMAXPROCS at once, so that one chapter's crash or hang costs that
-// chapter and nothing else. The overlay puts the registry's own thin test
-// file in place of the folder's (edited, deleted or not) and hides every
-// other _test.go file, so a learner's TestMain never runs. A check scores
-// only when its own subtest, TestEx03/<check>, reported a pass event: a
-// process that exits 0 without running anything scores nothing. A check
-// that fails prints a Marker line (package suite) whose JSON is the story
-// the report tells. The test binary gets its -timeout and a grace period;
-// then the grader kills its process group. Output beyond a cap is cut, and
-// the cut is noted.
+// at most GOMAXPROCS at once, and only once all are built runs them, each
+// in a process group of its own, so that one chapter's code cannot change
+// how another is built, and one chapter's crash or hang costs that chapter
+// and nothing else. The overlay puts the registry's own thin test file in
+// place of the folder's (edited, deleted or not) and hides every other
+// _test.go file, so a learner's TestMain never runs.
+//
+// A check scores only on the verdict the hidden suite gave it on a private
+// channel (package internal/harness/verdict: a pipe the test binary gets as
+// an extra file, named with a fresh nonce in an environment variable the
+// suite's plumbing takes away before the chapter's code runs). The test's
+// output, read through test2json, tells the story, never the score: where
+// it claims more than the verdicts, the chapter scores 0 as tampering. The
+// test binary gets its -timeout and a grace period; then the grader kills
+// its process group, as it does whenever a binary ends. Output of any size
+// and shape is read as it comes, and kept up to a cap; the cut is noted.
 //
 // # Reports for machines
 //
@@ -42,7 +54,8 @@
 //
 // The exit status is 0 when everything asked for passes (or the score
 // reaches --min-score), 1 when something does not, 2 when the command could
-// not run: a bad flag, an unknown chapter, no workbook, no go command.
+// not run: a bad flag, an unknown chapter, no workbook, no working go
+// command, a --min-score above what the chapters are worth.
 //
 // # Around the grading
 //
@@ -50,6 +63,7 @@
 //	grader list           the chapters, their clauses and points
 //	grader watch [ex03]   grade again on every save (polling), or on Enter
 //	grader reset ex03     put the stub back as shipped, after asking; backs up first
+//	grader collect DIR    (CI) copy only the exercise Go files of checkout DIR into this clean one
 //
 // For course authors, `grader --solutions` grades solutions/ and
 // `grader --stubs` grades the pristine stubs embedded in package course,

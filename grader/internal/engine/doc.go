@@ -1,10 +1,22 @@
-// Package engine grades chapters: it runs each chapter's hidden suite as its
-// own `go test -json` process over an overlay of the grader's own test
-// wiring, reads the event stream, and classifies what it saw into a
-// result.Chapter.
+// Package engine grades chapters: it checks each chapter's code, builds
+// each chapter's test binary over an overlay of the grader's own test
+// wiring, runs the binaries, and classifies what the hidden suites
+// reported into result.Chapters.
 //
 //	rep := engine.Grade(ctx, engine.Options{Root: root, Go: "/usr/local/go/bin/go"}, course.All())
 //	for _, ch := range rep.Chapters { fmt.Println(ch.ID, ch.Status, ch.Points, ch.Max) }
+//
+// # The phases
+//
+// Grade first prepares every chapter (at most Parallel at once): guard reads
+// its Go files and refuses imports outside StdAllowed, HarnessAllowed and
+// the chapter's own course.Chapter.Imports, non-Go files the go command
+// would build, assignments to the harness's variables and the identifiers
+// the chapter's registry entry forbids (a result of kind result.Forbidden,
+// before anything is built); then `go test -c` builds its test binary. Only
+// when every binary is built does it run them (at most Parallel at once),
+// so that nothing one chapter's code does to the files on disk changes how
+// another is built.
 //
 // # The overlay
 //
@@ -17,23 +29,34 @@
 //
 // # What counts
 //
-// A check passes only when its own subtest reported a pass event. In order,
-// a chapter is: error, if the build failed (the compiler's first error, its
-// file and line); timeout, if the run hit its time limit (the check that
-// hung, from the timeout panic's list of running tests, or the last check
-// that started when the grader had to kill the process group itself);
-// error, if it panicked (the first stack frame in the learner's folder),
-// whether the test process crashed or the simulated world caught the panic
-// and the suite reported it as a failure named suite.PanicName;
-// pass, if every check passed; error, if the process ended without
-// reporting every check (os.Exit in init); else fail, with the first
-// failure the suite reported on a Marker line. A chapter whose folder still
-// holds the pristine stub and does not pass is not started.
+// The test binary runs with -test.v=test2json, in a process group of its
+// own, its output read through test2json for the story, and with an extra
+// open file: the hidden suite's private verdict channel (package
+// internal/harness/verdict), named with a fresh nonce. A check passes only
+// on its pass verdict there. In order, a chapter is: error, if it was
+// refused or did not build (the compiler's first error, its file and
+// line); timeout, if the run hit its time limit (the check that hung, from
+// the timeout panic's list of running tests, or the last check that started
+// when the grader had to kill the process group itself); error of kind
+// tampering, with 0 points, if the run claimed more than the verdicts (the
+// output says a check or the package passed where the suite did not say
+// so, the process exited with status 0 before the suite's end, or lines on
+// the channel did not come from the suite); error, if it panicked (the
+// first stack frame in the learner's folder), whether the test process
+// crashed or the simulated world caught the panic and the suite reported it
+// as a failure named suite.PanicName; pass, if every check's verdict is a
+// pass, the suite ended, the process exited 0 and its output ended in a
+// pass; error, if the process failed before the suite reported every check
+// (log.Fatal); else fail, with the first failure the suite reported. A
+// chapter whose folder still holds the pristine stub and fails is not
+// started.
 //
 // # Limits
 //
-// The test binary gets Options.Timeout (go test -timeout) plus a grace
-// period from the moment it starts; the whole process, build included, gets
-// Options.BuildLimit. Past either, the process group is killed. Output is
-// kept up to Options.MaxOutput per chapter; the rest is counted and noted.
+// The build gets Options.BuildLimit; the test binary gets Options.Timeout
+// (-test.timeout) plus a grace period from the moment it starts. Past
+// either, the process group is killed; when the binary ends, its process
+// group is killed in any case. Output is read as it comes, in time linear
+// in its size, and kept up to Options.MaxOutput per chapter; the rest is
+// counted and noted.
 package engine
