@@ -317,16 +317,49 @@ func timeoutProblem(rec *record, top string, limit time.Duration, absDir, dir st
 	}
 	p.Check = checkOf(hung)
 	secs := strconv.FormatFloat(limit.Seconds(), 'f', -1, 64)
-	if p.Check != "" {
+	switch {
+	case p.Check != "":
 		p.Summary = fmt.Sprintf("timed out after %s s in check %s", secs, p.Check)
-	} else {
+	case hung != "" || len(rec.order) > 0:
+		p.Summary = fmt.Sprintf("timed out after %s s in %s, before its first check began", secs, top)
+	case limit < time.Second:
+		p.Summary = fmt.Sprintf("timed out after %s s, before any test began: the limit is shorter than a test binary needs to start (try --timeout 60s)", secs)
+	default:
 		p.Summary = fmt.Sprintf("timed out after %s s before any check started (in package initialization?)", secs)
 	}
-	if f, line, fn := learnerFrame(rec.panicText.String(), absDir, dir); f != "" {
+	dump := rec.panicText.String()
+	if f, line, fn := spinningGoroutine(dump, absDir, dir); f != "" {
+		// A goroutine of the learner's still running when the time ran out
+		// is the likeliest cause: a loop that never waits.
+		p.File, p.Line = f, line
+		p.Summary += fmt.Sprintf(": a goroutine started in %s at %s:%d was still running (a loop that never waits?)", fn, f, line)
+	} else if f, line, fn := learnerFrame(dump, absDir, dir); f != "" {
 		p.File, p.Line = f, line
 		p.Summary += fmt.Sprintf(", waiting in %s at %s:%d", fn, f, line)
 	}
 	return p
+}
+
+// spinningGoroutine finds, in a timeout's goroutine dump, a goroutine that
+// was running when the time ran out and that the learner's code started:
+// where it was, or, when its stack was unavailable (running on another
+// thread), the go statement that started it.
+func spinningGoroutine(dump, absDir, dir string) (string, int, string) {
+	for _, b := range strings.Split(dump, "\n\n") {
+		head, _, _ := strings.Cut(b, "\n")
+		if !strings.HasPrefix(head, "goroutine ") || !strings.Contains(head, "[running]") {
+			continue
+		}
+		if f, line, fn := learnerFrame(b, absDir, dir); f != "" {
+			fn = strings.TrimPrefix(fn, "created by ")
+			if i := strings.Index(fn, " in goroutine"); i > 0 {
+				fn = fn[:i]
+			}
+			fn = strings.TrimPrefix(fn, course.Module+"/"+dir+".")
+			return f, line, fn
+		}
+	}
+	return "", 0, ""
 }
 
 func panicProblem(rec *record, absDir, dir string) *result.Problem {
@@ -394,6 +427,9 @@ func learnerFrame(stack, absDir, dir string) (string, int, string) {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
+		if n <= 1 {
+			continue // a wrapper the compiler generated: no line of the learner's
+		}
 		fn := lines[i-1]
 		if j := strings.LastIndex(fn, "("); j > 0 {
 			fn = fn[:j]

@@ -374,3 +374,48 @@ func TestGradeTotalsTheReport(t *testing.T) {
 	require.Len(t, rep.Clauses, 1)
 	assert.Equal(t, result.ClauseTotal{Clause: course.OneHistory, Passing: 1, Chapters: 1}, rep.Clauses[0])
 }
+
+// A goroutine of the learner's that spins without ever waiting makes the
+// check time out: the report points at the go statement that started it,
+// not at a line the compiler made up.
+func TestASpinningGoroutineIsNamedByItsGoStatement(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", `package ex99
+
+func spin() {
+	for {
+	}
+}
+
+func Behave(check string) string {
+	block := make(chan int)
+	go spin()
+	<-block
+	return "ok"
+}
+`)
+	opts := options(t, root)
+	opts.Timeout = 2 * time.Second
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Timeout, ch.Status)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, "exercises/ex99-fake/fake.go", ch.Problem.File)
+	assert.Contains(t, []int{4, 10}, ch.Problem.Line, "inside the loop, or the go statement")
+	assert.Contains(t, ch.Problem.Summary, "timed out after 2 s in check alpha: a goroutine started in ")
+	assert.Contains(t, ch.Problem.Summary, "was still running (a loop that never waits?)")
+}
+
+// A time limit too short for the test binary to start says so, rather than
+// blaming package initialization.
+func TestATinyTimeoutSaysItIsTooShort(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	opts := options(t, root)
+	opts.Timeout = time.Millisecond
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Timeout, ch.Status)
+	require.NotNil(t, ch.Problem)
+	assert.NotContains(t, ch.Problem.Summary, "package initialization", ch.Problem.Summary)
+	assert.Contains(t, ch.Problem.Summary, "timed out after 0.001 s")
+}
