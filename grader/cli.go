@@ -67,6 +67,7 @@ Flags:
   --timeout D      time limit for one chapter's suite (default 60s)
   --parallel N     chapters graded at once (default: the number of CPUs)
   --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
+  --no-cache       run every suite, even where the same code's result is cached (CI uses it)
 
 The go command is $GO if set, else go on PATH.
 `

@@ -35,6 +35,7 @@ type gradeOptions struct {
 	timeout   time.Duration
 	parallel  int
 	color     string
+	noCache   bool
 }
 
 // flags registers the grading flags on fs. SEED and RUNS in the environment
@@ -50,6 +51,7 @@ func (o *gradeOptions) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", engine.DefaultTimeout, "")
 	fs.IntVar(&o.parallel, "parallel", 0, "")
 	fs.StringVar(&o.color, "color", "auto", "")
+	fs.BoolVar(&o.noCache, "no-cache", false, "")
 }
 
 // check validates the flags together.
@@ -164,6 +166,9 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		Root: wb.Root, Go: goCmd, Source: o.source(),
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
 		Pristine: pristineOf, SkipImportCheck: skipImportCheck,
+	}
+	if o.noCache {
+		opts.CacheDir = "off"
 	}
 	var progress *render.Progress
 	if !o.json && terminal(stdout) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func options(t *testing.T, root string) Options {
 	}
 	return Options{
 		Root: root, Go: goCmd, Timeout: 20 * time.Second,
-		Pristine: fakechapter.Pristine,
+		Pristine: fakechapter.Pristine, CacheDir: "off",
 	}
 }
 
@@ -418,4 +419,38 @@ func TestATinyTimeoutSaysItIsTooShort(t *testing.T) {
 	require.NotNil(t, ch.Problem)
 	assert.NotContains(t, ch.Problem.Summary, "package initialization", ch.Problem.Summary)
 	assert.Contains(t, ch.Problem.Summary, "timed out after 0.001 s")
+}
+
+// Grading the same code twice runs it once: the second result comes from
+// the cache, keyed by the test binary and SEED; a new SEED runs it again.
+func TestTheSameCodeIsRunOnce(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	runs := filepath.Join(t.TempDir(), "runs")
+	write(t, root, "exercises/ex99-fake/fake.go", fmt.Sprintf(`package ex99
+
+import "os"
+
+func init() {
+	f, _ := os.OpenFile(%q, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f.WriteString("run\n")
+	f.Close()
+}
+
+func Behave(check string) string { return "ok" }
+`, runs))
+	opts := options(t, root)
+	opts.SkipImportCheck = true
+	opts.CacheDir = t.TempDir()
+	for range 2 {
+		ch := gradeFake(t, opts)
+		require.Equal(t, result.Pass, ch.Status, statuses(ch))
+		assert.Equal(t, 10, ch.Points)
+	}
+	data, _ := os.ReadFile(runs)
+	assert.Equal(t, "run\n", string(data), "the second grading came from the cache")
+	opts.Seed = "5"
+	gradeFake(t, opts)
+	data, _ = os.ReadFile(runs)
+	assert.Equal(t, "run\nrun\n", string(data), "another seed is another run")
 }

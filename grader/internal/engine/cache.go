@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"onehistory/grader/internal/result"
+)
+
+// The result cache keeps what a test binary's run came to, keyed by the
+// binary's own bytes and everything else that reaches the run (SEED, RUNS,
+// the time limit), as go test's cache does for its results: grading the
+// same code again, unchanged, gives the same answer without running it. Go
+// builds are reproducible, so the same sources give the same binary. Only
+// passes and plain failures are kept; a timeout, a panic, tampering or a
+// problem is run again every time.
+//
+// The cache lives in the go command's build cache folder, in a folder of
+// its own ("onehistory-grader"), so that it is shared by every copy of the
+// workbook and cleaned with go clean -cache.
+
+// cacheVersion changes whenever the meaning of a cached result does.
+const cacheVersion = "onehistory-grader-results/v1"
+
+var cacheDirs sync.Map
+
+// resultCacheDir is where results are cached, or "" for nowhere.
+func resultCacheDir(ctx context.Context, opts Options) string {
+	switch opts.CacheDir {
+	case "off":
+		return ""
+	case "":
+	default:
+		return opts.CacheDir
+	}
+	if d, ok := cacheDirs.Load(opts.Go); ok {
+		return d.(string)
+	}
+	cmd := exec.CommandContext(ctx, opts.Go, "env", "GOCACHE")
+	cmd.Dir = opts.Root
+	cmd.Env = environment(opts)
+	out, err := cmd.Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" || dir == "off" || !filepath.IsAbs(dir) {
+		dir = ""
+	} else {
+		dir = filepath.Join(dir, "onehistory-grader")
+	}
+	cacheDirs.Store(opts.Go, dir)
+	return dir
+}
+
+// cacheKey is the key of a run of the binary bin with opts.
+func cacheKey(bin string, opts Options, test string) string {
+	f, err := os.Open(bin)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Seed, opts.Runs, opts.Timeout, test)
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func loadCached(dir, key string) (result.Chapter, bool) {
+	var res result.Chapter
+	if dir == "" || key == "" {
+		return res, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, key[:2], key+".json"))
+	if err != nil || json.Unmarshal(data, &res) != nil {
+		return res, false
+	}
+	return res, res.Status == result.Pass || res.Status == result.Fail
+}
+
+func storeCached(dir, key string, res result.Chapter) {
+	if dir == "" || key == "" || !(res.Status == result.Pass || res.Status == result.Fail) {
+		return
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return
+	}
+	sub := filepath.Join(dir, key[:2])
+	if os.MkdirAll(sub, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(sub, key+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(sub, key+".json")) != nil {
+		os.Remove(tmp.Name())
+	}
+}
