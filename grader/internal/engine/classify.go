@@ -112,6 +112,16 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, v *verdicts, o
 		markCheck(&res, c.Name, result.Error)
 	case allPass && v.ended && exitedWell && rec.pkgAction == "pass":
 		res.Status = result.Pass
+	case allPass && v.ended:
+		// Every verdict was a pass, and still the process did not end
+		// well: code that went on after the suite (a goroutine calling
+		// log.Fatal) or output cut short.
+		res.Status = result.Error
+		res.Problem = &result.Problem{
+			Kind:    result.NoReport,
+			Summary: fmt.Sprintf("the hidden suite passed every check, but then the test process ended badly (%s, its output ending %q): did a goroutine of the code call log.Fatal?", exitText(out.exitErr), rec.pkgAction),
+			Output:  strings.TrimSpace(rec.other.String() + rec.transcript.String()),
+		}
 	case !v.began && !rec.started:
 		res.Status = result.Error
 		res.Problem = setupProblem(rec, out)
