@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/suite"
 )
 
 // The result cache keeps what a test binary's run came to, keyed by the
@@ -21,8 +22,9 @@ import (
 // the time limit), as go test's cache does for its results: grading the
 // same code again, unchanged, gives the same answer without running it. Go
 // builds are reproducible, so the same sources give the same binary. Only
-// passes and plain failures are kept; a timeout, a panic, tampering or a
-// problem is run again every time.
+// passes and plain failures are kept (not a "stuck" failure, which the
+// simulator's wall-clock watchdog reports); a timeout, a panic, tampering
+// or a problem is run again every time.
 //
 // The cache lives in the go command's build cache folder, in a folder of
 // its own ("onehistory-grader"), so that it is shared by every copy of the
@@ -89,6 +91,13 @@ func loadCached(dir, key string) (result.Chapter, bool) {
 func storeCached(dir, key string, res result.Chapter) {
 	if dir == "" || key == "" || !(res.Status == result.Pass || res.Status == result.Fail) {
 		return
+	}
+	for _, c := range res.Checks {
+		for _, f := range c.Failures {
+			if f.Name == suite.StuckName {
+				return // the one failure that depends on the wall clock: a loaded machine may not see it again
+			}
+		}
 	}
 	data, err := json.Marshal(res)
 	if err != nil {
