@@ -351,13 +351,14 @@ func timeoutProblem(rec *record, top string, limit time.Duration, absDir, dir st
 }
 
 // spinningGoroutine finds, in a timeout's goroutine dump, a goroutine that
-// was running when the time ran out and that the learner's code started:
+// was running (or ready to run, on a busy machine) when the time ran out
+// and that the learner's code started:
 // where it was, or, when its stack was unavailable (running on another
 // thread), the go statement that started it.
 func spinningGoroutine(dump, absDir, dir string) (string, int, string) {
 	for _, b := range strings.Split(dump, "\n\n") {
 		head, _, _ := strings.Cut(b, "\n")
-		if !strings.HasPrefix(head, "goroutine ") || !strings.Contains(head, "[running]") {
+		if !strings.HasPrefix(head, "goroutine ") || !(strings.Contains(head, "[running]") || strings.Contains(head, "[runnable]")) {
 			continue
 		}
 		if f, line, fn := learnerFrame(b, absDir, dir); f != "" {
