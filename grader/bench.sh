@@ -8,6 +8,9 @@
 #   make grade            every chapter (go run ./grader)
 #   grader (installed)    every chapter, without go run's link check
 #   grader --solutions    every chapter's solution
+#   --no-cache            every suite run again, nothing from the results cache:
+#                         each chapter alone, then all of them (the bar: all
+#                         within about twice the slowest one)
 #
 # Usage: grader/bench.sh [exNN] (default: the first chapter); BENCH_RUNS=5.
 set -euo pipefail
@@ -68,3 +71,8 @@ measure "grader $ch after an edit (rebuild)" edit_and_grade
 measure "make grade (every chapter)" make -s grade
 measure "bin/grader (every chapter)" bin/grader
 measure "bin/grader --solutions" bin/grader --solutions
+measure "bin/grader --no-cache (every chapter)" bin/grader --no-cache
+measure "bin/grader --no-cache --solutions" bin/grader --no-cache --solutions
+for c in $(bin/grader list | awk 'NR>1 && /^ex[0-9]/ {print $1}'); do
+	measure "bin/grader --no-cache --solutions $c" bin/grader --no-cache --solutions "$c"
+done
