@@ -221,7 +221,7 @@ func play(seed int64, sc scenario, impl Impl) *run {
 
 // shown is what the timeline shows: every note (each client request and
 // its answer), the faults, and the servers' requests to etcd other than the
-// watch cache's polling.
+// watch cache's polling (those lost on the cut, as lost).
 func (r *run) shown(e sim.Event) bool {
 	switch e.Kind {
 	case sim.EvNote:
@@ -229,10 +229,11 @@ func (r *run) shown(e sim.Event) bool {
 	case sim.EvFault, sim.EvCrash, sim.EvRestart:
 		return true
 	case sim.EvSend, sim.EvDrop:
-		if _, watch := e.Msg.(kube.WatchRequest); watch {
+		if _, watch := e.Msg.(kube.WatchRequest); watch || !r.s.IsServer(e.Node) || e.Peer != etcd {
 			return false
 		}
-		return r.s.IsServer(e.Node) && e.Peer == etcd
+		// A request lost on the cut shows once, as lost.
+		return e.Kind == sim.EvDrop || !(e.Node == r.sc.cut.A && r.sc.cut.During(e.At))
 	}
 	return false
 }

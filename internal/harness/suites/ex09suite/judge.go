@@ -199,8 +199,8 @@ func (r *run) consistentReads() *suite.Failure {
 		}
 		if q.took() > Bound {
 			return r.fail(readHung, q.call+Bound, "",
-				"%s (a consistent read) got %s only %s later, at %s: it waited on a store it could not reach instead of failing within %s (%s)",
-				q.describe(), q.answer(), fmtT(q.took()), fmtT(q.ret), Bound, r.outage())
+				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
+				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
 		}
 		if q.err != nil {
 			continue
@@ -317,8 +317,8 @@ func (r *run) writes() *suite.Failure {
 	for _, q := range r.requests {
 		if !q.kind.read() && q.took() > Bound {
 			return r.fail(writeHung, q.call+Bound, "",
-				"%s (a write) got %s only %s later: it should have been refused within %s (%s)",
-				q.describe(), q.answer(), fmtT(q.took()), Bound, r.outage())
+				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
+				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
 		}
 	}
 	return nil
