@@ -3,6 +3,7 @@ package ex09suite
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -446,7 +447,7 @@ func (r *run) justified(key string, sent, at time.Duration, pods int) *badDelete
 		}
 	}
 	if b.read != nil && b.read.Result.Outcome == check.OK {
-		if d, ok := b.read.Result.Value.(int); ok && pods >= d {
+		if d, err := strconv.Atoi(fmt.Sprint(b.read.Result.Value)); err == nil && pods >= d {
 			return nil
 		}
 	}
