@@ -160,7 +160,7 @@ type run struct {
 type audit struct {
 	done      bool
 	at        time.Duration
-	rv        int64                   // the history's last version then
+	rv        int64                       // the history's last version then
 	caches    map[sim.NodeID][2]kube.List // server → deployments, pods (rv=0)
 	cacheErrs map[sim.NodeID]error
 	read      request // a consistent read of web through server-1
