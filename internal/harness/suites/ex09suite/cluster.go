@@ -185,10 +185,15 @@ func build(seed int64, sc scenario, impl Impl) *run {
 		},
 	})
 
+	// The state before the scene, in the store and, for the checkers, in
+	// the history of client operations.
 	must := func(o kube.Object) {
-		if _, err := r.store.Create(nil, o); err != nil {
+		o, err := r.store.Create(nil, o)
+		if err != nil {
 			panic(err)
 		}
+		id := s.History.Call("(before)", "", check.Create(o.Key(), o.Value()), 0)
+		s.History.Return(id, check.Acked(o.ResourceVersion), 0)
 	}
 	must(kube.Object{Kind: "deployments", Name: "web", Replicas: initialReplicas})
 	for i := range initialReplicas {

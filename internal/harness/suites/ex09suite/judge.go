@@ -215,6 +215,12 @@ func (r *run) consistentReads() *suite.Failure {
 			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
 		}
 	}
+	// Every client's consistent reads and writes, the controller's too,
+	// must fit one order of the history (porcupine, per key).
+	if l := check.Linearizable(r.s.History, 0); !l.OK() {
+		v := l.Violation
+		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
+	}
 	return nil
 }
 
