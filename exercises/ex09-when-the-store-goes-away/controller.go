@@ -18,7 +18,7 @@ import (
 //
 // c is the controller's client, through server-1; pods is the controller's
 // informer of pods, which the suite keeps running. The suite calls
-// Reconcile every 50 to 200ms; an error it returns is noted in the timeline.
+// Reconcile every 100 to 250ms; an error it returns is noted in the timeline.
 //
 // This is the naive design of the story: a deployment it cannot read is a
 // deployment that is gone, and a deployment that is gone wants no pods.

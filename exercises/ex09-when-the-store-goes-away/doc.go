@@ -13,7 +13,7 @@
 // The store is not yours: one history of accepted changes (a kube.MemStore)
 // on node etcd. Two API servers run your Serve in front of it, server-1 and
 // server-2. A controller runs your Reconcile of deployments/web through
-// server-1 every 50 to 200ms, with an informer of pods (kube.Informer) the
+// server-1 every 100 to 250ms, with an informer of pods (kube.Informer) the
 // suite gives it; kubectl and a watcher work through server-1 too; a deploy
 // pipeline works through server-2. The suite cuts the link between
 // server-1 and etcd, then restores it.

@@ -68,7 +68,7 @@ const (
 	scaleBatch                      // kubectl scale deployment batch (unconditional)
 	scaleBatchIf                    // kubectl scale deployment batch, if it is still at the version read
 	createJob                       // kubectl create deployment job-N
-	deleteJob                       // kubectl delete deployment job-0
+	deleteJob                       // kubectl delete deployment job-N
 )
 
 func (k opKind) read() bool   { return k <= listAnyDeploy }
@@ -295,8 +295,9 @@ func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv
 		q.what = "CREATE deployments/" + name
 		q.obj, q.err = c.Create(kube.Object{Kind: "deployments", Name: name, Replicas: 1})
 	case deleteJob:
-		q.what = "DELETE deployments/job-0"
-		q.obj, q.err = c.Delete("deployments/job-0", 0)
+		key := fmt.Sprintf("deployments/job-%d", st.to)
+		q.what = "DELETE " + key
+		q.obj, q.err = c.Delete(key, 0)
 	}
 	q.ret = p.Now()
 	r.requests = append(r.requests, q)
@@ -326,12 +327,23 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 }
 
 // pipeline scales web through server-2, which still reaches the store,
-// reads it back there, and scales batch too.
+// reads it back there, scales batch on the version it read, creates a job
+// and deletes job-0.
 func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
 	p.Sleep(r.sc.scaleAt)
 	r.call(p, api, server2, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
 	r.call(p, api, server2, step{kind: getLatest}, 0)
-	r.call(p, api, server2, step{kind: scaleBatch, to: 40 + r.sc.scaleTo}, 0)
+	var batchRV int64
+	if q := r.call(p, api, server2, step{kind: listAnyDeploy}, 0); q.err == nil {
+		for _, o := range q.list.Items {
+			if o.Key() == batch {
+				batchRV = o.ResourceVersion
+			}
+		}
+	}
+	r.call(p, api, server2, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
+	r.call(p, api, server2, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
+	r.call(p, api, server2, step{kind: deleteJob, to: 0}, 0)
 	r.call(p, api, server2, step{kind: listAny}, 0)
 }
 

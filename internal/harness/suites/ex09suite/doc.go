@@ -7,7 +7,7 @@
 // One history of accepted changes (a kube.MemStore on node etcd) sits behind
 // two API servers, server-1 and server-2, each running the learner's Serve.
 // A controller (an informer of pods and the learner's Reconcile of
-// deployments/web, every 50 to 200ms), kubectl and a watcher work through
+// deployments/web, every 100 to 250ms), kubectl and a watcher work through
 // server-1; a deploy pipeline works through server-2. The link between
 // server-1 and etcd is cut (scene.Cut), then restored: server-1 still hears
 // its clients and they still hear it; it just cannot reach the history.
