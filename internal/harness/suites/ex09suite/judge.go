@@ -431,8 +431,8 @@ func (b *badDelete) story() string {
 	case b.read.Result.Outcome == check.OK:
 		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", fmtT(b.read.Call), b.read.Result.Value)
 	}
-	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had failed (%s at %s: the store could not be reached), and it took a failed read for a deployment that wants no pods",
-		fmtT(b.read.Call), b.read.Result.Outcome, fmtT(b.read.Return))
+	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (the store could not be reached), and it took a failed read for a deployment that wants no pods",
+		fmtT(b.read.Call), fmtT(b.read.Return))
 }
 
 // justified decides about one delete of a web pod, which would leave pods
