@@ -11,7 +11,7 @@ func init() {
 			{Name: "story", Title: "the link server-1 ↔ etcd is cut for 3s: kubectl get pods fails within 1s, the cache still answers rv=0, the scale is refused, the controller holds, and all catches up", Points: 2},
 			{Name: "consistent-reads", Title: "consistent reads fail within 1s while the store is away, never hang, never answer from the cache", Points: 1},
 			{Name: "cached-reads", Title: "reads with resourceVersion \"0\" are answered from the watch cache, outage or not, and are the history as of the version they name", Points: 1},
-			{Name: "writes", Title: "no write is acknowledged before the history holds it; a write the store cannot take is refused within 1s", Points: 2},
+			{Name: "writes", Title: "no write is acknowledged before the history holds it; a write the store cannot take is refused within 1s; all writes and consistent reads fit one order", Points: 2},
 			{Name: "watches", Title: "watches stay open and quiet during the outage, then go on without skipping a change", Points: 1},
 			{Name: "controllers", Title: "no pod is deleted, or asked to be, because the store could not be reached: checked after every step", Points: 2},
 			{Name: "catch-up", Title: "3s after the link comes back: caches, watches and pods have caught up with the history", Points: 1},

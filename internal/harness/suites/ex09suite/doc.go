@@ -25,7 +25,9 @@
 //     not, and its answer is the history exactly as it stood at the version
 //     the answer names.
 //   - writes: no client hears yes for a change the history did not hold at
-//     that moment, and a write is refused within Bound.
+//     that moment, and a write is refused within Bound; and every client's
+//     writes and consistent reads fit one order of the history (porcupine,
+//     per key).
 //   - watches: the watcher's watches through server-1 stay open during the
 //     outage and deliver the history's changes in order, none skipped and
 //     none the history does not hold (after Gone, it relists and goes on).

@@ -215,12 +215,6 @@ func (r *run) consistentReads() *suite.Failure {
 			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
 		}
 	}
-	// Every client's consistent reads and writes, the controller's too,
-	// must fit one order of the history (porcupine, per key).
-	if l := check.Linearizable(r.s.History, 0); !l.OK() {
-		v := l.Violation
-		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
-	}
 	return nil
 }
 
@@ -327,6 +321,12 @@ func (r *run) writes() *suite.Failure {
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
 				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
 		}
+	}
+	// Every client's writes and consistent reads, the controller's too,
+	// must fit one order of the history (porcupine, per key).
+	if l := check.Linearizable(r.s.History, 0); !l.OK() {
+		v := l.Violation
+		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
 	}
 	return nil
 }
