@@ -140,3 +140,54 @@ func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Equal(t, watchUnaccepted.name, f.Name)
 }
+
+// A write acknowledged from server-1's memory while the link was cut is the
+// failure of the writes row, however the history later took it.
+func TestAWriteAcknowledgedBeforeTheHistoryHeldItIsCaught(t *testing.T) {
+	r := judged(t)
+	h := r.s.History
+	id := h.Call(string(kubectl), string(server1), check.Write(web, 6), 2000*ms)
+	h.Return(id, check.Acked(9), 2300*ms)
+	f := r.writes()
+	require.NotNil(t, f)
+	assert.Equal(t, writeAcked.name, f.Name)
+	assert.Contains(t, f.Story, "it never reached the history")
+
+	later := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
+	require.NoError(t, r.store.Apply(nil, later)) // accepted "at 0ms" here: before the yes, so fine
+	assert.Nil(t, r.writes())
+}
+
+// Once the link is back, a cache still behind the history has not caught
+// up, even if everything it shows was true once.
+func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
+	r := judged(t)
+	lists := func(rv int64) [2]kube.List {
+		var d, p kube.List
+		d.ResourceVersion, p.ResourceVersion = rv, rv
+		for _, o := range r.store.Objects() {
+			if o.ResourceVersion > rv {
+				continue
+			}
+			if o.Kind == "deployments" {
+				d.Items = append(d.Items, o)
+			} else {
+				p.Items = append(p.Items, o)
+			}
+		}
+		return [2]kube.List{d, p}
+	}
+	ok := request{client: auditor, server: server1, kind: getLatest, what: "GET " + web, call: 7000 * ms, ret: 7010 * ms}
+	r.audit = audit{done: true, at: 7000 * ms, rv: 8, read: ok, write: ok,
+		caches:    map[sim.NodeID][2]kube.List{server1: lists(8), server2: lists(8)},
+		cacheErrs: map[sim.NodeID]error{}}
+	r.watches = []watchCall{{kind: "pods", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "pods", Name: "web-4", Owner: web, ResourceVersion: 6}}}},
+		{kind: "deployments", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1, ResourceVersion: 8}}}}}
+	assert.Nil(t, r.caughtUp())
+
+	r.audit.caches[server1] = lists(6)
+	f := r.caughtUp()
+	require.NotNil(t, f)
+	assert.Equal(t, noCatchUp.name, f.Name)
+	assert.Contains(t, f.Story, "server-1's cache of deployments was still at rv=6")
+}
