@@ -326,7 +326,11 @@ func (r *run) writes() *suite.Failure {
 	// must fit one order of the history (porcupine, per key).
 	if l := check.Linearizable(r.s.History, 0); !l.OK() {
 		v := l.Violation
-		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
+		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
+		if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), r.s.Faults); err == nil {
+			f.HTML = html
+		}
+		return f
 	}
 	return nil
 }
@@ -480,8 +484,8 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 
 func (r *run) controllerHeld() *suite.Failure {
 	var first *badDelete
-	if r.bad != nil && r.bad.accepted {
-		first = r.bad
+	if r.monitor.Violation() != nil {
+		first = r.bad // the monitor stopped at the first accepted delete nobody asked for
 	}
 	for _, op := range r.s.History.Operations() {
 		if op.Client != string(controller) || op.Input.Kind != check.KindDelete || !strings.HasPrefix(op.Input.Key, "pods/") {
