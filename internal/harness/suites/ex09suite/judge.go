@@ -582,3 +582,26 @@ func orSame(d string) string {
 	}
 	return d
 }
+
+// outageFigure is what kubectl and the pipeline asked, through which
+// server, and what they got: one request a line, in the order they were
+// sent, with the outage marked.
+func (r *run) outageFigure() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
+	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
+	reqs := slices.Clone(r.requests)
+	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.call - b.call) })
+	for _, q := range reqs {
+		if q.client == auditor {
+			continue
+		}
+		mark := " "
+		if q.server == r.sc.cut.A && r.sc.cut.During(q.call) {
+			mark = "✂"
+		}
+		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", fmtT(q.call), mark, q.client, q.server, q.what, fmtT(q.ret), fmtT(q.took()), q.answer())
+	}
+	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
+	return b.String()
+}

@@ -131,10 +131,15 @@ func randomScenario(seed int64) scenario {
 	return sc
 }
 
-// story is the page's scene, row by row.
+// story is the page's scene, row by row. Its first world's requests are
+// the figure "outage": what each client asked, and what it got, when.
 func (c *chapter) story(t *testing.T) {
-	for _, seed := range suite.StorySeeds(5) {
-		o := judge(play(seed, storyScenario(), c.impl))
+	for i, seed := range suite.StorySeeds(5) {
+		r := play(seed, storyScenario(), c.impl)
+		o := judge(r)
+		if i == 0 {
+			suite.Figure(t, "outage", r.outageFigure())
+		}
 		if f := o.first(); f != nil {
 			suite.Report(t, *f)
 			return
