@@ -41,5 +41,7 @@
 //
 // The story check runs the page's scene (the outage from 1000 to 4000ms,
 // kubectl's "get pods" at 1500ms, the pipeline's scale to 7 at 2500ms) and
-// reports the first row that fails, in the table's order.
+// reports the first row that fails, in the table's order. Its first world
+// prints the figure "outage": every request kubectl and the pipeline sent,
+// through which server, and what came back when; the page quotes it.
 package ex09suite
