@@ -25,6 +25,10 @@ var (
 	roundTrip = 2 * peerLink.Max
 )
 
+// diskSync is how long a sync takes on every server: a disk that is slow
+// next to memory and fast next to a round trip.
+const diskSync = 10 * time.Millisecond
+
 // requestTimeout is how long a client waits for an answer: longer than the
 // leader waits for agreement (3s) before it answers Timeout.
 const requestTimeout = 5 * time.Second
@@ -41,7 +45,10 @@ const logFile = "log"
 type world struct {
 	*scene.Scene
 	early []earlyAck // acknowledgements that came before a majority held the write
-	acks  []ack      // every acknowledged write, in the order the clients heard yes
+	// majorityKept: the scene's fault leaves the leader and a majority up
+	// and connected, so every write must be answered.
+	majorityKept bool
+	acks         []ack // every acknowledged write, in the order the clients heard yes
 }
 
 // ack is one write a client heard yes to.
@@ -62,7 +69,7 @@ type earlyAck struct {
 // newWorld builds a scene of n servers with the chapter's links.
 func newWorld(seed int64, serve scene.Boot, n int) *world {
 	s := scene.New(seed, serve, scene.Servers(n), scene.Latency(clientLink[0], clientLink[1]),
-		scene.RequestTimeout(requestTimeout))
+		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(diskSync)))
 	for i, a := range s.Servers {
 		for _, b := range s.Servers[i+1:] {
 			s.W.SetLinks(a, b, peerLink)

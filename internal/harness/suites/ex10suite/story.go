@@ -27,9 +27,10 @@ const (
 
 var burstNames = []string{"web", "api", "db", "cache"}
 
-// syncSlack is what the bounds allow per write for disk syncs and the
-// clients' own links, on top of the round trips.
-const syncSlack = 10 * time.Millisecond
+// syncSlack is what the bounds allow per write on top of the round trips:
+// the leader's sync and a follower's, a sync that was already running, and
+// the clients' own links.
+const syncSlack = 4 * diskSync
 
 // burst is one run of a burst: clients controllers writing writes changes
 // each, from at on.
