@@ -30,8 +30,9 @@ var (
 const diskSync = 10 * time.Millisecond
 
 // requestTimeout is how long a client waits for an answer: longer than the
-// leader waits for agreement (3s) before it answers Timeout.
-const requestTimeout = 5 * time.Second
+// leader waits for agreement (3s) before it answers Timeout, and short
+// enough that a client whose leader crashed mid-request tries again soon.
+const requestTimeout = 3500 * time.Millisecond
 
 // leader is the fixed leader, servers[0]; clients send it everything.
 const leader sim.NodeID = "server-1"

@@ -50,7 +50,7 @@ func randomBurst(seed int64, serve scene.Boot) *sizedBurst {
 // and had settle to catch up.
 const (
 	workStart = 500 * time.Millisecond
-	work      = 4 * time.Second
+	work      = 6 * time.Second
 	settle    = 4 * time.Second
 )
 
@@ -112,11 +112,11 @@ func randomFault(w *world, withLeaderCrash bool) (f scene.Fault, keepsMajority b
 	from := workStart + time.Duration(rnd.Int63n(int64(work/2)))
 	length := 500*time.Millisecond + time.Duration(rnd.Int63n(int64(2500*time.Millisecond)))
 	follower := w.Servers[1+rnd.Intn(len(w.Servers)-1)]
-	kinds := 4
-	if withLeaderCrash {
-		kinds = 6
+	kind := rnd.Intn(5)
+	if withLeaderCrash && rnd.Intn(2) == 0 {
+		kind = 5
 	}
-	switch rnd.Intn(kinds) {
+	switch kind {
 	case 0:
 		return scene.Partition{Groups: [][]sim.NodeID{w.Servers[1:]}, From: from, For: length}, false
 	case 1:
@@ -127,17 +127,17 @@ func randomFault(w *world, withLeaderCrash bool) (f scene.Fault, keepsMajority b
 		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: 1500 * time.Millisecond, Max: 2500 * time.Millisecond},
 			From: from, For: length, Normal: peerLink}, true
 	case 4:
-		return scene.Crash{Node: leader, At: from, For: length / 3}, false
-	default:
 		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: peerLink.Min, Max: peerLink.Max, Drop: 0.2},
 			From: from, For: length, Normal: peerLink}, true
+	default:
+		return scene.Crash{Node: leader, At: from, For: length / 3}, false
 	}
 }
 
 // randomWorld builds and runs one randomized world with a fault.
 func randomWorld(seed int64, serve scene.Boot, withLeaderCrash bool) *world {
 	w := newWorld(seed, serve, 3)
-	mixed(w, 3)
+	mixed(w, 5)
 	f, keeps := randomFault(w, withLeaderCrash)
 	w.Inject(f)
 	w.majorityKept = keeps
@@ -165,7 +165,7 @@ func agreementFirstCheck(t *testing.T, serve scene.Boot) {
 		Judge: func(t *testing.T, _ *scene.Scene) bool {
 			return w.ReportRun(t) && w.reportEarly(t) && w.Linearizable(t)
 		},
-		MinCompleted: 10,
+		MinCompleted: 8,
 		MinCovered:   0.9,
 	}.Run(t)
 }
@@ -185,7 +185,7 @@ func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 				w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
 				w.Linearizable(t) && w.reportRefusing(t)
 		},
-		MinCompleted: 10,
+		MinCompleted: 8,
 		MinCovered:   0.9,
 	}.Run(t)
 }
