@@ -59,12 +59,15 @@ type ack struct {
 	index  int64         // its position in the log
 	sent   time.Duration // when the client sent it
 	at     time.Duration // when the client received the yes
+
+	otherAt sim.NodeID // a server whose disk holds a different change at index
 }
 
 // earlyAck is an acknowledgement a majority did not back.
 type earlyAck struct {
 	ack
 	holders []sim.NodeID // the servers whose disks held the entry then
+	other   kube.Event   // a different change another server's disk held at that position, if any
 }
 
 // newWorld builds a scene of n servers with the chapter's links.
@@ -106,58 +109,71 @@ func (w *world) writer(p *sim.Proc, api *kube.Client) writer {
 func (c writer) create(name string, replicas int) bool {
 	start := c.p.Now()
 	obj, err := c.api.Create(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("create deployments/%s=%d", name, replicas), obj, err)
+	return c.heard(start, fmt.Sprintf("create deployments/%s=%d", name, replicas), obj, err, false)
 }
 
 func (c writer) scale(name string, replicas int) bool {
 	start := c.p.Now()
 	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d", name, replicas), obj, err)
+	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d", name, replicas), obj, err, false)
 }
 
 func (c writer) scaleIf(name string, replicas int, rv int64) bool {
 	start := c.p.Now()
 	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas, ResourceVersion: rv})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv), obj, err)
+	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv), obj, err, false)
 }
 
 func (c writer) remove(name string) bool {
 	start := c.p.Now()
 	obj, err := c.api.Delete("deployments/"+name, 0)
-	return c.heard(start, "delete deployments/"+name, obj, err)
+	return c.heard(start, "delete deployments/"+name, obj, err, true)
 }
 
 // heard records an acknowledgement and asks every server's disk whether it
 // holds the entry. Clients sit a millisecond or two from the leader, so the
 // disks are read about when the leader said yes.
-func (c writer) heard(start time.Duration, what string, obj kube.Object, err error) bool {
+func (c writer) heard(start time.Duration, what string, obj kube.Object, err error, deleted bool) bool {
 	if err != nil {
 		return false
 	}
 	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}
 	c.w.acks = append(c.w.acks, a)
 	var holders []sim.NodeID
+	var other *held
 	for _, id := range c.w.Servers {
-		if holds(c.w.W, id, obj.Key(), a.index) {
+		switch h := heldAt(c.w.W, id, a.index); {
+		case h.same(obj, deleted):
 			holders = append(holders, id)
+		case h.ok && other == nil:
+			other, a.otherAt = &h, id
 		}
 	}
 	if len(holders) < len(c.w.Servers)/2+1 {
-		c.w.early = append(c.w.early, earlyAck{ack: a, holders: holders})
+		e := earlyAck{ack: a, holders: holders}
+		if other != nil {
+			e.other = other.event
+		}
+		c.w.early = append(c.w.early, e)
 	}
 	return true
 }
 
-// holds reports whether node's disk holds, durably, the log entry at index
-// for key: what would survive if the node crashed now. Entry n is the log's
-// n-th record, so only that one is decoded.
-func holds(w *sim.World, node sim.NodeID, key string, index int64) bool {
+// held is what a server's disk holds durably at one log position.
+type held struct {
+	ok    bool       // there is a whole entry there
+	event kube.Event // the change it holds
+}
+
+// heldAt reads node's disk: the log entry at index, as a crash now would
+// keep it. Entry n is the log's n-th record, so only that one is decoded.
+func heldAt(w *sim.World, node sim.NodeID, index int64) held {
 	f := w.Disk(node).Open(logFile)
 	data := f.ReadAll()[:f.Synced()]
 	for n := int64(1); len(data) >= 8; n++ {
 		size := int(binary.BigEndian.Uint32(data[0:4]))
 		if len(data) < 8+size {
-			return false
+			return held{}
 		}
 		if n == index {
 			var e struct {
@@ -165,12 +181,18 @@ func holds(w *sim.World, node sim.NodeID, key string, index int64) bool {
 				Event kube.Event
 			}
 			payload := data[8 : 8+size]
-			return crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(data[4:8]) &&
-				json.Unmarshal(payload, &e) == nil && e.Index == index && e.Event.Object.Key() == key
+			ok := crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(data[4:8]) && json.Unmarshal(payload, &e) == nil && e.Index == index
+			return held{ok: ok, event: e.Event}
 		}
 		data = data[8+size:]
 	}
-	return false
+	return held{}
+}
+
+// same reports whether h is the change a client was told is at its index.
+func (h held) same(obj kube.Object, deleted bool) bool {
+	return h.ok && h.event.Object.Key() == obj.Key() && h.event.Object.Replicas == obj.Replicas &&
+		(h.event.Type == kube.Deleted) == deleted
 }
 
 // reportEarly reports the first acknowledgement that came before a majority
@@ -180,6 +202,14 @@ func (w *world) reportEarly(t testing.TB) bool {
 		return true
 	}
 	e := w.early[0]
+	if e.otherAt != "" {
+		w.Fail(t, suite.Failure{Name: "divergent-history", Clause: course.DurableAgreement, At: e.at,
+			Story: fmt.Sprintf("two servers' logs hold different changes at position %d: %s heard yes for %s there at %s, "+
+				"while %s's disk holds %s %s at that position: a follower's log is not a prefix of the leader's",
+				e.index, e.client, e.what, suite.FormatTime(e.at), e.otherAt, e.other.Type, e.other.Object),
+			Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))})
+		return false
+	}
 	held := "no server's disk held it"
 	if len(e.holders) > 0 {
 		names := make([]string, len(e.holders))

@@ -100,7 +100,8 @@ func mixed(w *world, clients int) {
 	}
 }
 
-// randomFault draws one fault inside the clients' working time, among those
+// randomFault draws one fault in the clients' working time (a third of them
+// lasting past its end), among those
 // that must not make the leader say yes early: the leader cut off from both
 // followers or from one, a follower crashed, a follower's link slower than
 // an Append's timeout.
@@ -111,6 +112,9 @@ func randomFault(w *world, withLeaderCrash bool) (f scene.Fault, keepsMajority b
 	rnd := w.W.Rand()
 	from := workStart + time.Duration(rnd.Int63n(int64(work/2)))
 	length := 500*time.Millisecond + time.Duration(rnd.Int63n(int64(2500*time.Millisecond)))
+	if rnd.Intn(3) == 0 { // over the end of the work: whoever missed the last writes must catch up without new ones
+		from = workStart + work - length/2
+	}
 	follower := w.Servers[1+rnd.Intn(len(w.Servers)-1)]
 	kind := rnd.Intn(5)
 	if withLeaderCrash && rnd.Intn(2) == 0 {
