@@ -200,14 +200,20 @@ func (s *server) apply(upTo int64) {
 	}
 }
 
-// heartbeats tells the followers, every heartbeat, how far the log is
-// committed. It is a one-way message: a lost heartbeat is made up by the
-// next one.
+// heartbeats tells the followers how far the log is committed: every
+// heartbeat when the commit has moved, and every ten otherwise. It is a
+// one-way message: a lost heartbeat is made up by a later one.
 func (s *server) heartbeats(p *sim.Proc) {
+	told, quiet := int64(-1), 0
 	for {
 		p.Sleep(heartbeat)
-		for _, f := range s.followers() {
-			p.Send(f, Append{Prev: s.log.durable, Commit: s.committed.position()})
+		if commit := s.committed.position(); commit != told || quiet >= 10 {
+			for _, f := range s.followers() {
+				p.Send(f, Append{Prev: s.log.durable, Commit: commit})
+			}
+			told, quiet = commit, 0
+			continue
 		}
+		quiet++
 	}
 }

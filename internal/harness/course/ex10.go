@@ -10,8 +10,7 @@ func init() {
 		Checks: []Check{
 			{Name: "story", Title: "twenty writes in a burst over 400ms links: agreed, and done within six round trips", Points: 3},
 			{Name: "throughput", Title: "bursts of every size: one round trip per write in a row, plus one", Points: 2},
-			{Name: "agreement-first", Title: "leader cut off, followers down or slow: no yes before a majority holds the write", Points: 3},
-			{Name: "one-history", Title: "the leader crashes too: one history, nothing acknowledged lost, still saying yes", Points: 2},
+			{Name: "faults", Title: "leader cut off or crashed, followers down or slow: no yes before a majority holds it, one history, nothing lost", Points: 5},
 		},
 		Hints: [3]string{
 			"Time one write: the leader syncs, sends, and waits 800ms for the followers. Now ask what the second write is doing during those 800ms. It waits for the turn. Nothing about agreement says it must: it only says that each write's yes waits for its own majority.",

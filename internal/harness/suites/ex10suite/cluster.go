@@ -49,7 +49,9 @@ type world struct {
 	// majorityKept: the scene's fault leaves the leader and a majority up
 	// and connected, so every write must be answered.
 	majorityKept bool
-	acks         []ack // every acknowledged write, in the order the clients heard yes
+
+	starts map[sim.NodeID][]int // where each record of each server's log begins, as read so far
+	acks   []ack                // every acknowledged write, in the order the clients heard yes
 }
 
 // ack is one write a client heard yes to.
@@ -89,7 +91,7 @@ func newWorld(seed int64, serve scene.Boot, n int) *world {
 		// The messages between servers, but not the heartbeats.
 		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !strings.HasPrefix(fmt.Sprint(e.Msg), "COMMIT")
 	})
-	return &world{Scene: s}
+	return &world{Scene: s, starts: map[sim.NodeID][]int{}}
 }
 
 // writer is one client that writes through the leader and checks, the
@@ -142,7 +144,7 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 	var holders []sim.NodeID
 	var other *held
 	for _, id := range c.w.Servers {
-		switch h := heldAt(c.w.W, id, a.index); {
+		switch h := c.w.heldAt(id, a.index); {
 		case h.same(obj, deleted):
 			holders = append(holders, id)
 		case h.ok && other == nil:
@@ -166,27 +168,40 @@ type held struct {
 }
 
 // heldAt reads node's disk: the log entry at index, as a crash now would
-// keep it. Entry n is the log's n-th record, so only that one is decoded.
-func heldAt(w *sim.World, node sim.NodeID, index int64) held {
-	f := w.Disk(node).Open(logFile)
-	data := f.ReadAll()[:f.Synced()]
-	for n := int64(1); len(data) >= 8; n++ {
-		size := int(binary.BigEndian.Uint32(data[0:4]))
-		if len(data) < 8+size {
-			return held{}
-		}
-		if n == index {
-			var e struct {
-				Index int64
-				Event kube.Event
-			}
-			payload := data[8 : 8+size]
-			ok := crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(data[4:8]) && json.Unmarshal(payload, &e) == nil && e.Index == index
-			return held{ok: ok, event: e.Event}
-		}
-		data = data[8+size:]
+// keep it. Entry n is the log's n-th record; the world remembers where each
+// record starts, so an acknowledgement costs a few small reads.
+func (w *world) heldAt(node sim.NodeID, index int64) held {
+	f := w.W.Disk(node).Open(logFile)
+	synced := f.Synced()
+	starts := w.starts[node]
+	if len(starts) == 0 || starts[len(starts)-1] > synced { // a fresh look, or the log was cut
+		starts = []int{0}
 	}
-	return held{}
+	for int64(len(starts)) <= index { // starts[k] is where record k+1 begins
+		off := starts[len(starts)-1]
+		head := f.ReadAt(off, 8)
+		if off+8 > synced || len(head) < 8 {
+			break
+		}
+		end := off + 8 + int(binary.BigEndian.Uint32(head[0:4]))
+		if end > synced {
+			break
+		}
+		starts = append(starts, end)
+	}
+	w.starts[node] = starts
+	if int64(len(starts)) <= index {
+		return held{}
+	}
+	off := starts[index-1]
+	rec := f.ReadAt(off, starts[index]-off)
+	var e struct {
+		Index int64
+		Event kube.Event
+	}
+	payload := rec[8:]
+	ok := crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(rec[4:8]) && json.Unmarshal(payload, &e) == nil && e.Index == index
+	return held{ok: ok, event: e.Event}
 }
 
 // same reports whether h is the change a client was told is at its index.

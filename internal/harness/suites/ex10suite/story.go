@@ -132,7 +132,7 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 		}
 		if seed == 1 {
 			stored := runBurst(seed, serve, 1, burstNames, burstWrites, peerLink)
-			figure(t, "latency", latencyFigure(stored.acks, b.acks))
+			suite.Figure(t, "latency", latencyFigure(stored.acks, b.acks))
 			stored.Close()
 		}
 	}
