@@ -137,7 +137,7 @@ func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
 		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: peerLink.Min, Max: peerLink.Max, Drop: 0.2},
 			From: from, For: length, Normal: peerLink}, true
 	default:
-		return scene.Crash{Node: leader, At: from, For: length / 3}, false
+		return scene.CrashMidWrite{Node: leader, File: logFile, From: from, For: length / 3}, false
 	}
 }
 
