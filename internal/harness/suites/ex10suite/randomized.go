@@ -31,11 +31,11 @@ type sizedBurst struct {
 	link sim.Link
 }
 
-// randomBurst draws a burst: three to six controllers, three to six writes
+// randomBurst draws a burst: three to five controllers, three to five writes
 // each, servers 100–400ms apart.
 func randomBurst(seed int64, serve scene.Boot) *sizedBurst {
 	rnd := sim.New(seed).Rand() // the shape of the burst; the world below has its own
-	clients, writes := 3+rnd.Intn(4), 3+rnd.Intn(4)
+	clients, writes := 3+rnd.Intn(3), 3+rnd.Intn(3)
 	far := time.Duration(100+rnd.Intn(301)) * time.Millisecond
 	link := sim.Link{Min: far * 9 / 10, Max: far}
 	names := make([]string, clients)

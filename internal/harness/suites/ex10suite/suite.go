@@ -8,7 +8,7 @@
 //     is acknowledged, none before a majority holds it, and the burst ends
 //     within six round trips. It draws the latency figure: the same burst on
 //     one server (stored) beside three (agreed).
-//   - throughput: bursts of three to six controllers and writes over links
+//   - throughput: bursts of three to five controllers and writes over links
 //     of 100–400ms, each within one round trip per write in a row, plus one.
 //   - faults: mixed reads and writes while the leader is cut off from one or
 //     both followers, a follower crashes, a link outlasts an Append's
