@@ -68,6 +68,8 @@ Flags:
   --parallel N     chapters graded at once (default: the number of CPUs)
   --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
   --no-cache       run every suite, even where the same code's result is cached (CI uses it)
+  --wide           timelines with lanes as wide as their longest line (make ex01 WIDE=1);
+                   otherwise they fit the terminal (COLUMNS), wrapping what does not fit
 
 The go command is $GO if set, else go on PATH.
 `

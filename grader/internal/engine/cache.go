@@ -19,7 +19,8 @@ import (
 
 // The result cache keeps what a test binary's run came to, keyed by the
 // binary's own bytes and everything else that reaches the run (SEED, RUNS,
-// the time limit), as go test's cache does for its results: grading the
+// the time limit, the timeline's width), as go test's cache does for its
+// results: grading the
 // same code again, unchanged, gives the same answer without running it. Go
 // builds are reproducible, so the same sources give the same binary. Only
 // passes and plain failures are kept (not a "stuck" failure, which the
@@ -70,6 +71,12 @@ func cacheKey(bin string, opts Options, test string) string {
 	defer f.Close()
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Seed, opts.Runs, opts.Timeout, test)
+	// What the suites read besides SEED and RUNS: how wide to draw timelines.
+	for _, kv := range opts.Env {
+		if strings.HasPrefix(kv, "ONEHISTORY_") || strings.HasPrefix(kv, "COLUMNS=") {
+			fmt.Fprintf(h, "%s\x00", kv)
+		}
+	}
 	if _, err := io.Copy(h, f); err != nil {
 		return ""
 	}

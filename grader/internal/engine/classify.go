@@ -59,6 +59,7 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, v *verdicts, o
 				c.Status, c.Points = result.Pass, k.Points
 			}
 		}
+		c.Figures = rec.figures[k.Name]
 		if fs := v.failures[k.Name]; len(fs) > 0 {
 			c.Failures = fs
 			f := fs[0]
