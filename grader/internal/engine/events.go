@@ -43,9 +43,9 @@ type record struct {
 	started     bool // the test binary began to run
 	pkgAction   string
 	tests       map[string]*testState
-	order       []string // test names in the order they started
-	transcript  *capped  // the human output: everything but the Marker lines
-	failures    map[string][]suite.Failure
+	order       []string                   // test names in the order they started
+	transcript  *capped                    // the human output: everything but the Marker lines
+	failures    map[string][]suite.Failure // Marker lines in the output: kept out of the transcript, never scored (the verdict channel carries the failures)
 	figures     map[string][]suite.FigureLine
 
 	panicked    bool
@@ -57,8 +57,6 @@ type record struct {
 	panicLines  int
 	other       *capped // lines that were not JSON events
 	lastStarted string
-
-	onStart func() // called when the test binary starts to run
 }
 
 func newRecord(maxOutput int) *record {
@@ -112,9 +110,6 @@ func (r *record) line(line string) {
 		r.buildFailed = true
 	case "start":
 		r.started = true
-		if r.onStart != nil {
-			r.onStart()
-		}
 	case "run":
 		t := r.test(e.Test)
 		t.started = true
