@@ -40,7 +40,7 @@ measure() {
 	local sorted
 	sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 	local min median
-	min=$(echo "$sorted" | head -1)
+	min=$(echo "$sorted" | sed -n 1p)
 	median=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
 	printf '  %-38s min %5d ms   median %5d ms\n' "$label" "$min" "$median"
 }
