@@ -16,7 +16,7 @@ PACKAGES = $$($(GO) list ./... | grep -v '/exercises/')
 VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test vet fmt-check bench bench-grader seeds generate $(CHAPTERS)
+.PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate $(CHAPTERS)
 
 help: ## list the targets
 	@echo "One History: a workbook on where \"the cluster\" lives."
@@ -26,6 +26,7 @@ help: ## list the targets
 	@echo "  make test         the workbook's own tests (harness, grader, solutions pass, stubs fail)"
 	@echo "  make bench        simulation throughput and grader timings"
 	@echo "  make seeds        (course authors) stub failure and solution pass rates per seed, N=1000"
+	@echo "  make mutants      (course authors) which deliberate mistakes each suite catches: CH=ex01 for one"
 	@echo
 	@echo "  go run ./grader hint ex01 | list | watch | reset ex01 | help"
 	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs, refill the book's captures"
@@ -62,3 +63,7 @@ bench-grader: ## warm make exNN and whole-grader wall times
 # On a fresh clone (exercises/ as shipped): each seed replayed on its own.
 seeds: ## stub failure and solution pass rates, seed by seed, and 10,000-seed breadth
 	@GO=$(GO) grader/seeds.sh $(CH)
+
+# Each mutant in mutants/exNN/ applied to a copy of the solution and graded.
+mutants: ## which deliberate mistakes each hidden suite catches, and with which failure
+	@$(GO) build -o bin/mutants ./grader/mutants && GO=$(GO) bin/mutants $(CH)
