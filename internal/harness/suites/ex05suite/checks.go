@@ -14,11 +14,12 @@ import (
 	"onehistory/internal/harness/suite"
 )
 
-// chapter holds the learner's controller and the randomized runs, which the
-// randomized and converges checks share: each world runs once.
+// chapter holds the learner's controller and what the randomized check
+// learned for the converges check: each world runs once, and only its
+// verdict is kept, never the world.
 type chapter struct {
 	newController func() Controller
-	runs          map[int64]*outcome
+	finals        map[int64]*suite.Failure // by seed: the run error or no-convergence, nil if neither
 }
 
 // outcome is what one world showed, judged before the world was closed.
@@ -114,15 +115,23 @@ func randomScene(sc scenario) string {
 		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
 }
 
-// search runs the randomized worlds, judged by judge, with the guard
-// against runs whose crash met an idle cluster.
-func (c *chapter) search(t *testing.T, judge func(o *outcome) *suite.Failure) bool {
-	return scene.Search{
+// randomized: no create ever leaves more pods than desired, and no delete
+// removes a pod its controller never saw, over many seeds, with the guard
+// against runs whose crash met an idle cluster. What each world says about
+// convergence is kept for the converges check.
+func (c *chapter) randomized(t *testing.T) {
+	open := map[int64]*outcome{}
+	scene.Search{
 		Seeds: suite.Seeds(100),
-		Build: func(seed int64) *scene.Scene { return c.randomRun(seed).s },
+		Build: func(seed int64) *scene.Scene {
+			o := c.randomRun(seed)
+			open[seed] = o
+			return o.s
+		},
 		Judge: func(t *testing.T, s *scene.Scene) bool {
-			o := c.runs[s.Seed]
-			if f := judge(o); f != nil {
+			o := open[s.Seed]
+			delete(open, s.Seed)
+			if f := firstOf(o.runErr, o.over, o.newer); f != nil {
 				s.Fail(t, *f)
 				return false
 			}
@@ -144,25 +153,39 @@ func (c *chapter) search(t *testing.T, judge func(o *outcome) *suite.Failure) bo
 	}.Run(t)
 }
 
-// randomized: no create ever leaves more pods than desired, and no delete
-// removes a pod its controller never saw, over many seeds.
-func (c *chapter) randomized(t *testing.T) {
-	c.search(t, func(o *outcome) *suite.Failure { return firstOf(o.runErr, o.over, o.newer) })
-}
-
 // converges: in the randomized runs, exactly the desired pods at the end.
+// A world the randomized check did not reach (it stops at its first
+// failure) is run here.
 func (c *chapter) converges(t *testing.T) {
-	c.search(t, func(o *outcome) *suite.Failure { return firstOf(o.runErr, o.final) })
+	for _, seed := range suite.Seeds(100) {
+		f, ok := c.finals[seed]
+		if !ok {
+			o := c.randomRun(seed)
+			o.s.Close()
+			f = c.finals[seed]
+		}
+		if f != nil {
+			suite.Report(t, *f)
+			return
+		}
+	}
 }
 
-// randomRun plays the randomized world of seed once; both checks judge it.
+// randomRun plays the randomized world of seed and keeps its verdict on
+// convergence, its timeline drawn, for the converges check. The caller
+// closes the scene.
 func (c *chapter) randomRun(seed int64) *outcome {
-	if o, ok := c.runs[seed]; ok {
-		return o
-	}
 	sc := randomScenario(seed)
 	o := c.play(seed, sc, randomScene(sc))
-	c.runs[seed] = o
+	var f *suite.Failure
+	if g := firstOf(o.runErr, o.final); g != nil {
+		h := *g
+		h.Seed = seed
+		h.At = h.At.Round(100 * time.Microsecond)
+		h.Timeline = o.s.Timeline(h.At)
+		f = &h
+	}
+	c.finals[seed] = f
 	return o
 }
 
