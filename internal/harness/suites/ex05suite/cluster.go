@@ -90,8 +90,8 @@ type belief struct {
 	server  sim.NodeID
 	desired read
 	pods    read
-	earlier []read          // every desired count it was told before the last
-	seen    map[string]bool // "pods/web-3@12": every pod version a list or get showed it
+	earlier []read           // every desired count it was told before the last
+	seen    map[version]bool // every object version a list or get showed it
 
 	// decision is the pods count the controller's latest creates were sent
 	// on, and how many it sent.
@@ -134,6 +134,14 @@ type newerDelete struct {
 	made   change // the create of the version it removed
 }
 
+// version is one version of one object: pods/web-3 at resourceVersion 12.
+type version struct {
+	key string
+	rv  int64
+}
+
+func versionOf(o kube.Object) version { return version{o.Key(), o.ResourceVersion} }
+
 // relayed is a write a server hands to etcd on behalf of a client.
 type relayed struct {
 	By        sim.NodeID // the client that sent it
@@ -169,18 +177,18 @@ type cluster struct {
 	log      []change
 	over     *overshoot
 	newer    *newerDelete
-	created  map[string]change // the create of each pod version, by "key@rv"
-	creates  int               // pod creates accepted
+	created  map[version]change // the create of each pod version
+	creates  int                // pod creates accepted
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
 // made by newController, and kubectl; the slow link and the crash, if any.
 func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
-	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[string]change{},
+	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
 		beliefs: map[sim.NodeID]*belief{
-			controllerA: {server: server1, seen: map[string]bool{}},
-			controllerB: {server: server2, seen: map[string]bool{}},
+			controllerA: {server: server1, seen: map[version]bool{}},
+			controllerB: {server: server2, seen: map[version]bool{}},
 		}}
 
 	// The state before the story: web and the pods yesterday's controller made.
@@ -196,7 +204,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	for i, o := range cl.store.Objects() { // web, then web-0, web-1, …
 		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: i, desired: sc.initial}
 		cl.log = append(cl.log, c)
-		cl.created[fmt.Sprint(o.Key(), "@", o.ResourceVersion)] = c
+		cl.created[versionOf(o)] = c
 	}
 
 	s.Inject(slowLink(sc.end))
@@ -292,7 +300,7 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
-		cl.created[fmt.Sprint(o.Key(), "@", o.ResourceVersion)] = ch
+		cl.created[versionOf(o)] = ch
 	}
 	if ch.create && pods > max(cl.desired, r.Justified) && cl.over == nil {
 		ch.over = true
@@ -304,8 +312,8 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		}
 	}
 	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
-		if b := cl.beliefs[r.By]; b != nil && !b.seen[fmt.Sprint(before.Key(), "@", before.ResourceVersion)] {
-			cl.newer = &newerDelete{change: ch, made: cl.created[fmt.Sprint(before.Key(), "@", before.ResourceVersion)]}
+		if b := cl.beliefs[r.By]; b != nil && !b.seen[versionOf(before)] {
+			cl.newer = &newerDelete{change: ch, made: cl.created[versionOf(before)]}
 			_ = del
 		}
 	}
@@ -384,7 +392,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			o, err = s.etcd(p).Get(r.Key, r.Opts)
 		}
 		if err == nil && b != nil {
-			b.seen[fmt.Sprint(o.Key(), "@", o.ResourceVersion)] = true
+			b.seen[versionOf(o)] = true
 			if r.Key == web {
 				if b.desired.ok {
 					b.earlier = append(b.earlier, b.desired)
@@ -411,7 +419,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		if err == nil && b != nil && r.Kind == "pods" {
 			n := 0
 			for _, o := range l.Items {
-				b.seen[fmt.Sprint(o.Key(), "@", o.ResourceVersion)] = true
+				b.seen[versionOf(o)] = true
 				if o.Owner == web {
 					n++
 				}
