@@ -1,6 +1,7 @@
 package ex04suite
 
 import (
+	"fmt"
 	"math/rand"
 	"time"
 
@@ -74,8 +75,9 @@ func progressFaults(r *rand.Rand) []scene.Fault {
 //   - controller-a and controller-b write through the phase A server, then
 //     through the other: unconditional scales (kubectl scale), scales
 //     conditional on the version just read (a controller's update, now and
-//     then with a version one off either way, which must conflict), and
-//     creations and deletions of batch, with and without a precondition;
+//     then with a version one off either way, which must conflict),
+//     creations and deletions of batch, with and without a precondition,
+//     and now and then a burst of burstSize scales sent at once;
 //   - dashboard-1 (and dashboard-2, if dashboards is 2) get (Latest), list (Latest) and read with
 //     kube.Any through either server, until the writers are done;
 //   - the auditor reads both servers at auditAt.
@@ -133,12 +135,26 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 	return s
 }
 
-// write makes one write of a writer through api, then pauses.
+// burstSize is how many writes a burst sends at once.
+const burstSize = 4
+
+// write makes one write of a writer through api, or a burst of them, then
+// pauses.
 func write(p *sim.Proc, api *kube.Client, value func() int) {
 	r := p.Rand()
 	key := lasting[r.Intn(len(lasting))]
 	_, name := kube.SplitKey(key)
-	switch n := r.Intn(10); {
+	switch n := r.Intn(12); {
+	case n >= 10: // a burst: burstSize scales at once, each from its own process
+		var done sim.Group
+		done.Add(burstSize)
+		for i := range burstSize {
+			p.Go(fmt.Sprintf("burst-%d", i), func(q *sim.Proc) {
+				defer done.Done()
+				api.For(q).Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
+		}
+		done.Wait(p)
 	case n < 4: // kubectl scale: no precondition
 		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 	case n < 7: // a controller: read, then update at the version read
