@@ -53,11 +53,15 @@ func (s *Scene) ReportOneHistory(t testing.TB) bool {
 	return s.Report(t, check.OneHistory(s.Histories))
 }
 
-// NumberedTwice finds a server whose history holds the same change (the
-// same key set to the same value: the scenes write unique values) at two
-// positions, and returns the violation "divergent-history" whose story
-// starts with that double numbering, or nil.
+// NumberedTwice finds, among servers whose histories are not prefixes of
+// one, a server whose history holds the same change (the same key set to
+// the same value: the scenes write unique values) at two positions, and
+// returns the violation "divergent-history" whose story starts with that
+// double numbering, or nil.
 func NumberedTwice(histories map[string][]check.Change) *check.Violation {
+	if check.OneHistory(histories) == nil {
+		return nil // every server holds the same repeat: one history, written twice
+	}
 	for _, id := range sortedNames(histories) {
 		seen := map[string]int{}
 		for i, c := range histories[id] {
@@ -71,14 +75,9 @@ func NumberedTwice(histories map[string][]check.Change) *check.Violation {
 				continue
 			}
 			v := check.OneHistory(histories)
-			story := fmt.Sprintf("%s numbered one change twice: it holds %s=%v at position %d and again at position %d, "+
-				"so its history and the others' part there", id, c.Key, c.Value, first, i+1)
-			if v == nil {
-				v = &check.Violation{Name: "divergent-history"}
-			} else {
-				story += " (" + v.Story + ")"
-			}
-			v.Story, v.Servers = story, []string{id}
+			v.Story = fmt.Sprintf("%s numbered one change twice: it holds %s=%v at position %d and again at position %d, "+
+				"so its history and the others' part (%s)", id, c.Key, c.Value, first, i+1, v.Story)
+			v.Servers = []string{id}
 			return v
 		}
 	}

@@ -97,6 +97,8 @@ func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
 		scene.Crash{Node: "server-2", At: 1500 * time.Millisecond, For: 300 * time.Millisecond}.String())
 	assert.Equal(t, "crash server-2 at 1500ms", scene.Crash{Node: "server-2", At: 1500 * time.Millisecond}.String())
 	assert.Equal(t, "clock of server-3 skewed by -250ms from 0ms", scene.Skew{Node: "server-3", By: -250 * time.Millisecond}.String())
+	assert.Equal(t, "link server-1 ↔ server-2 cut from 1000ms for 1500ms",
+		scene.Cut{A: "server-1", B: "server-2", From: time.Second, For: 1500 * time.Millisecond}.String())
 	assert.Equal(t, "slow link a ↔ b (5ms, 10% lost) from 0ms for 1ms",
 		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Drop: 0.1}, For: time.Millisecond}.String())
 }
@@ -132,4 +134,23 @@ func TestSearchStopsAtTheFirstFailingSeed(t *testing.T) {
 	}.Run(t)
 	assert.False(t, ok)
 	assert.Equal(t, []int64{1, 2}, built)
+}
+
+// A cut link loses what the two servers send each other, and nothing else.
+func TestACutLinkLosesOnlyWhatCrossesIt(t *testing.T) {
+	s := scene.New(5, lonely)
+	s.Inject(scene.Cut{A: "server-1", B: "server-2", From: 0, For: time.Second})
+	var between, toClient error
+	s.W.AddNode("probe", func(p *sim.Proc) {
+		_, toClient = p.Call("server-1", kube.GetRequest{Key: "deployments/web"}, 100*time.Millisecond)
+	})
+	s.W.Go("server-1", "probe", func(p *sim.Proc) {
+		_, between = p.Call("server-2", kube.GetRequest{Key: "deployments/web"}, 100*time.Millisecond)
+	})
+	s.Run(2 * time.Second)
+	defer s.Close()
+	assert.ErrorIs(t, between, sim.ErrTimeout, "server-1 cannot reach server-2")
+	assert.ErrorIs(t, toClient, kube.ErrNotFound, "a client still reaches server-1")
+	require.Len(t, s.Faults, 1)
+	assert.Equal(t, "link server-1 ↔ server-2 cut", s.Faults[0].Name)
 }
