@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -44,13 +45,53 @@ func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string)
 // of one, most specific cause first: a server that holds one change twice
 // (it applied a repeated message as a new change, numbering it again) is
 // named before the position where the histories part, since that double
-// numbering is what made them part. It says whether the check may go on.
+// numbering is what made them part. Histories that agree but hold one write
+// twice are reported too (AppliedTwice). It says whether the check may go
+// on.
 func (s *Scene) ReportOneHistory(t testing.TB) bool {
 	t.Helper()
 	if v := NumberedTwice(s.Histories); v != nil {
 		return s.Report(t, v)
 	}
-	return s.Report(t, check.OneHistory(s.Histories))
+	if v := check.OneHistory(s.Histories); v != nil {
+		return s.Report(t, v)
+	}
+	return s.Report(t, AppliedTwice(s.History, s.Longest()))
+}
+
+// AppliedTwice finds a write that the one history holds twice (the same key
+// set to the same value at two positions, every server agreeing: the scenes
+// write unique values), such as a write sent to the server that orders
+// writes a second time after its answer was lost. It returns the violation
+// "write-applied-twice" of clause 1, naming the client's operation, or nil.
+func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
+	seen := map[string]int{}
+	for i, c := range final {
+		if c.Deleted {
+			continue
+		}
+		k := fmt.Sprint(c.Key, "=", c.Value)
+		first, twice := seen[k]
+		if !twice {
+			seen[k] = i + 1
+			continue
+		}
+		var writers []check.Operation
+		for _, op := range h.Operations() {
+			if op.Input.Kind.Mutates() && op.Input.Key == c.Key && op.Input.Value != nil && fmt.Sprint(op.Input.Value) == fmt.Sprint(c.Value) {
+				writers = append(writers, op)
+			}
+		}
+		if len(writers) != 1 {
+			continue // not one client's write: the value came from somewhere else
+		}
+		op := writers[0]
+		who := fmt.Sprintf("%s's %s (sent to %s at %s, %s)", op.Client, op.Input, op.Server, fmtTime(op.Call), op.Result.Outcome)
+		return &check.Violation{Clause: course.OneHistory, Name: "write-applied-twice", At: c.At,
+			Story: fmt.Sprintf("the servers agree on one history, but it holds %s=%v twice, at positions %d and %d: %s was applied as two changes",
+				c.Key, c.Value, first, i+1, who)}
+	}
+	return nil
 }
 
 // NumberedTwice finds, among servers whose histories are not prefixes of
@@ -112,7 +153,7 @@ func Impossible(ops []check.Operation, v *check.Violation) string {
 	if w.Indefinite() || w.Return >= c.Call {
 		return ""
 	}
-	what := "its answer"
+	what := ""
 	switch {
 	case c.Input.Kind == check.KindRead && c.Result.Outcome == check.OK:
 		what = fmt.Sprintf("%s is no longer %v", c.Input.Key, c.Result.Value)
@@ -121,8 +162,12 @@ func Impossible(ops []check.Operation, v *check.Violation) string {
 	case c.Input.Kind == check.KindCompareAndSet && c.Result.Outcome == check.OK:
 		what = fmt.Sprintf("%s is no longer at %s", c.Input.Key, versionOf(c.Input))
 	}
-	return fmt.Sprintf("That is impossible in one history: %s's operation ended at %s, before %s's began at %s, "+
-		"so every order puts it first, and after it %s.", w.Client, fmtTime(w.Return), c.Client, fmtTime(c.Call), what)
+	why := fmt.Sprintf("That is impossible in one history: %s's operation ended at %s, before %s's began at %s, so every order puts it first",
+		w.Client, fmtTime(w.Return), c.Client, fmtTime(c.Call))
+	if what == "" {
+		return why + ", and none that does explains the later answer."
+	}
+	return why + ", and after it " + what + "."
 }
 
 func versionOf(in check.Input) string {

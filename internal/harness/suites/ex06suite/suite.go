@@ -198,7 +198,7 @@ const cutRecovery = 1500 * ms
 func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 	scene.Search{
 		Seeds: suite.Seeds(oneHistorySeeds),
-		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 1) },
+		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 1, true) },
 		Judge: func(t *testing.T, s *scene.Scene) bool {
 			return s.ReportRun(t) && s.ReportOneHistory(t) &&
 				s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
@@ -214,7 +214,7 @@ func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 func linearizableCheck(t *testing.T, serve scene.Boot) {
 	scene.Search{
 		Seeds: suite.Seeds(linearizableSeeds),
-		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 2) },
+		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 2, false) },
 		Judge: func(t *testing.T, s *scene.Scene) bool {
 			return s.ReportRun(t) && s.ReportOneHistory(t) &&
 				s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t) &&

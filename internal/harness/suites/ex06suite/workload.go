@@ -46,15 +46,25 @@ func window(r *rand.Rand, min, max time.Duration) (from, length time.Duration) {
 	return from, length
 }
 
+// longCut is the least length of a long cut: longer than a client waits
+// for an answer, and than any call a server makes to another should wait.
+const longCut = requestTimeout
+
 // faults are a randomized world's faults: a spell of the story's slow
 // link, a spell in which the link loses 30% of its messages, and a cut
-// longer than most calls to the other server wait. (The link does not
+// longer than most calls to the other server wait (with long set, one that
+// begins early and outlasts every timeout: between longCut and a second
+// more). (The link does not
 // repeat messages here: a write that reaches the one server deciding twice
 // is a second write, and telling them apart is a later chapter's work.)
-func faults(r *rand.Rand) []scene.Fault {
+func faults(r *rand.Rand, long bool) []scene.Fault {
 	slowFrom, slowFor := window(r, 300*ms, 800*ms)
 	lossFrom, lossFor := window(r, 300*ms, 800*ms)
 	cutFrom, cutFor := window(r, 800*ms, 1200*ms)
+	if long {
+		cutFrom = workStart + 300*ms + time.Duration(r.Int63n(int64(700*ms)))
+		cutFor = longCut + time.Duration(r.Int63n(int64(time.Second)))
+	}
 	return []scene.Fault{
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 300 * ms, Max: 400 * ms}, From: slowFrom, For: slowFor, Normal: baseLink},
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 5 * ms, Max: 100 * ms, Drop: 0.3}, From: lossFrom, For: lossFor, Normal: baseLink},
@@ -79,11 +89,11 @@ const burstSize = 4
 //   - the auditor reads both servers at auditAt.
 //
 // Every value written is new, so a read says which write it saw.
-func workloadScene(seed int64, serve scene.Boot, dashboards int) *scene.Scene {
+func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *scene.Scene {
 	s := scene.New(seed, serve, scene.Latency(1*ms, 30*ms), scene.RequestTimeout(requestTimeout))
 	r := s.W.Rand()
 	s.W.SetLinks(server1, server2, baseLink)
-	s.Inject(faults(r)...)
+	s.Inject(faults(r, long)...)
 
 	next := 100 // the next value to write: every write is new
 	value := func() int { next++; return next }
@@ -102,7 +112,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int) *scene.Scene {
 			created.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
 			for p.Now() < workEnd {
-				write(p, api.Pin(servers[p.Rand().Intn(2)]), value)
+				write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
 			}
 		})
 	}
@@ -120,10 +130,12 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int) *scene.Scene {
 	return s
 }
 
-// write makes one write of a controller through api, or a burst of them,
-// then pauses.
-func write(p *sim.Proc, api *kube.Client, value func() int) {
+// write makes one write of a controller, or a burst of them, then pauses.
+// Each request goes through the server pick chooses: a controller may read
+// through one server and update through the other.
+func write(p *sim.Proc, pick func() *kube.Client, value func() int) {
 	r := p.Rand()
+	api := pick()
 	key := lasting[r.Intn(len(lasting))]
 	_, name := kube.SplitKey(key)
 	switch n := r.Intn(12); {
@@ -151,14 +163,14 @@ func write(p *sim.Proc, api *kube.Client, value func() int) {
 		case 1:
 			rv++ // one ahead: must conflict
 		}
-		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
+		pick().Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
 	case n == 7:
 		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: value()})
 	case n == 8:
 		api.Delete(batchKey, 0)
 	default: // delete batch at the version read
 		if obj, err := api.Get(batchKey, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
-			api.Delete(batchKey, obj.ResourceVersion)
+			pick().Delete(batchKey, obj.ResourceVersion)
 		}
 	}
 	p.Sleep(time.Duration(r.Int63n(int64(40 * ms))))
