@@ -13,6 +13,11 @@ type Replicate struct {
 	Event kube.Event
 }
 
+// String is "Replicate web=5 at rv 2", for the timeline.
+func (r Replicate) String() string {
+	return fmt.Sprintf("Replicate %s at rv %d", short(r.Event), r.Event.Object.ResourceVersion)
+}
+
 // Serve runs one API server of the cluster on p's node: the hidden suite
 // calls it as the boot function of "server-1" and of "server-2". self is this
 // server; servers lists every server, self included, in the same order on

@@ -22,6 +22,11 @@ type Replicate struct {
 	Event kube.Event
 }
 
+// String is "Replicate web=5 at rv 2", for the timeline.
+func (r Replicate) String() string {
+	return fmt.Sprintf("Replicate %s at rv %d", short(r.Event), r.Event.Object.ResourceVersion)
+}
+
 // ReadIndex asks a server how far its history goes; the reply is its
 // position, an int64.
 type ReadIndex struct{}

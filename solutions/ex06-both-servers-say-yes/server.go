@@ -17,6 +17,10 @@ type Order struct {
 	Write Write
 }
 
+// String is "Order update deployments/web{replicas=5 rv=0}", for the
+// timeline.
+func (o Order) String() string { return "Order " + o.Write.String() }
+
 // orderTimeout bounds a follower's wait for the sequencer's answer: a round
 // trip to the sequencer and the sequencer's own round trip to every server,
 // over links of up to 400ms each way, with room for a lost message or two.
