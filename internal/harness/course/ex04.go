@@ -19,9 +19,9 @@ func init() {
 			"Answer a write only once every other server has applied the change: Call it, and Call again until it answers (a lost message or a lost answer only costs a retry). " +
 				"On the receiving side, apply a change at the position its sender gave it (ev.Object.ResourceVersion), never twice, and never before the one in front of it. " +
 				"That is half: a server shows its own writes to its readers before the other has them, so Latest reads on either server need a rule too.",
-			"Before a Latest Get or List, ask every other server how far its history goes (a message of your own whose reply is s.h.position()), " +
-				"then wait on s.h.changed until your own position has got that far. kube.Any reads stay local. " +
-				"In the Replicate handler, wait on s.h.changed while position() < rv-1, append only when position() == rv-1, and reply once you hold it.",
+			"Give the servers a second message of your own, whose answer is how far the receiver's history goes (s.h.position()). " +
+				"A Latest get or list sends it to every other server and waits on s.h.changed until its own position has got that far; kube.Any reads stay local. " +
+				"For the copying, a loop around p.Call that only ends when the answer comes is the whole retry.",
 		},
 		Suite:   "internal/harness/suites/ex04suite",
 		Binding: "Serve",
