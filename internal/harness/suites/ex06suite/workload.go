@@ -28,10 +28,12 @@ var (
 )
 
 // The times of a randomized world: the clients work from workStart to
-// workEnd, and the auditor reads both servers at auditAt.
+// workEnd (shortEnd in a world whose cut is short), and the auditor reads
+// both servers at auditAt.
 const (
 	workStart = 300 * ms
 	workEnd   = 2500 * ms
+	shortEnd  = 1900 * ms
 	auditAt   = 15 * time.Second
 )
 
@@ -39,10 +41,10 @@ const (
 var baseLink = sim.Link{Min: 5 * ms, Max: 60 * ms}
 
 // window is a stretch of between min and max inside the clients' working
-// time.
-func window(r *rand.Rand, min, max time.Duration) (from, length time.Duration) {
+// time, which ends at end.
+func window(r *rand.Rand, end, min, max time.Duration) (from, length time.Duration) {
 	length = min + time.Duration(r.Int63n(int64(max-min)))
-	from = workStart + time.Duration(r.Int63n(int64(workEnd-workStart-length)))
+	from = workStart + time.Duration(r.Int63n(int64(end-workStart-length)))
 	return from, length
 }
 
@@ -57,10 +59,10 @@ const longCut = requestTimeout
 // more). (The link does not
 // repeat messages here: a write that reaches the one server deciding twice
 // is a second write, and telling them apart is a later chapter's work.)
-func faults(r *rand.Rand, long bool) []scene.Fault {
-	slowFrom, slowFor := window(r, 300*ms, 800*ms)
-	lossFrom, lossFor := window(r, 300*ms, 800*ms)
-	cutFrom, cutFor := window(r, 800*ms, 1200*ms)
+func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
+	slowFrom, slowFor := window(r, end, 300*ms, 800*ms)
+	lossFrom, lossFor := window(r, end, 300*ms, 800*ms)
+	cutFrom, cutFor := window(r, end, 800*ms, 1200*ms)
 	if long {
 		cutFrom = workStart + 300*ms + time.Duration(r.Int63n(int64(700*ms)))
 		cutFor = longCut + time.Duration(r.Int63n(int64(time.Second)))
@@ -93,7 +95,11 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 	s := scene.New(seed, serve, scene.Latency(1*ms, 30*ms), scene.RequestTimeout(requestTimeout))
 	r := s.W.Rand()
 	s.W.SetLinks(server1, server2, baseLink)
-	s.Inject(faults(r, long)...)
+	end := shortEnd
+	if long {
+		end = workEnd
+	}
+	s.Inject(faults(r, end, long)...)
 
 	next := 100 // the next value to write: every write is new
 	value := func() int { next++; return next }
@@ -111,7 +117,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			created.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
-			for p.Now() < workEnd {
+			for p.Now() < end {
 				write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
 			}
 		})
@@ -119,7 +125,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 	for i := range dashboards {
 		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
-			for p.Now() < workEnd {
+			for p.Now() < end {
 				read(s, p, api.Pin(servers[p.Rand().Intn(2)]))
 				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
