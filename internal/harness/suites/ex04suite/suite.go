@@ -101,7 +101,7 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 
 // reportStoryWrite fails a story whose controller was never told yes: a
 // cluster that refuses the write has nothing stale to show.
-func reportStoryWrite(t *testing.T, s *scene.Scene) bool {
+func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
 	for _, op := range s.History.Operations() {
 		if op.Client == "controller" && op.Input.Kind == check.KindWrite && op.Acknowledged() {
 			return true
@@ -116,7 +116,7 @@ func reportStoryWrite(t *testing.T, s *scene.Scene) bool {
 
 // reportStoryReads fails a story whose dashboard got no answer: a read that
 // waits forever is not stale, and not an answer either.
-func reportStoryReads(t *testing.T, s *scene.Scene) bool {
+func reportStoryReads(t testing.TB, s *scene.Scene) bool {
 	reads := 0
 	for _, op := range s.History.Operations() {
 		if op.Client == "dashboard" && op.Completed() {
@@ -192,7 +192,7 @@ func acknowledgedCheck(t *testing.T, serve scene.Boot) {
 // reportLostOnCrash tells an acknowledged write the survivor never got as
 // what it is: a yes given before the change was anywhere but on the server
 // that then died.
-func reportLostOnCrash(t *testing.T, s *scene.Scene) bool {
+func reportLostOnCrash(t testing.TB, s *scene.Scene) bool {
 	survivor, ok := s.Histories[string(server2)]
 	if !ok {
 		s.Fail(t, suite.Failure{Name: "no-audit", At: s.W.Now(), Story: "the suite could not read server-2's history after server-1 died"})
@@ -256,7 +256,7 @@ func progressCheck(t *testing.T, serve scene.Boot) {
 
 // reportUnanswered fails a run in which a Latest read or a write got no
 // definite answer, or most writes were refused.
-func reportUnanswered(t *testing.T, s *scene.Scene) bool {
+func reportUnanswered(t testing.TB, s *scene.Scene) bool {
 	for _, op := range s.History.Operations() {
 		if !op.Completed() {
 			s.Fail(t, suite.Failure{Name: "unanswered-request", Clause: course.OneHistory, At: op.Call,
