@@ -70,7 +70,7 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 	return []scene.Fault{
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 300 * ms, Max: 400 * ms}, From: slowFrom, For: slowFor, Normal: baseLink},
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 5 * ms, Max: 100 * ms, Drop: 0.3}, From: lossFrom, For: lossFor, Normal: baseLink},
-		scene.Cut{A: server1, B: server2, From: cutFrom, For: cutFor, Normal: baseLink},
+		scene.Cut{A: server1, B: server2, From: cutFrom, For: cutFor},
 	}
 }
 
