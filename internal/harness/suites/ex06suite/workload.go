@@ -37,7 +37,8 @@ const (
 	auditAt   = 15 * time.Second
 )
 
-// baseLink is the servers' link outside the faults.
+// baseLink is the servers' link until the first fault; after a cut it is
+// the scene's default link again.
 var baseLink = sim.Link{Min: 5 * ms, Max: 60 * ms}
 
 // window is a stretch of between min and max inside the clients' working
