@@ -114,7 +114,11 @@ func (s *Scene) Linearizable(t testing.TB) bool {
 		return true
 	}
 	v := l.Violation
-	f := suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
+	story := v.Story
+	if why := Impossible(s.History.Operations(), v); why != "" {
+		story += ". " + why
+	}
+	f := suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: v.At, Details: v.Details}
 	id, name := splitName(t.Name())
 	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", id, name, s.Seed), s.Faults); err == nil {
 		f.HTML = html
