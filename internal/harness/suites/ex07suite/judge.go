@@ -26,9 +26,9 @@ type run struct {
 // first. Each reports its failure and says whether judging may go on.
 
 // splitBrain: the servers' histories are prefixes of one sequence. When two
-// differ, the story says who wrote each of the two changes at the first
-// position where they differ, through which server, and how that server
-// stood when it said yes.
+// differ, the story starts from the server that said yes on its own, cut
+// off from a majority, if one did, and says who wrote each of the two
+// changes at the first position where they differ.
 func (r *run) splitBrain(t *testing.T) bool {
 	v := check.OneHistory(r.s.Histories)
 	if v == nil {
@@ -36,12 +36,29 @@ func (r *run) splitBrain(t *testing.T) bool {
 	}
 	pos, a, b := firstDifference(r.s.Histories, r.s.Servers)
 	ca, cb := r.s.Histories[a][pos], r.s.Histories[b][pos]
-	story := fmt.Sprintf("%s and %s hold different changes at rv %d: %s holds %s, %s holds %s. %s",
-		a, b, pos+1, a, r.describeChange(ca), b, r.describeChange(cb),
-		"Each side of the split ordered writes on its own and said yes; after the heal the servers hold two histories, and nothing will ever merge them")
+	if r.alone(cb) && !r.alone(ca) {
+		a, b, ca, cb = b, a, cb, ca
+	}
+	var story string
 	at := max(ca.At, cb.At)
+	if op, ok := r.writer(ca); ok && r.alone(ca) {
+		story = fmt.Sprintf("%s said yes on its own while it was %s: rv %d there is %s, while %s holds %s at rv %d. "+
+			"After the heal the two histories stay apart, and nothing in the cluster will ever merge them",
+			op.Server, r.pl.cutOff(op.Return, sim.NodeID(op.Server)), pos+1, r.describeChange(ca), b, r.describeChange(cb), pos+1)
+		at = op.Return
+	} else {
+		story = fmt.Sprintf("%s and %s hold different changes at rv %d: %s holds %s, %s holds %s. Two servers applied different changes at the same position, and nothing in the cluster will ever merge the two histories",
+			a, b, pos+1, a, r.describeChange(ca), b, r.describeChange(cb))
+	}
 	r.s.Fail(t, suite.Failure{Name: "split-brain", Clause: course.DurableAgreement, Story: story, At: at, Details: v.Details})
 	return false
+}
+
+// alone reports whether c's write was acknowledged by a server that could
+// not have had a majority when it said yes.
+func (r *run) alone(c check.Change) bool {
+	op, ok := r.writer(c)
+	return ok && op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server))
 }
 
 // firstDifference finds the first position where two servers' histories
@@ -81,9 +98,8 @@ func sameChange(a, b check.Change) bool {
 	return a.Version == b.Version && a.Key == b.Key && fmt.Sprint(a.Value) == fmt.Sprint(b.Value) && a.Deleted == b.Deleted
 }
 
-// describeChange says what a change is and who asked for it: "web=2,
-// written by controller-b through server-3, told yes at 1712ms while
-// server-3 was cut off from the sequencer server-1 (...)".
+// describeChange says what a change is and who asked for it: "web=2
+// (controller-b through server-3, acknowledged at 1712ms)".
 func (r *run) describeChange(c check.Change) string {
 	what := fmt.Sprintf("%s=%v", short(c.Key), c.Value)
 	if c.Deleted {
@@ -93,15 +109,11 @@ func (r *run) describeChange(c check.Change) string {
 	if !ok {
 		return what + " (no client asked for it)"
 	}
-	s := fmt.Sprintf("%s, written by %s through %s", what, op.Client, op.Server)
+	s := fmt.Sprintf("%s (%s through %s, ", what, op.Client, op.Server)
 	if !op.Acknowledged() {
-		return s + " (never acknowledged)"
+		return s + "never acknowledged)"
 	}
-	s += " and acknowledged at " + suite.FormatTime(op.Return.Round(100*time.Microsecond))
-	if why := r.pl.cutOff(op.Return, sim.NodeID(op.Server)); why != "" {
-		s += " while " + op.Server + " was " + why
-	}
-	return s
+	return s + "acknowledged at " + suite.FormatTime(op.Return.Round(100*time.Microsecond)) + ")"
 }
 
 // writer finds the operation that wrote c: values are unique per key in
