@@ -29,7 +29,7 @@ type run struct {
 // differ, the story starts from the server that said yes on its own, cut
 // off from a majority, if one did, and says who wrote each of the two
 // changes at the first position where they differ.
-func (r *run) splitBrain(t *testing.T) bool {
+func (r *run) splitBrain(t testing.TB) bool {
 	v := check.OneHistory(r.s.Histories)
 	if v == nil {
 		return true
@@ -132,7 +132,7 @@ func (r *run) writer(c check.Change) (check.Operation, bool) {
 
 // ackedAlone: no write is acknowledged by a server that could not have had
 // a majority at any moment while it was asked.
-func (r *run) ackedAlone(t *testing.T) bool {
+func (r *run) ackedAlone(t testing.TB) bool {
 	var bad []check.Operation
 	for _, op := range r.s.History.Operations() {
 		if op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
@@ -154,7 +154,7 @@ func (r *run) ackedAlone(t *testing.T) bool {
 
 // readAlone: no Latest read is answered by a server that could not have
 // had a majority at any moment while it was asked.
-func (r *run) readAlone(t *testing.T) bool {
+func (r *run) readAlone(t testing.TB) bool {
 	var bad []check.Operation
 	for _, op := range r.s.History.Operations() {
 		if op.Input.Kind == check.KindRead && op.Completed() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
@@ -175,14 +175,14 @@ func (r *run) readAlone(t *testing.T) bool {
 }
 
 // lostWrite: every acknowledged write is in the longest history left.
-func (r *run) lostWrite(t *testing.T) bool {
+func (r *run) lostWrite(t testing.TB) bool {
 	return r.s.Report(t, check.Durable(r.s.History, r.s.Longest()))
 }
 
 // slowAnswer: every write and Latest read is answered within the bound, and
 // every Any read is answered (found or not found) within it too, unless the
 // server crashed while it was asked: a crashed server answers nothing.
-func (r *run) slowAnswer(t *testing.T) bool {
+func (r *run) slowAnswer(t testing.TB) bool {
 	for _, op := range r.s.History.Operations() {
 		if r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
 			continue
@@ -237,7 +237,7 @@ func result(op check.Operation) string {
 
 // converged: once every fault has healed, every server that is up holds
 // the same objects. A world whose sequencer is gone promises nothing here.
-func (r *run) converged(t *testing.T) bool {
+func (r *run) converged(t testing.TB) bool {
 	if !r.pl.up(r.s.AuditedAt, sequencer) {
 		return true
 	}
@@ -247,7 +247,7 @@ func (r *run) converged(t *testing.T) bool {
 // refusedWhileCalm: every write and Latest read asked at a calm moment (no
 // fault from settle before to bound after) is answered yes, or with a
 // definite no (NotFound, AlreadyExists, Conflict).
-func (r *run) refusedWhileCalm(t *testing.T) bool {
+func (r *run) refusedWhileCalm(t testing.TB) bool {
 	for _, op := range r.s.History.Operations() {
 		if r.pl.calm(op.Call) && !op.Completed() {
 			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s: "+
