@@ -107,7 +107,7 @@ func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
 		case errors.As(err, &status):
 			return kube.Object{}, err // the sequencer's own answer: NotFound, Conflict, ...
 		}
-		p.Logf("no answer from %s in %s: ordering it myself", s.sequencer(), failoverAfter)
+		p.Logf("ordering it myself")
 	}
 	ev, err := s.order(p, w)
 	return ev.Object, err

@@ -9,7 +9,7 @@ func init() {
 		Clauses: []Clause{DurableAgreement, AgreementFirst},
 		Checks: []Check{
 			{Name: "story", Title: "server-3 cut off: 5 through server-1 is acknowledged, 2 through server-3 refused within 1s, one history after the heal", Points: 2},
-			{Name: "even-split", Title: "four servers split two and two: both sides refuse within 1s, both say yes after the heal", Points: 2},
+			{Name: "even-split", Title: "four servers split two and two: both sides refuse within 1s, yes again after the heal", Points: 2},
 			{Name: "partitions", Title: "random splits, crashes, slow links: one history, no yes without a majority, nothing lost, answers within 1s, yes when calm", Points: 3},
 			{Name: "linearizable", Title: "through splits and heals, every answer fits one order of all operations", Points: 3},
 		},
