@@ -210,6 +210,12 @@ func (r *run) slowAnswer(t testing.TB) bool {
 			return false
 		}
 	}
+	for _, u := range r.rec.unclear {
+		story := fmt.Sprintf("%s asked %s (%s) at %s and got %q at %s: a server that cannot get a majority says so with kube.Unavailable (500), so that a client knows to wait and retry rather than guess what went wrong",
+			u.client, u.server, u.what, suite.FormatTime(u.call.Round(100*time.Microsecond)), u.err.Error(), suite.FormatTime(u.ret.Round(100*time.Microsecond)))
+		r.s.Fail(t, suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.ret})
+		return false
+	}
 	return true
 }
 

@@ -1,6 +1,9 @@
 package ex07suite
 
 import (
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +159,27 @@ func TestTheRegistryStatesTheBound(t *testing.T) {
 		require.True(t, ok, name)
 		assert.Contains(t, c.Title, "within "+bound.String(), name)
 	}
+}
+
+// The book's page states the suite's numbers; they come from here.
+func TestTheBookStatesTheSuitesNumbers(t *testing.T) {
+	raw, err := os.ReadFile("../../../../book/ex07-the-partition.md")
+	require.NoError(t, err)
+	page := strings.Join(strings.Fields(string(raw)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("the scene above, %d seeds of jitter", storySeeds),
+		fmt.Sprintf("four servers split two and two for %s, %d seeds of jitter", seconds(cutFor), evenSplitSeeds),
+		fmt.Sprintf("%d randomized worlds", partitionsSeeds),
+		fmt.Sprintf("%d such worlds", linearizableSeeds),
+		fmt.Sprintf("within **%s** of the request", seconds(bound)),
+		fmt.Sprintf("every server up for %s, and stays so", seconds(settle)),
+		fmt.Sprintf("slowed to %d–%d ms", slow.Min.Milliseconds(), slow.Max.Milliseconds()),
+	} {
+		assert.True(t, strings.Contains(page, want), "book/ex07-the-partition.md should say %q", want)
+	}
+}
+
+// seconds prints a duration as the page does: "1 s", "0.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }

@@ -213,9 +213,17 @@ type anyRead struct {
 	err            error
 }
 
+// unclear is a refusal that came in time but was not kube.Unavailable.
+type unclear struct {
+	client, server, what string
+	call, ret            time.Duration
+	err                  error
+}
+
 // recorder keeps what the judges need beyond the scene's history.
 type recorder struct {
 	anyReads []anyRead
+	unclear  []unclear
 }
 
 // ctl is one controller inside a world: a quiet recording kube.Client
@@ -236,33 +244,38 @@ func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID, rec *recorder) ctl
 // not zero: kubectl scale [--resource-version].
 func (c ctl) scale(key string, replicas int, rv int64) error {
 	kind, name := kube.SplitKey(key)
+	call := c.p.Now()
 	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
 	what := fmt.Sprintf("%s=%d", name, replicas)
 	if rv != 0 {
 		what += fmt.Sprintf(" if rv %d", rv)
 	}
-	c.note(what, obj, err)
+	c.note(what, call, obj, err)
 	return err
 }
 
 // create creates key with replicas.
 func (c ctl) create(key string, replicas int) error {
 	kind, name := kube.SplitKey(key)
+	call := c.p.Now()
 	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
-	c.note(fmt.Sprintf("create %s=%d", name, replicas), obj, err)
+	c.note(fmt.Sprintf("create %s=%d", name, replicas), call, obj, err)
 	return err
 }
 
 // del deletes key.
 func (c ctl) del(key string) error {
+	call := c.p.Now()
 	obj, err := c.api.Delete(key, 0)
-	c.note("delete "+short(key), obj, err)
+	c.note("delete "+short(key), call, obj, err)
 	return err
 }
 
 // get reads key, Latest.
 func (c ctl) get(key string) (kube.Object, error) {
+	call := c.p.Now()
 	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
+	c.refusal("get "+short(key), call, err)
 	c.noteRead("get "+short(key), obj, err)
 	return obj, err
 }
@@ -278,7 +291,9 @@ func (c ctl) getAny(key string) (kube.Object, error) {
 
 // list lists kind, Latest.
 func (c ctl) list(kind string) error {
+	call := c.p.Now()
 	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
+	c.refusal("list", call, err)
 	if err == nil {
 		c.p.Logf("list → %d items rv %d", len(l.Items), l.ResourceVersion)
 		return nil
@@ -287,7 +302,8 @@ func (c ctl) list(kind string) error {
 	return err
 }
 
-func (c ctl) note(what string, obj kube.Object, err error) {
+func (c ctl) note(what string, call time.Duration, obj kube.Object, err error) {
+	c.refusal(what, call, err)
 	if err == nil {
 		c.p.Logf("%s → yes rv %d", what, obj.ResourceVersion)
 		return
@@ -301,6 +317,15 @@ func (c ctl) noteRead(what string, obj kube.Object, err error) {
 		return
 	}
 	c.p.Logf("%s → %s", what, reason(err))
+}
+
+// refusal records a refusal that is not kube.Unavailable, unless it is the
+// client's own timeout (which the bound judges).
+func (c ctl) refusal(what string, call time.Duration, err error) {
+	if !refused(err) || errors.Is(err, kube.ErrUnavailable) || errors.Is(err, kube.ErrTimeout) && c.p.Now()-call >= clientTimeout {
+		return
+	}
+	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: string(c.api.Servers()[0]), what: what, call: call, ret: c.p.Now(), err: err})
 }
 
 // reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
