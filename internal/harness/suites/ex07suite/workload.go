@@ -67,7 +67,7 @@ func runWorkload(seed int64, serve Server, wl workload) *run {
 			for p.Now() < workEnd {
 				next++
 				err := ctl.request(wl, next)
-				pause := 10*time.Millisecond + time.Duration(p.Rand().Int63n(int64(70*time.Millisecond)))
+				pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
 				if refused(err) { // a controller backs off when the cluster says no
 					pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
 				}
