@@ -35,6 +35,9 @@ func (r *run) splitBrain(t testing.TB) bool {
 		return true
 	}
 	pos, a, b := firstDifference(r.s.Histories, r.s.Servers)
+	if pos < 0 { // the checker saw what this search did not: tell its story
+		return r.s.Report(t, &check.Violation{Name: "split-brain", Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details})
+	}
 	ca, cb := r.s.Histories[a][pos], r.s.Histories[b][pos]
 	if r.alone(cb) && !r.alone(ca) {
 		a, b, ca, cb = b, a, cb, ca

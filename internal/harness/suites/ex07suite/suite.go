@@ -22,7 +22,17 @@
 // A world is judged in this order, the most specific cause first:
 // split-brain, acknowledged-without-majority, lost-write,
 // read-without-majority, no-answer-in-time, stale-read-refused,
-// no-convergence, refused-while-healthy, non-linearizable.
+// unclear-refusal, no-convergence, refused-while-healthy, then porcupine's
+// verdict.
+//
+// The chapter's promise, which the suite holds a server to: every write and
+// Latest read is answered within bound (1 s), with kube.Unavailable when no
+// majority can be had; Any reads are always answered; and while the network
+// has been whole and every server up for settle (0.5 s), and stays so for
+// the bound, every write and Latest read is answered yes or with a definite
+// no. The sequencer never restarts: when it crashes it stays down, and the
+// suite then asks only that nothing acknowledged was lost on the servers
+// left.
 package ex07suite
 
 import (
