@@ -59,8 +59,14 @@ func (s *server) sequencer() sim.NodeID { return s.servers[0] }
 func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	switch r := req.(type) {
 	case kube.GetRequest:
-		return s.get(p, r.Key, r.Opts)
+		if r.Opts.ResourceVersion == kube.Latest {
+			s.latest(p)
+		}
+		return s.h.get(r.Key)
 	case kube.ListRequest:
+		if r.Opts.ResourceVersion == kube.Latest {
+			s.latest(p)
+		}
 		return s.h.list(r.Kind), nil
 	case kube.WatchRequest:
 		return s.h.watch(p, r.Kind, r.ResourceVersion, r.Wait), nil
@@ -160,24 +166,28 @@ func (s *server) receive(p *sim.Proc, ev kube.Event) {
 	}
 }
 
-// get answers a read. kube.Any is served from whatever this server has
-// applied. For kube.Latest a follower asks the sequencer how far the history
-// has come and answers once it has applied that far.
+// latest prepares this server to answer a kube.Latest read, which must
+// reflect every write acknowledged before it began, on any server. A
+// follower asks the sequencer how far the history has come and waits until
+// it has applied that far. kube.Any reads are served from whatever this
+// server has applied, without asking anyone.
 //
 // TODO(ex07): when the sequencer is silent, a follower answers from its own
 // copy, and a sequencer cut off from the others answers alone: neither
 // knows whether it is the one cut off. Answer a Latest read only once a
 // majority has confirmed how far the history has come, and Unavailable,
 // within the chapter's 1 s, when it cannot. Any reads may stay local.
-func (s *server) get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
-	if opts.ResourceVersion == kube.Latest && s.self != s.sequencer() {
-		if reply, err := p.Call(s.sequencer(), Position{}, failoverAfter); err == nil {
-			for pos := reply.(int64); s.h.position() < pos; {
-				if !s.h.changed.WaitTimeout(p, failoverAfter) {
-					break
-				}
-			}
+func (s *server) latest(p *sim.Proc) {
+	if s.self == s.sequencer() {
+		return
+	}
+	reply, err := p.Call(s.sequencer(), Position{}, failoverAfter)
+	if err != nil {
+		return
+	}
+	for pos := reply.(int64); s.h.position() < pos; {
+		if !s.h.changed.WaitTimeout(p, failoverAfter) {
+			return
 		}
 	}
-	return s.h.get(key)
 }
