@@ -133,7 +133,7 @@ func (s *server) order(p *sim.Proc, w Write) (kube.Event, error) {
 	if err != nil {
 		return kube.Event{}, err
 	}
-	p.Logf("ordered %s=%d as rv %d", ev.Object.Name, ev.Object.Replicas, ev.Object.ResourceVersion)
+	p.Logf("ordered rv %d: %s=%d", ev.Object.ResourceVersion, ev.Object.Name, ev.Object.Replicas)
 	for _, peer := range s.servers {
 		if peer != s.self {
 			p.Send(peer, Apply{Event: ev})
@@ -162,7 +162,7 @@ func (s *server) receive(p *sim.Proc, ev kube.Event) {
 		}
 		delete(s.early, next.Object.ResourceVersion)
 		s.h.append(next)
-		p.Logf("applied %s=%d as rv %d", next.Object.Name, next.Object.Replicas, next.Object.ResourceVersion)
+		p.Logf("applied rv %d: %s=%d", next.Object.ResourceVersion, next.Object.Name, next.Object.Replicas)
 	}
 }
 

@@ -166,11 +166,11 @@ func (s *server) order(p *sim.Proc, w Write) (kube.Event, error) {
 		return kube.Event{}, err
 	}
 	pos := ev.Object.ResourceVersion
-	p.Logf("ordered %s=%d as rv %d", ev.Object.Name, ev.Object.Replicas, pos)
+	p.Logf("ordered rv %d: %s=%d", pos, ev.Object.Name, ev.Object.Replicas)
 	s.wake.Broadcast()
 	s.advance() // a cluster of one is its own majority
 	if !s.waitFor(p, p.Now()+commitWithin, func() bool { return s.committed >= pos }) {
-		p.Logf("rv %d: no majority within %s", pos, commitWithin)
+		p.Logf("rv %d: no majority", pos)
 		return kube.Event{}, s.noMajority()
 	}
 	return ev, nil

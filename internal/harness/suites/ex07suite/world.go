@@ -285,7 +285,7 @@ func (c ctl) getAny(key string) (kube.Object, error) {
 	call := c.p.Now()
 	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
 	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: string(c.api.Servers()[0]), key: key, call: call, ret: c.p.Now(), err: err})
-	c.noteRead("get "+short(key)+" (0)", obj, err)
+	c.noteRead("get(0) "+short(key), obj, err)
 	return obj, err
 }
 
