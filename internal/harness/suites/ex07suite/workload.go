@@ -12,8 +12,9 @@ import (
 )
 
 // workload shapes a randomized world: three servers, a controller next to
-// each, every kind of request through every server, while the network
-// splits, servers crash and links slow down past every timeout.
+// each, every kind of request through every server, now and then in bursts,
+// while the network splits, servers crash and links slow down past every
+// timeout.
 type workload struct {
 	keys  []string
 	reads float64 // the share of requests that are reads
@@ -68,8 +69,11 @@ func runWorkload(seed int64, serve Server, wl workload) *run {
 				next++
 				err := ctl.request(wl, next)
 				pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
-				if refused(err) { // a controller backs off when the cluster says no
+				switch {
+				case refused(err): // a controller backs off when the cluster says no
 					pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
+				case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
+					pause = 0
 				}
 				p.Sleep(pause)
 			}
