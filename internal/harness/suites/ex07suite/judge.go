@@ -250,7 +250,31 @@ func (r *run) converged(t testing.TB) bool {
 	if !r.pl.up(r.s.AuditedAt, sequencer) {
 		return true
 	}
-	return r.s.Report(t, check.Converged(r.s.States, r.s.AuditedAt))
+	v := check.Converged(r.s.States, r.s.AuditedAt)
+	if v == nil {
+		return true
+	}
+	// The most specific cause: a server that never caught up.
+	longest := len(r.s.Longest())
+	for _, id := range r.s.Servers {
+		if h, ok := r.s.Histories[string(id)]; ok && len(h) < longest {
+			healed := time.Duration(0)
+			for _, e := range r.pl.episodes {
+				healed = max(healed, e.until)
+			}
+			v.Story = fmt.Sprintf("%s never caught up: at %s it holds %d of the %d changes of the one history, although the last fault ended at %s. %s",
+				id, suite.FormatTime(r.s.AuditedAt.Round(100*time.Microsecond)), len(h), longest, suite.FormatTime(healed), upperFirst(v.Story))
+			break
+		}
+	}
+	return r.s.Report(t, v)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // refusedWhileCalm: every write and Latest read asked at a calm moment (no

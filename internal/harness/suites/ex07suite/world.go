@@ -201,6 +201,9 @@ func (pl *plan) cutOff(t time.Duration, server sim.NodeID) string {
 	if !pl.connected(t, server, sequencer) {
 		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, strings.Join(why, "; "))
 	}
+	if server == sequencer {
+		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
+	}
 	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
 }
 
