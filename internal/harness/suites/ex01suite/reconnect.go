@@ -55,7 +55,8 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	cols := []sim.NodeID{"kubectl", server, "controller"}
 
 	store := mk(1000)
-	w.AddNode(server, func(p *sim.Proc) { kube.Serve(p, store) })
+	aud := newAuditor(store, 1000)
+	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
 
 	var deleted kube.Object
 	var deleteErr error
@@ -113,6 +114,9 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 30})})
 		return false
 	}
+	if f := aud.Finding(); f != nil {
+		return fail(f.Name, f.Story, f.Details, f.At)
+	}
 	switch {
 	case deleteErr != nil:
 		return fail("wrong-answer", fmt.Sprintf("at %s kubectl deleted %s on %s and was answered %s; the pod existed, so the delete must succeed",
@@ -139,14 +143,14 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 			break
 		}
 	}
-	story := fmt.Sprintf("the controller's informer was cut off from %s from %s to %s; at %s kubectl deleted %s there (rv %d). ",
+	story := fmt.Sprintf("the controller's informer was cut off from %s from %s to %s; at %s kubectl sent the deletion of %s, accepted there as rv %d. ",
 		server, suite.FormatTime(cutAt), suite.FormatTime(healAt), suite.FormatTime(deleteAt), victim, deleted.ResourceVersion)
 	if ghost != "" {
-		story += fmt.Sprintf("The informer reconnected and asked for the changes after rv %d, but at %s its cache still holds %s: "+
+		story += fmt.Sprintf("The informer reconnected and asked for the changes after rv %d, but at %s, when the check compared, its cache still holds %s: "+
 			"the controller counts %d pods for deployments/web where %s holds %d, and will never replace the one that is gone",
 			cachedRV, suite.FormatTime(judgeAt), ghost, len(cached), server, len(stored))
 	} else {
-		story += fmt.Sprintf("At %s, after it reconnected, the informer's cache (rv %d) does not match the store: %d pods cached, %d stored",
+		story += fmt.Sprintf("At %s, when the check compared, long after it reconnected, the informer's cache (rv %d) does not match the store: %d pods cached, %d stored",
 			suite.FormatTime(judgeAt), cachedRV, len(cached), len(stored))
 	}
 	details := fmt.Sprintf("controller's cache (rv %d): %s\n%s (rv %d):        %s",
