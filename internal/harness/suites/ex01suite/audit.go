@@ -96,9 +96,8 @@ func (a *auditor) audit(p *sim.Proc, start time.Duration, who string, req any, g
 		return
 	}
 	at := p.Now()
-	asked := fmt.Sprintf("%s's %v", who, req)
-	lead := fmt.Sprintf("at %s (when %s answered) %s", suite.FormatTime(at), server, asked)
 	fail := func(name, story string) {
+		lead := fmt.Sprintf("at %s (when %s answered) %s's %v", suite.FormatTime(at), server, who, req)
 		a.note(&suite.Failure{Name: name, At: at, Story: lead + story,
 			Details: fmt.Sprintf("%s answered:  %s\nhistory answers: %s", server, answer(got, gotErr), answer(a.refAnswer(p, req)))})
 	}
