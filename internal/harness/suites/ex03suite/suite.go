@@ -140,6 +140,7 @@ func (g *grading) catches(cl cluster) suite.CheckFunc {
 			return
 		}
 		n := caught(out)
+		t.Logf("the drill caught the cluster %q on %d of %d seeds", cl.name, n, len(out))
 		if !enough(n, len(out)) {
 			for _, o := range out {
 				if !o.flagged() {
