@@ -26,7 +26,13 @@
 //     cluster, which is a dishonest answer).
 //
 // A failure is reported for the first failing seed only, as a story with
-// the timeline around the decisive moment.
+// the timeline around the decisive moment. Before any checker's symptom, the
+// journal (journal.go) of what the apiserver answered, what each crash left
+// on its disk and what each boot recovered names the cause at the first boot
+// that went wrong: a write the store failed, a torn record left in the log,
+// a deletion undone, an acknowledgement sent before the change was on disk,
+// a synced record the boot did not read back, a change read before it was
+// on disk.
 //
 // Figures (go1.26, a shared 2-CPU machine under load), for the reference
 // solution and the stub:
