@@ -63,7 +63,7 @@ func (a *auditor) Do(p *sim.Proc, who string, req any) (any, error) {
 // first: a wrong write comes before anything read after it; a change a
 // watch never delivered before one it delivered wrongly.
 var precedence = []string{"lost-update", "false-conflict", "wrong-version", "missed-change", "not-gone", "needless-gone",
-	"extra-change", "wrong-event-type", "late-change", "stale-list-version", "wrong-answer"}
+	"extra-change", "out-of-order-changes", "wrong-event-type", "late-change", "stale-list-version", "wrong-answer", "early-empty-watch"}
 
 // Finding returns the most specific failure found, or nil.
 func (a *auditor) Finding() *suite.Failure {
@@ -226,13 +226,18 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 		rv := ev.Object.ResourceVersion
 		w, ok := byRV[rv]
 		switch {
-		case !ok || rv <= last:
+		case !ok || delivered[rv]:
 			why := "which is not a change to " + r.Kind + " after rv " + fmt.Sprint(r.ResourceVersion)
 			if ok {
-				why = "out of order or twice"
+				why = "a second time"
 			}
 			fail("extra-change", fmt.Sprintf(" was answered %s: it delivered %s, %s; the history after rv %d holds %s",
 				events(g), events([]kube.Event{ev}), why, r.ResourceVersion, events(want)))
+			continue
+		case rv < last:
+			fail("out-of-order-changes", fmt.Sprintf(" was answered %s: it delivered %s after rv %d; the history holds them oldest first: %s",
+				events(g), events([]kube.Event{ev}), last, events(want)))
+			delivered[rv] = true
 			continue
 		case w.Type != ev.Type && w.Object.Key() == ev.Object.Key():
 			fail("wrong-event-type", fmt.Sprintf(" was answered %s: it delivered the change to %s at rv=%d as %s, but the history holds it as %s, "+
@@ -242,6 +247,12 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 				events(g), events([]kube.Event{ev}), events([]kube.Event{w})))
 		}
 		last, delivered[rv] = rv, true
+	}
+	// An empty answer means nothing came in time: not before the wait ran
+	// out.
+	if len(g) == 0 && len(want) == 0 && r.Wait > 0 && p.Now()-start < r.Wait {
+		fail("early-empty-watch", fmt.Sprintf(" was answered [] after %s of its %s wait, with nothing to deliver: "+
+			"an empty answer says that nothing came in time, so a watch must wait it out", suite.FormatTime(p.Now()-start), suite.FormatTime(r.Wait)))
 	}
 	// A watch answers as soon as it has something to say: when it is
 	// asked, if a change is already there, or the instant the first one is

@@ -125,8 +125,10 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 			{who: "dashboard", rv: dashPods.ResourceVersion(), pods: ownedBy(dashPods.List())},
 		}
 		w.Go(server, "judge", func(p *sim.Proc) {
-			l, err := store.List(p, "pods", kube.ReadOptions{})
-			d, derr := store.Get(p, "deployments/web", kube.ReadOptions{})
+			resp, err := aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+			l, _ := resp.(kube.List)
+			dresp, derr := aud.Do(p, "the check", kube.GetRequest{Key: "deployments/web"})
+			d, _ := dresp.(kube.Object)
 			if err == nil {
 				err = derr
 			}

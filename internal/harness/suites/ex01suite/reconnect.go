@@ -99,7 +99,9 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	w.At(judgeAt, func() {
 		cached, cachedRV = owned(inf, "deployments/web"), inf.ResourceVersion()
 		w.Go(server, "judge", func(p *sim.Proc) {
-			truth, truthErr = store.List(p, "pods", kube.ReadOptions{})
+			resp, err := aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+			truth, _ = resp.(kube.List)
+			truthErr = err
 			p.World().Stop()
 		})
 	})
