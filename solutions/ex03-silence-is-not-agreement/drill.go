@@ -59,7 +59,7 @@ func Drill(c *drill.Cluster) error {
 			for _, s := range servers {
 				api.Pin(s).Get(k, kube.ReadOptions{}) //nolint:errcheck // recorded in h
 			}
-			p.Sleep(40 * time.Millisecond)
+			p.Sleep(80 * time.Millisecond)
 		}
 	})
 
@@ -128,7 +128,7 @@ func write(p *sim.Proc, id int, servers []sim.NodeID, h *check.History) {
 			s := servers[p.Rand().Intn(len(servers))]
 			api.Pin(s).Get(obj.Key(), kube.ReadOptions{}) //nolint:errcheck // recorded in h
 		}
-		p.Sleep(30*time.Millisecond + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
+		p.Sleep(50*time.Millisecond + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
 	}
 }
 
