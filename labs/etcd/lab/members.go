@@ -15,6 +15,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/types"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/rafthttp"
 	"go.uber.org/zap"
 )
 
@@ -31,6 +32,13 @@ const (
 	// binds it.
 	portAttempts = 5
 )
+
+// A peer connection's server side reads with a deadline that it renews
+// before every read, so after a member closes, the handlers of its peers'
+// connections linger until that deadline: five seconds by default. Members
+// here talk to each other every 10ms, so a second is plenty, and a closed
+// member is gone a second later.
+func init() { rafthttp.ConnReadTimeout = time.Second }
 
 // member is one etcd server embedded in this process.
 type member struct {
@@ -80,16 +88,15 @@ func startCluster(name string, n int) (*etcdCluster, error) {
 	return nil, fmt.Errorf("starting %s: every set of ports tried was taken: %w", name, err)
 }
 
-func tryStart(name string, n int) (c *etcdCluster, err error) {
+func tryStart(name string, n int) (_ *etcdCluster, err error) {
 	dir, err := os.MkdirTemp("", "onehistory-lab-"+name+"-")
 	if err != nil {
 		return nil, err
 	}
-	c = &etcdCluster{name: name, dir: dir}
+	c := &etcdCluster{name: name, dir: dir}
 	defer func() {
 		if err != nil {
 			c.stop()
-			c = nil
 		}
 	}()
 	var initial []string
