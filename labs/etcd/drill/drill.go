@@ -321,15 +321,13 @@ type Activity struct {
 	Writes, WritesDuringFault int
 	Reads, ReadsDuringFault   int
 	ReadsTo                   map[string]int
-	Clients                   int
-	Ran                       bool
 }
 
 // Activity summarizes the requests made so far.
 func (c *Cluster) Activity() Activity {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a := Activity{ReadsTo: map[string]int{}, Clients: len(c.clients), Ran: c.ran}
+	a := Activity{ReadsTo: map[string]int{}}
 	for _, r := range c.requests {
 		during := false
 		for _, f := range c.done {

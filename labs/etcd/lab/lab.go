@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -49,7 +50,7 @@ type Drill func(c *drill.Cluster) error
 type Options struct {
 	Runs    int      // runs per configuration (Runs if zero)
 	Only    []string // configurations to run, by name (all if empty)
-	HTMLDir string   // where to draw each run's history ("" draws none)
+	HTMLDir string   // where to draw the history of each run the checker fails ("" draws none)
 }
 
 // Run is one run of a drill against one configuration.
@@ -207,7 +208,7 @@ func runOnce(cfg Config, d Drill, n int, htmlDir string) (run Run) {
 	run.Activity = c.Activity()
 	run.Faults = c.Faults()
 	run.Check = check.Linearizable(c.History(), 0)
-	if htmlDir != "" {
+	if htmlDir != "" && !run.Check.OK() {
 		name := fmt.Sprintf("lab-etcd-%s-run-%d", cfg.Name, n)
 		if path, err := run.Check.WriteHTML(htmlDir, name, run.Faults); err == nil {
 			run.HTML = path
@@ -221,7 +222,7 @@ func runOnce(cfg Config, d Drill, n int, htmlDir string) (run Run) {
 func OutputDir() string {
 	dir, err := os.Getwd()
 	for err == nil {
-		if b, rerr := os.ReadFile(filepath.Join(dir, "go.mod")); rerr == nil && len(b) >= 17 && string(b[:17]) == "module onehistory" && (len(b) == 17 || b[17] == '\n' || b[17] == ' ' || b[17] == '\r') {
+		if b, rerr := os.ReadFile(filepath.Join(dir, "go.mod")); rerr == nil && strings.HasPrefix(string(b), "module onehistory\n") {
 			return filepath.Join(dir, ".onehistory")
 		}
 		parent := filepath.Dir(dir)
