@@ -29,7 +29,7 @@ var keys = []string{"deployments/web", "deployments/api", "deployments/db"}
 const (
 	writers   = 3
 	writeTill = 1500 * time.Millisecond // writers stop here; the faults are over by then
-	auditAt   = 1800 * time.Millisecond // the auditor reads every server after that
+	auditAt   = 2000 * time.Millisecond // the auditor reads every server then, when late writes have landed
 	runFor    = 3 * time.Second
 	isolation = 400 * time.Millisecond
 )
