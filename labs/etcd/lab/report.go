@@ -117,10 +117,7 @@ func readsTo(m map[string]int) string {
 
 func firstLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = append(lines[:n], "…")
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
 
 // verdict is the last word: what the drill got right and wrong.

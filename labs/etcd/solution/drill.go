@@ -3,7 +3,7 @@
 //
 // Writers put values no one has written before through the balancer, and
 // after every acknowledged put read the key back from one server chosen at
-// random; a reader keeps asking random servers; each server in turn is cut
+// random; a reader per server keeps asking it about every key; each server in turn is cut
 // off from its peers while all this goes on; an auditor reads every key from
 // every server once the faults are over. Then the drill asks the two
 // questions of ex03: does one history explain every answer
@@ -45,13 +45,20 @@ func Drill(c *drill.Cluster) error {
 	for i := 1; i <= writers; i++ {
 		c.Client(fmt.Sprintf("writer-%d", i), func(p *drill.Proc) { write(p, i, servers, h) })
 	}
-	c.Client("reader", func(p *drill.Proc) {
-		api := drill.NewClient(p, servers...).Record(h)
-		for p.Now() < writeTill && !p.Done() {
-			api.Get(keys[p.Rand().IntN(len(keys))]) //nolint:errcheck // recorded in h
-			p.Sleep(5 * time.Millisecond)
-		}
-	})
+	// A reader per server keeps asking it about every key, before, during
+	// and after the faults: a server cut off from the others answers from
+	// what it last knew, and someone must be asking it just then.
+	for _, s := range servers {
+		c.Client("reader-"+s, func(p *drill.Proc) {
+			api := drill.NewClient(p, servers...).Pin(s).Record(h)
+			for p.Now() < writeTill && !p.Done() {
+				for _, k := range keys {
+					api.Get(k) //nolint:errcheck // recorded in h
+				}
+				p.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
 
 	// The auditor: once every fault is over, what does each server hold?
 	var mu sync.Mutex
