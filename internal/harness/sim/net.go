@@ -33,6 +33,15 @@ func (w *World) SetLinks(a, b NodeID, l Link) {
 	w.SetLink(b, a, l)
 }
 
+// ResetLinks removes the links of their own between a and b, both ways:
+// messages between them take the default link again.
+func (w *World) ResetLinks(a, b NodeID) {
+	w.node(a, "ResetLinks")
+	w.node(b, "ResetLinks")
+	delete(w.links, [2]NodeID{a, b})
+	delete(w.links, [2]NodeID{b, a})
+}
+
 // SetDefaultLink sets the link used between nodes that have none of their own.
 func (w *World) SetDefaultLink(l Link) {
 	checkRange("SetDefaultLink", l.Min, l.Max)

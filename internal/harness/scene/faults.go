@@ -1,0 +1,180 @@
+package scene
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/sim"
+)
+
+// A Fault is one thing that goes wrong in a scene, declared as a value: it
+// schedules itself in the world and describes itself from the same fields,
+// so that what a story or a page says about a fault is what was built.
+type Fault interface {
+	// String describes the fault: "slow link server-1 ↔ server-2 (380–400ms)
+	// from 1000ms for 500ms".
+	String() string
+	// inject schedules the fault in s's world.
+	inject(s *Scene)
+}
+
+// Inject schedules faults in the world; each is recorded in the world's
+// fault list when it begins, for the timeline, the vacuous-run guard and the
+// porcupine view.
+func (s *Scene) Inject(faults ...Fault) {
+	for _, f := range faults {
+		f.inject(s)
+		s.declared = append(s.declared, f)
+	}
+}
+
+// Declared lists the faults injected, in the order they were declared.
+func (s *Scene) Declared() []Fault { return append([]Fault(nil), s.declared...) }
+
+// Describe lists the declared faults, one a line.
+func (s *Scene) Describe() string {
+	lines := make([]string, len(s.declared))
+	for i, f := range s.declared {
+		lines[i] = "  " + f.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// SlowLink slows the links between A and B, both ways, to Link from From
+// for For, then puts back Normal (the scene's default latency if zero).
+type SlowLink struct {
+	A, B      sim.NodeID
+	Link      sim.Link
+	From, For time.Duration
+	Normal    sim.Link // the link before and after; zero: the world's default
+}
+
+func (f SlowLink) String() string {
+	return fmt.Sprintf("slow link %s ↔ %s (%s) from %s for %s", f.A, f.B, describeLink(f.Link), ms(f.From), ms(f.For))
+}
+
+func (f SlowLink) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() {
+		w.SetLinks(f.A, f.B, f.Link)
+		w.Fault(fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), f.From, f.From+f.For)
+	})
+	w.At(f.From+f.For, func() {
+		if f.Normal != (sim.Link{}) {
+			w.SetLinks(f.A, f.B, f.Normal)
+		} else {
+			w.ResetLinks(f.A, f.B)
+		}
+	})
+}
+
+// Partition splits the network into Groups from From for For (zero: until
+// the run ends); nodes named in no group form one more group together. Heal
+// ends every partition at once, so partitions in one scene must not overlap.
+type Partition struct {
+	Groups    [][]sim.NodeID
+	From, For time.Duration
+}
+
+func (f Partition) String() string {
+	parts := make([]string, len(f.Groups))
+	for i, g := range f.Groups {
+		names := make([]string, len(g))
+		for j, id := range g {
+			names[j] = string(id)
+		}
+		parts[i] = strings.Join(names, " ")
+	}
+	s := fmt.Sprintf("partition %s | the rest from %s", strings.Join(parts, " | "), ms(f.From))
+	if f.For > 0 {
+		s += " for " + ms(f.For)
+	}
+	return s
+}
+
+func (f Partition) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() { w.Partition(f.Groups...) })
+	if f.For > 0 {
+		w.At(f.From+f.For, func() { w.Heal() })
+	}
+}
+
+// Crash stops Node at At, its memory gone and what it synced kept, and
+// restarts it For later (zero: it stays down).
+type Crash struct {
+	Node    sim.NodeID
+	At, For time.Duration
+}
+
+func (f Crash) String() string {
+	if f.For == 0 {
+		return fmt.Sprintf("crash %s at %s", f.Node, ms(f.At))
+	}
+	return fmt.Sprintf("crash %s at %s, restart %s later", f.Node, ms(f.At), ms(f.For))
+}
+
+func (f Crash) inject(s *Scene) {
+	w := s.W
+	w.At(f.At, func() {
+		if w.Up(f.Node) {
+			w.Crash(f.Node)
+		}
+	})
+	if f.For > 0 {
+		w.At(f.At+f.For, func() {
+			if !w.Up(f.Node) {
+				w.Restart(f.Node)
+			}
+		})
+	}
+}
+
+// Skew sets Node's clock By ahead (negative: behind) of virtual time from
+// From on: what p.Clock() reads there, not when things happen.
+type Skew struct {
+	Node sim.NodeID
+	By   time.Duration
+	From time.Duration
+}
+
+func (f Skew) String() string {
+	return fmt.Sprintf("clock of %s skewed by %s from %s", f.Node, signed(f.By), ms(f.From))
+}
+
+func (f Skew) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() {
+		w.SetSkew(f.Node, f.By)
+		w.Fault(fmt.Sprintf("clock of %s skewed by %s", f.Node, signed(f.By)), f.From, f.From)
+	})
+}
+
+// describeLink is "380–400ms", with loss and duplication if any.
+func describeLink(l sim.Link) string {
+	s := ms(l.Min)
+	if l.Max != l.Min {
+		s = strings.TrimSuffix(s, "ms") + "–" + ms(l.Max)
+	}
+	if l.Drop > 0 {
+		s += fmt.Sprintf(", %g%% lost", 100*l.Drop)
+	}
+	if l.Duplicate > 0 {
+		s += fmt.Sprintf(", %g%% duplicated", 100*l.Duplicate)
+	}
+	return s
+}
+
+// ms prints a duration in milliseconds: "400ms", "1234.5ms".
+func ms(d time.Duration) string {
+	s := fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond))
+	return strings.TrimSuffix(s, ".0") + "ms"
+}
+
+func signed(d time.Duration) string {
+	if d < 0 {
+		return "-" + ms(-d)
+	}
+	return "+" + ms(d)
+}

@@ -1,0 +1,135 @@
+package scene_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// recorder is a testing.TB that keeps what a report says.
+type recorder struct {
+	testing.TB
+	name   string
+	errors []string
+	logs   []string
+}
+
+func (r *recorder) Helper()           {}
+func (r *recorder) Name() string      { return r.name }
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
+func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
+
+// lonely is the naive pair: each server keeps its own store and tells no one.
+func lonely(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+	kube.Serve(p, kube.NewMemStore(0))
+}
+
+// twoWriters builds the scene of Failure 03: web created on server-1, then
+// scaled to 5 through server-1 and to 2 through server-2, audited at 3s.
+func twoWriters(seed int64, boot scene.Boot) *scene.Scene {
+	s := scene.New(seed, boot)
+	s.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
+		api.Pin("server-1").Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3})
+		p.Sleep(time.Second)
+		api.Pin("server-1").Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 5})
+	})
+	s.Client("controller-b", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(time.Second)
+		api.Pin("server-2").Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2})
+	})
+	s.Inject(scene.SlowLink{A: "server-1", B: "server-2", Link: sim.Link{Min: 380 * time.Millisecond, Max: 400 * time.Millisecond},
+		From: 900 * time.Millisecond, For: time.Second})
+	s.AuditAt(3*time.Second, "deployments", "deployments/web")
+	s.Run(10 * time.Second)
+	return s
+}
+
+func TestTheNaivePairEndsWithTwoHistoriesAndTheStoryShowsTheFault(t *testing.T) {
+	s := twoWriters(1, lonely)
+	defer s.Close()
+	require.True(t, s.Audited, "the auditor read every server")
+	assert.Len(t, s.Histories["server-1"], 2, "server-1 holds the create and the scale to 5")
+	assert.Empty(t, s.Histories["server-2"], "server-2 holds nothing: the update found no web there")
+	assert.Equal(t, "slow link server-1 ↔ server-2 (380–400ms) from 900ms for 1000ms", s.Declared()[0].String())
+
+	r := &recorder{name: "TestEx06/story"}
+	assert.True(t, s.ReportRun(r), "the run itself went well")
+	assert.False(t, s.Report(r, check.Converged(s.States, s.AuditedAt)), "the servers hold different objects")
+	require.Len(t, r.errors, 1)
+	assert.Contains(t, r.errors[0], "seed 1 · replay: make ex06 SEED=1")
+	assert.Contains(t, r.errors[0], "slow link server-1 ↔ server-2", "the timeline shows the declared fault")
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "no-convergence", f.Name)
+}
+
+func TestOneStoreBehindBothServersKeepsOneHistory(t *testing.T) {
+	shared := kube.NewMemStore(0)
+	one := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }
+	s := twoWriters(7, one)
+	defer s.Close()
+	r := &recorder{name: "TestEx06/story"}
+	ok := s.ReportRun(r) && s.Report(r, check.OneHistory(s.Histories)) &&
+		s.Report(r, check.Converged(s.States, s.AuditedAt)) && s.Report(r, check.Durable(s.History, s.Longest())) &&
+		s.Linearizable(r)
+	assert.True(t, ok, strings.Join(r.errors, "\n"))
+	all, acked := s.Writes()
+	assert.Equal(t, 3, all)
+	assert.Equal(t, 3, acked)
+	for _, c := range s.Longest() {
+		assert.NotZero(t, c.At, "every change found its acknowledgement: %s", c)
+	}
+}
+
+func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
+	assert.Equal(t, "partition server-1 | the rest from 1000ms for 2500ms",
+		scene.Partition{Groups: [][]sim.NodeID{{"server-1"}}, From: time.Second, For: 2500 * time.Millisecond}.String())
+	assert.Equal(t, "crash server-2 at 1500ms, restart 300ms later",
+		scene.Crash{Node: "server-2", At: 1500 * time.Millisecond, For: 300 * time.Millisecond}.String())
+	assert.Equal(t, "crash server-2 at 1500ms", scene.Crash{Node: "server-2", At: 1500 * time.Millisecond}.String())
+	assert.Equal(t, "clock of server-3 skewed by -250ms from 0ms", scene.Skew{Node: "server-3", By: -250 * time.Millisecond}.String())
+	assert.Equal(t, "slow link a ↔ b (5ms, 10% lost) from 0ms for 1ms",
+		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Drop: 0.1}, For: time.Millisecond}.String())
+}
+
+func TestCrashAndPartitionTakeEffectAndEnd(t *testing.T) {
+	s := scene.New(3, lonely, scene.Servers(3))
+	s.Inject(scene.Crash{Node: "server-3", At: 100 * time.Millisecond, For: 200 * time.Millisecond},
+		scene.Partition{Groups: [][]sim.NodeID{{"server-1"}}, From: 500 * time.Millisecond, For: 100 * time.Millisecond})
+	var up, cut, healed bool
+	s.W.At(200*time.Millisecond, func() { up = s.W.Up("server-3") })
+	s.W.At(550*time.Millisecond, func() { cut = !s.W.Connected("server-1", "server-2") })
+	s.W.At(650*time.Millisecond, func() { healed = s.W.Connected("server-1", "server-2") && s.W.Up("server-3") })
+	require.NoError(t, s.Run(time.Second))
+	defer s.Close()
+	assert.False(t, up, "server-3 is down during its crash")
+	assert.True(t, cut, "server-1 is cut off during the partition")
+	assert.True(t, healed, "both faults ended")
+	assert.Len(t, s.Faults, 2)
+}
+
+// A search stops at its first failing seed and closes every world it built.
+func TestSearchStopsAtTheFirstFailingSeed(t *testing.T) {
+	var built []int64
+	ok := scene.Search{
+		Seeds: []int64{1, 2, 3, 4},
+		Build: func(seed int64) *scene.Scene {
+			built = append(built, seed)
+			s := scene.New(seed, lonely)
+			s.Run(time.Millisecond)
+			return s
+		},
+		Judge: func(t *testing.T, s *scene.Scene) bool { return s.Seed != 2 },
+	}.Run(t)
+	assert.False(t, ok)
+	assert.Equal(t, []int64{1, 2}, built)
+}
