@@ -42,7 +42,7 @@ func Configs() []Config {
 		{Name: "correct", What: "three etcd members; each server is pinned to one member and reads linearizably",
 			start: func() (*running, error) { return threeMembers(false) }},
 		{Name: "serializable", Broken: true, Failure: "Failure 01 (a read that missed an acknowledged write)",
-			What:  "the same three members, but each server answers reads from its member's local state (WithSerializable), as a kube-apiserver \"0\" read does",
+			What:  "the same three members, but each server answers reads from its member's local state (WithSerializable), etcd's nearest thing to a \"0\" read",
 			start: func() (*running, error) { return threeMembers(true) }},
 		{Name: "mirror", Broken: true, Failure: "asynchronous replication (ex04)",
 			What:  "a three-member primary behind server-1 and a one-member copy behind server-2, fed asynchronously by etcd's client/v3/mirror; server-2 forwards writes to the primary and reads its copy",
