@@ -57,12 +57,15 @@ type Options struct {
 type Run struct {
 	N        int
 	Finding  error // what the drill returned
-	LabError error // the lab could not run it: no cluster, a stuck drill
-	Activity drill.Activity
-	Faults   []check.Fault
-	Check    *check.Linearization // the workbook's checker on the whole history
-	HTML     string               // its drawing, if written
-	Took     time.Duration        // start to teardown
+	LabError error // the lab could not run it: no cluster
+	// DrillError: the drill itself did not run properly: it panicked, never
+	// called Run, left clients running, or did not return in time.
+	DrillError error
+	Activity   drill.Activity
+	Faults     []check.Fault
+	Check      *check.Linearization // the workbook's checker on the whole history
+	HTML       string               // its drawing, if written
+	Took       time.Duration        // start to teardown
 }
 
 // ConfigResult is every run of one configuration and what they add up to.
@@ -75,7 +78,7 @@ type ConfigResult struct {
 func (r ConfigResult) Findings() int {
 	n := 0
 	for _, run := range r.Runs {
-		if run.Finding != nil && run.LabError == nil {
+		if run.Finding != nil && run.LabError == nil && run.DrillError == nil {
 			n++
 		}
 	}
@@ -93,10 +96,21 @@ func (r ConfigResult) LabErrors() []error {
 	return out
 }
 
+// DrillErrors lists the runs in which the drill did not run properly.
+func (r ConfigResult) DrillErrors() []error {
+	var out []error
+	for _, run := range r.Runs {
+		if run.DrillError != nil && run.LabError == nil {
+			out = append(out, fmt.Errorf("run %d: %w", run.N, run.DrillError))
+		}
+	}
+	return out
+}
+
 // Right reports whether the drill judged the configuration right: caught in
 // at least Needed runs (scaled to the runs made) if broken, never if not.
 func (r ConfigResult) Right() bool {
-	if len(r.LabErrors()) > 0 {
+	if len(r.LabErrors()) > 0 || len(r.DrillErrors()) > 0 {
 		return false
 	}
 	if r.Config.Broken {
@@ -129,6 +143,17 @@ func (r Report) LabErrors() []error {
 	var out []error
 	for _, c := range r.Results {
 		for _, err := range c.LabErrors() {
+			out = append(out, fmt.Errorf("%s: %w", c.Config.Name, err))
+		}
+	}
+	return out
+}
+
+// DrillErrors lists every run in which the drill did not run properly.
+func (r Report) DrillErrors() []error {
+	var out []error
+	for _, c := range r.Results {
+		for _, err := range c.DrillErrors() {
 			out = append(out, fmt.Errorf("%s: %w", c.Config.Name, err))
 		}
 	}
@@ -194,16 +219,16 @@ func runOnce(cfg Config, d Drill, n int, htmlDir string) (run Run) {
 	stuck := time.NewTimer(stuckAfter)
 	select {
 	case res := <-out:
-		run.Finding, run.LabError = res.err, res.panicked
+		run.Finding, run.DrillError = res.err, res.panicked
 	case <-stuck.C:
-		run.LabError = fmt.Errorf("the drill had not returned %s after it started", stuckAfter)
+		run.DrillError = fmt.Errorf("the drill had not returned %s after it started", stuckAfter)
 	}
 	stuck.Stop()
 	r.stop()
-	if ran, err := c.Ran(); run.LabError == nil && !ran {
-		run.LabError = errors.New("the drill never called Run: it looked at nothing")
-	} else if run.LabError == nil && err != nil && errors.Is(run.Finding, err) {
-		run.LabError = err // Run failed: not a finding about the cluster
+	if ran, err := c.Ran(); run.DrillError == nil && !ran {
+		run.DrillError = errors.New("the drill never called Run: it looked at nothing")
+	} else if run.DrillError == nil && err != nil && errors.Is(run.Finding, err) {
+		run.DrillError = err // Run failed: not a finding about the cluster
 	}
 	run.Activity = c.Activity()
 	run.Faults = c.Faults()

@@ -181,7 +181,7 @@ func TestATakenPortIsRetried(t *testing.T) {
 }
 
 // A drill that does not return is left behind once its time is up: the run
-// ends with a lab error, the cluster is torn down, the next run goes on.
+// ends with a drill error, the cluster is torn down, the next run goes on.
 func TestADrillThatDoesNotReturnIsBounded(t *testing.T) {
 	defer func(d time.Duration) { stuckAfter = d }(stuckAfter)
 	stuckAfter = 500 * time.Millisecond
@@ -196,9 +196,9 @@ func TestADrillThatDoesNotReturnIsBounded(t *testing.T) {
 	rep := RunLab(stuck, Options{Runs: 1, Only: []string{"two-singles"}})
 	took := time.Since(start)
 	close(release)
-	errs := rep.LabErrors()
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "had not returned 500ms after it started") {
-		t.Errorf("lab errors: %v; want the drill reported stuck", errs)
+	errs := rep.DrillErrors()
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "had not returned 500ms after it started") || len(rep.LabErrors()) != 0 {
+		t.Errorf("drill errors: %v, lab errors %v; want the drill reported stuck, and the lab not at fault", errs, rep.LabErrors())
 	}
 	if took > 5*time.Second {
 		t.Errorf("the run took %s: it is not bounded by the 500ms given the drill", took)

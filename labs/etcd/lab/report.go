@@ -37,6 +37,9 @@ func (c ConfigResult) tally() string {
 	if errs := c.LabErrors(); len(errs) > 0 {
 		return fmt.Sprintf("%d of %d runs could not be carried out", len(errs), len(c.Runs))
 	}
+	if errs := c.DrillErrors(); len(errs) > 0 {
+		return fmt.Sprintf("the drill did not run properly in %d of %d runs", len(errs), len(c.Runs))
+	}
 	if c.Config.Broken {
 		return fmt.Sprintf("caught in %d of %d runs (needs %d)", c.Findings(), len(c.Runs), needed(len(c.Runs)))
 	}
@@ -47,6 +50,8 @@ func (c ConfigResult) mark() string {
 	switch {
 	case len(c.LabErrors()) > 0:
 		return "LAB ERROR"
+	case len(c.DrillErrors()) > 0:
+		return "DRILL ERROR"
 	case c.Right():
 		return "ok"
 	case c.Config.Broken:
@@ -64,6 +69,8 @@ func (c ConfigResult) story(w io.Writer) {
 		case run.LabError != nil:
 			fmt.Fprintf(w, "the lab could not run it: %v\n", run.LabError)
 			continue
+		case run.DrillError != nil:
+			fmt.Fprintf(w, "your drill did not run properly: %v\n", run.DrillError)
 		case run.Finding != nil:
 			fmt.Fprintf(w, "your drill reported: %s\n", firstLines(run.Finding.Error(), 1))
 		default:
@@ -124,6 +131,9 @@ func firstLines(s string, n int) string {
 func (r Report) verdict() string {
 	if errs := r.LabErrors(); len(errs) > 0 {
 		return fmt.Sprintf("The lab could not finish: %v. That is the lab's fault, not your drill's.", errs[0])
+	}
+	if errs := r.DrillErrors(); len(errs) > 0 {
+		return fmt.Sprintf("Your drill did not run properly: %v.", errs[0])
 	}
 	var slipped, alarms []string
 	broken := 0
