@@ -70,8 +70,22 @@ func (f *File) Sync(p *Proc) {
 // ReadAll returns a copy of the file's contents.
 func (f *File) ReadAll() []byte { return append([]byte(nil), f.data...) }
 
+// ReadAt returns a copy of up to n bytes of the file from offset off: fewer
+// at the end of the file, none past it.
+func (f *File) ReadAt(off, n int) []byte {
+	if off < 0 || n < 0 || off >= len(f.data) {
+		return nil
+	}
+	return append([]byte(nil), f.data[off:min(off+n, len(f.data))]...)
+}
+
 // Size is the file's length in bytes.
 func (f *File) Size() int { return len(f.data) }
+
+// Synced is how many of the file's first bytes are durable: a crash now
+// would keep at least these. A suite reads it from outside (World.Disk) to
+// see what a node's disk holds for sure at a given moment.
+func (f *File) Synced() int { return f.synced }
 
 // Truncate cuts the file to n bytes, for example to drop a torn last record
 // found at recovery. It is durable at once.
