@@ -109,7 +109,9 @@ func Drill(c *drill.Cluster) error {
 // random key through the balancer, then reads the key back from one server
 // chosen at random, until writeTill.
 func write(p *drill.Proc, id int, servers []string, h *check.History) {
-	api := drill.NewClient(p, servers...).Record(h)
+	// A short timeout: a put sent to a server cut off from the others waits
+	// for a leader it cannot reach, and the writer must get on with it.
+	api := drill.NewClient(p, servers...).Record(h).WithTimeout(150 * time.Millisecond)
 	for n := 1; p.Now() < writeTill && !p.Done(); n++ {
 		key := keys[p.Rand().IntN(len(keys))]
 		if _, err := api.Put(key, id*10000+n); err == nil {
