@@ -70,7 +70,10 @@ func cacheKey(bin string, opts Options, test string) string {
 	}
 	defer f.Close()
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Seed, opts.Runs, opts.Timeout, test)
+	// The workbook's folder too: a suite writes files under it and names
+	// them in its output (a history visualization), so a result from
+	// another copy of the workbook would name that copy's files.
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Root, opts.Seed, opts.Runs, opts.Timeout, test)
 	// What the suites read besides SEED and RUNS: how wide to draw timelines.
 	for _, kv := range opts.Env {
 		if strings.HasPrefix(kv, "ONEHISTORY_") || strings.HasPrefix(kv, "COLUMNS=") {
