@@ -73,6 +73,11 @@ func (f *File) ReadAll() []byte { return append([]byte(nil), f.data...) }
 // Size is the file's length in bytes.
 func (f *File) Size() int { return len(f.data) }
 
+// Synced is how many of the file's first bytes are durable: a crash now
+// would keep at least these. A suite reads it from outside (World.Disk) to
+// see what a node's disk holds for sure at a given moment.
+func (f *File) Synced() int { return f.synced }
+
 // Truncate cuts the file to n bytes, for example to drop a torn last record
 // found at recovery. It is durable at once.
 func (f *File) Truncate(n int) {

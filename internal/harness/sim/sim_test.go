@@ -308,3 +308,21 @@ func TestCloseEndsEveryGoroutineTheWorldStarted(t *testing.T) {
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before+1)
 }
+
+func TestSyncedTellsWhatACrashWouldKeep(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	var before, appended, after int
+	w.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open("log")
+		f.Append([]byte("one|"))
+		before = f.Synced()
+		f.Sync(p)
+		f.Append([]byte("two|"))
+		appended, after = f.Size(), f.Synced()
+	})
+	require.NoError(t, w.Run(time.Second))
+	assert.Equal(t, 0, before, "nothing is durable before the first sync")
+	assert.Equal(t, 8, appended)
+	assert.Equal(t, 4, after, "only the synced record is durable")
+}
