@@ -1,0 +1,307 @@
+package ex08suite
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// world is one scene of the chapter and what the suite notes while it runs:
+// the values it hands out, the versions clients saw, and the first yes a
+// client heard before a majority of the servers' disks held the change.
+type world struct {
+	*scene.Scene
+	keys  []string
+	value map[string]int   // the next replicas to write, per key: values are unique per key
+	seen  map[string]int64 // the last resourceVersion a client saw, per key
+	early *suite.Failure   // the first acknowledgement before agreement
+}
+
+func newWorld(s *scene.Scene, keys ...string) *world {
+	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}}
+	for i, k := range keys {
+		w.value[k] = 10 * (i + 1)
+	}
+	return w
+}
+
+// majority is how many servers make a majority of the cluster.
+func (w *world) majority() int { return len(w.Servers)/2 + 1 }
+
+// next hands out a replicas count no write to key has used.
+func (w *world) next(key string) int {
+	w.value[key]++
+	return w.value[key]
+}
+
+// acknowledged is called the moment a client hears yes for a change to key
+// (index is the resourceVersion the answer carries). It looks at every
+// server's disk: a yes is agreement only if a majority of them hold the
+// change, synced, at that position of the log. The first yes that came
+// earlier is kept as the run's failure.
+func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, deleted bool, replicas int, index int64) {
+	if w.early != nil {
+		return
+	}
+	var holders []string
+	for _, id := range w.Servers {
+		if holds(w.W, id, index, key, deleted, replicas) {
+			holders = append(holders, string(id))
+		}
+	}
+	if len(holders) >= w.majority() {
+		return
+	}
+	held := "no server's disk held it"
+	if len(holders) > 0 {
+		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
+	}
+	w.early = &suite.Failure{
+		Name:   "acknowledged-before-majority",
+		Clause: course.AgreementFirst,
+		At:     p.Now(),
+		Story: fmt.Sprintf("%s told %s yes for %s (rv %d) at %s, but at that moment %s at position %d of the log; "+
+			"a majority of the %d servers is %d. A yes before a majority holds the change is one machine's opinion: "+
+			"a crash can still take it back", server, client, what, index, suite.FormatTime(p.Now()), held, index,
+			len(w.Servers), w.majority()),
+		Details: w.disks(index),
+	}
+}
+
+// disks tells what each server's disk held, synced, around position index.
+func (w *world) disks(index int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "each server's log on its disk, synced, around position %d:\n", index)
+	for _, id := range w.Servers {
+		log := durableLog(w.W, id)
+		fmt.Fprintf(&b, "  %-9s %3d entries", id, len(log))
+		for i := max(index-2, 1); i <= index+1 && i <= int64(len(log)); i++ {
+			e := log[i-1]
+			fmt.Fprintf(&b, " · %d: %s", e.Index, e.Event)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// client is one worker's view: its recording kube.Client and the world.
+type client struct {
+	w   *world
+	p   *sim.Proc
+	api *kube.Client
+}
+
+// op sends one random request to a random server: a Latest or an Any read,
+// a Latest list, an update with or without a precondition, a delete, or a
+// create.
+func (c client) op() {
+	p, w := c.p, c.w
+	server := w.Servers[p.Rand().Intn(len(w.Servers))]
+	key := w.keys[p.Rand().Intn(len(w.keys))]
+	switch r := p.Rand().Float64(); {
+	case r < 0.22:
+		c.read(server, key, kube.Latest)
+	case r < 0.30:
+		c.read(server, key, kube.Any)
+	case r < 0.36:
+		l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{})
+		if err == nil {
+			for _, o := range l.Items {
+				c.w.seen[o.Key()] = o.ResourceVersion
+			}
+		}
+	case r < 0.66:
+		c.update(server, key, 0)
+	case r < 0.84:
+		c.update(server, key, w.seen[key])
+	case r < 0.90:
+		c.remove(server, key)
+	default:
+		c.create(server, key)
+	}
+}
+
+func (c client) read(server sim.NodeID, key, rv string) {
+	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+	}
+}
+
+// update scales key to a fresh count through server, on condition that it
+// is still at rv (0: unconditionally).
+func (c client) update(server sim.NodeID, key string, rv int64) {
+	kind, name := kube.SplitKey(key)
+	n := c.w.next(key)
+	obj, err := c.api.Pin(server).Update(kube.Object{Kind: kind, Name: name, Replicas: n, ResourceVersion: rv})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its scale of %s to %d", key, n), key, false, n, obj.ResourceVersion)
+	}
+}
+
+// create creates key with a fresh count through server.
+func (c client) create(server sim.NodeID, key string) {
+	kind, name := kube.SplitKey(key)
+	n := c.w.next(key)
+	obj, err := c.api.Pin(server).Create(kube.Object{Kind: kind, Name: name, Replicas: n})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its create of %s with %d", key, n), key, false, n, obj.ResourceVersion)
+	}
+}
+
+// remove deletes key through server, on condition half the time.
+func (c client) remove(server sim.NodeID, key string) {
+	var rv int64
+	if c.p.Rand().Intn(2) == 0 {
+		rv = c.w.seen[key]
+	}
+	obj, err := c.api.Pin(server).Delete(key, rv)
+	if err == nil {
+		c.w.acknowledged(c.p, c.api.Name(), string(server), "its delete of "+key, key, true, 0, obj.ResourceVersion)
+	}
+}
+
+// overwritten finds an acknowledged write that is gone although the
+// servers agree: a server's value for a key was written by an operation
+// that had already been acknowledged before another acknowledged write to
+// the key began. In one history the later write comes after it, so the
+// older value cannot be the last one. skew, if not empty, says whose clock
+// ran how far off, for the story.
+func overwritten(w *world, skew string) *suite.Failure {
+	ops := w.History.Operations()
+	for _, id := range w.Servers {
+		state := w.States[string(id)]
+		for _, key := range w.keys {
+			v, ok := state[key]
+			if !ok {
+				continue
+			}
+			var older *check.Operation
+			for i := range ops {
+				op := &ops[i]
+				if op.Acknowledged() && op.Input.Key == key && op.Input.Kind != check.KindDelete && fmt.Sprint(op.Input.Value) == fmt.Sprint(v) {
+					older = op
+				}
+			}
+			if older == nil {
+				continue
+			}
+			for i := range ops {
+				later := &ops[i]
+				if !later.Acknowledged() || later.Input.Key != key || later.Call <= older.Return {
+					continue
+				}
+				story := fmt.Sprintf("%s's %s through %s, acknowledged at %s, is gone: at %s %s holds %s=%v, "+
+					"the value of %s's %s through %s, which was acknowledged at %s, before the later write began at %s. "+
+					"An older write won over a newer one",
+					later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
+					suite.FormatTime(w.AuditedAt), id, key, v,
+					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
+				if agree := w.agreeing(key, v); agree > 1 {
+					story += fmt.Sprintf(", and %d servers agree on it", agree)
+				}
+				story += "."
+				if skew != "" {
+					story += " " + skew
+				}
+				return &suite.Failure{Name: "overwritten-by-older-write", Clause: course.DurableAgreement, At: later.Return,
+					Story: story, Details: statesTable(w)}
+			}
+		}
+	}
+	return nil
+}
+
+// agreeing counts the servers that hold value v for key.
+func (w *world) agreeing(key string, v any) int {
+	n := 0
+	for _, st := range w.States {
+		if x, ok := st[key]; ok && fmt.Sprint(x) == fmt.Sprint(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// statesTable is what each audited server holds, key by key.
+func statesTable(w *world) string {
+	var b strings.Builder
+	b.WriteString("what each server holds at the audit:\n")
+	for _, id := range w.Servers {
+		st, ok := w.States[string(id)]
+		if !ok {
+			fmt.Fprintf(&b, "  %-9s (not audited)\n", id)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-9s", id)
+		for _, key := range w.keys {
+			if v, ok := st[key]; ok {
+				fmt.Fprintf(&b, " %s=%v", key, v)
+			} else {
+				fmt.Fprintf(&b, " %s absent", key)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// stalled finds a request the cluster should have answered: one sent while
+// no fault was in force, at least margin after the last one ended (the
+// leader and every follower up and connected), that got no definite
+// answer. A cluster that keeps one history by refusing everything fails
+// here.
+func stalled(w *world, from, margin time.Duration) *suite.Failure {
+	var due, failed []check.Operation
+	for _, op := range w.History.Operations() {
+		if op.Call < from || !calm(w.Faults, op.Call-margin, op.Return) {
+			continue
+		}
+		due = append(due, op)
+		if op.Indefinite() { // a timeout or an Unavailable: no answer about the store
+			failed = append(failed, op)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	first := failed[0]
+	lines := make([]string, len(failed))
+	for i, op := range failed {
+		lines[i] = "  " + op.String()
+	}
+	return &suite.Failure{
+		Name:   "unavailable-while-majority-up",
+		Clause: course.OneHistory,
+		At:     first.Return,
+		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although no fault had been in force for %s: "+
+			"the leader and every follower were up and connected. %d of %d such requests failed; "+
+			"a cluster keeps one history by agreeing, not by refusing",
+			first.Client, first.Input, first.Server, suite.FormatTime(first.Call), first.Result.Outcome,
+			suite.FormatTime(first.Return), suite.FormatTime(margin), len(failed), len(due)),
+		Details: "requests with no answer while the cluster was whole:\n" + strings.Join(lines, "\n"),
+	}
+}
+
+// calm reports whether no fault with a duration was in force at any moment
+// of [from, to].
+func calm(faults []check.Fault, from, to time.Duration) bool {
+	for _, f := range faults {
+		if f.End <= f.Start {
+			continue // a clock skew: it changes a reading, not the network
+		}
+		if f.Start <= to && from <= f.End {
+			return false
+		}
+	}
+	return true
+}
