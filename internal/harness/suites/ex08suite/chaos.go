@@ -15,10 +15,10 @@ import (
 // between workStart and chaosEnd, so the last stretch of work meets a whole
 // cluster, and the auditor reads every server settle after the work ends.
 const (
-	workStart = 300 * time.Millisecond
-	chaosEnd  = 2300 * time.Millisecond
-	workEnd   = 3600 * time.Millisecond
-	settle    = time.Second
+	workStart = 200 * time.Millisecond
+	chaosEnd  = 1800 * time.Millisecond
+	workEnd   = 3000 * time.Millisecond
+	settle    = 700 * time.Millisecond
 	// requestTimeout is how long a client waits for any answer.
 	requestTimeout = time.Second
 	// calmMargin is how long after the last fault a request must be
@@ -28,6 +28,9 @@ const (
 	// syncLatency is how long a disk takes to sync: long enough that a
 	// crash often tears a record in half.
 	syncLatency = 4 * time.Millisecond
+	// backoff is how long a worker waits, at least, after an answer that
+	// was no answer (a timeout, Unavailable), as a client would.
+	backoff = 150 * time.Millisecond
 )
 
 // Links that outlast timeouts: a slow link's messages take longer each way
@@ -49,7 +52,7 @@ var chaosKeys = []string{"deployments/web", "deployments/api", "deployments/db",
 func chaos(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
 	n := 3
-	if rnd.Intn(2) == 1 {
+	if rnd.Intn(3) == 0 {
 		n = 5
 	}
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(normal.Min, normal.Max),
@@ -80,8 +83,10 @@ func chaos(seed int64, boot scene.Boot) *world {
 			c := client{w: w, p: p, api: api}
 			p.Sleep(workStart + jitter(p.Rand(), 20*time.Millisecond))
 			for p.Now() < workEnd {
-				c.op()
-				p.Sleep(5*time.Millisecond + jitter(p.Rand(), 40*time.Millisecond))
+				if c.op() {
+					p.Sleep(backoff + jitter(p.Rand(), backoff))
+				}
+				p.Sleep(10*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
 			}
 		})
 	}
@@ -139,7 +144,9 @@ func contains(ids []sim.NodeID, id sim.NodeID) bool {
 }
 
 // jitter is a random duration in [0, d).
-func jitter(rnd *rand.Rand, d time.Duration) time.Duration { return time.Duration(rnd.Int63n(int64(d))) }
+func jitter(rnd *rand.Rand, d time.Duration) time.Duration {
+	return time.Duration(rnd.Int63n(int64(d)))
+}
 
 // describe lists a world's faults for a story: "3 servers; faults: ...".
 func describe(w *world) string {

@@ -38,24 +38,23 @@ import (
 
 // Run runs the chapter's checks against serve, the exercise's Serve.
 func Run(t *testing.T, serve scene.Boot) {
+	r := &runner{serve: serve, judged: map[int64]*verdicts{}}
 	suite.Run(t, "ex08", map[string]suite.CheckFunc{
 		"story":           func(t *testing.T) { storyCheck(t, serve) },
-		"agreement-first": func(t *testing.T) { agreementCheck(t, serve) },
-		"one-history":     func(t *testing.T) { oneHistoryCheck(t, serve) },
-		"linearizable":    func(t *testing.T) { linearizableCheck(t, serve) },
-		"available":       func(t *testing.T) { availableCheck(t, serve) },
+		"agreement-first": func(t *testing.T) { r.search(t, "agreement-first") },
+		"one-history":     func(t *testing.T) { r.search(t, "one-history") },
+		"linearizable":    func(t *testing.T) { r.search(t, "linearizable") },
+		"available":       func(t *testing.T) { r.search(t, "available") },
 	})
 }
 
-// Default seeds per check: the story's jitter a few ways, and enough
-// randomized worlds that every kind of fault meets every kind of request,
-// few enough that the chapter stays well under a second or two.
+// Default seeds: the story's jitter a few ways, and enough randomized
+// worlds that every kind of fault meets every kind of request, few enough
+// that the chapter stays well under a second or two. The four randomized
+// checks judge the same worlds, each world built once.
 const (
-	storySeeds        = 10
-	agreementSeeds    = 60
-	oneHistorySeeds   = 60
-	linearizableSeeds = 60
-	availableSeeds    = 40
+	storySeeds = 10
+	chaosSeeds = 60
 )
 
 // The vacuous-run guard: a world counts when at least minCompleted
@@ -85,56 +84,74 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 	}
 }
 
-// search runs a randomized check: one chaos world per seed, judged.
-func search(t *testing.T, serve scene.Boot, seeds int, judge func(t *testing.T, w *world) bool) {
-	worlds := map[*scene.Scene]*world{}
-	scene.Search{
-		Seeds: suite.Seeds(seeds),
-		Build: func(seed int64) *scene.Scene {
-			w := chaos(seed, serve)
-			worlds[w.Scene] = w
-			return w.Scene
-		},
-		Judge: func(t *testing.T, s *scene.Scene) bool {
-			w := worlds[s]
-			delete(worlds, s)
-			return s.ReportRun(t) && judge(t, w)
-		},
-		MinCompleted: minCompleted,
-		MinCovered:   minCovered,
-	}.Run(t)
+// runner runs the randomized checks. Each chaos world is built and run
+// once, and judged for all four checks at once; a check reads the verdicts
+// of its seeds, so the four cost what one costs.
+type runner struct {
+	serve  scene.Boot
+	judged map[int64]*verdicts
 }
 
-// agreementCheck: no yes before a majority of disks hold the change.
-func agreementCheck(t *testing.T, serve scene.Boot) {
-	search(t, serve, agreementSeeds, func(t *testing.T, w *world) bool {
-		return failure(t, w, w.early)
-	})
+// verdicts is what one chaos world showed: each check's failure (nil: it
+// passed) and whether the run exercised anything (nil: it did).
+type verdicts struct {
+	failures  map[string]*suite.Failure
+	exercised *check.Violation
 }
 
-// oneHistoryCheck: one history, nothing acknowledged lost or overwritten,
-// convergence.
-func oneHistoryCheck(t *testing.T, serve scene.Boot) {
-	search(t, serve, oneHistorySeeds, func(t *testing.T, w *world) bool {
-		return failure(t, w, overwritten(w, "")) &&
-			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Durable(w.History, w.Longest())) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt))
-	})
+// search is one randomized check over its seeds: the first failing seed is
+// reported, and a search whose faults mostly met an idle cluster fails.
+func (r *runner) search(t *testing.T, name string) {
+	var cov check.Coverage
+	for _, seed := range suite.Seeds(chaosSeeds) {
+		v := r.verdicts(t, seed)
+		cov.Add(seed, v.exercised)
+		if f := v.failures[name]; f != nil {
+			suite.Report(t, *f)
+			return
+		}
+	}
+	suite.Coverage(t, &cov, minCovered)
 }
 
-// linearizableCheck: one order explains every answer.
-func linearizableCheck(t *testing.T, serve scene.Boot) {
-	search(t, serve, linearizableSeeds, func(t *testing.T, w *world) bool {
-		return w.Linearizable(t)
-	})
+// verdicts builds, runs and judges the world of seed, once.
+func (r *runner) verdicts(t *testing.T, seed int64) *verdicts {
+	if v, ok := r.judged[seed]; ok {
+		return v
+	}
+	w := chaos(seed, r.serve)
+	defer w.Close()
+	v := &verdicts{failures: map[string]*suite.Failure{}, exercised: check.Exercised(w.History, w.Faults, minCompleted)}
+	if f := ran(w); f != nil {
+		for _, name := range []string{"agreement-first", "one-history", "linearizable", "available"} {
+			v.failures[name] = f
+		}
+	} else {
+		v.failures["agreement-first"] = w.early
+		v.failures["one-history"] = first(overwritten(w, ""),
+			w.violation(check.OneHistory(w.Histories)),
+			w.violation(check.Durable(w.History, w.Longest())),
+			w.violation(check.Converged(w.States, w.AuditedAt)))
+		v.failures["linearizable"] = w.linearizable(t)
+		v.failures["available"] = stalled(w, workStart, calmMargin)
+	}
+	for _, f := range v.failures {
+		if f != nil {
+			w.finish(f)
+		}
+	}
+	r.judged[seed] = v
+	return v
 }
 
-// availableCheck: every request sent to a whole cluster gets an answer.
-func availableCheck(t *testing.T, serve scene.Boot) {
-	search(t, serve, availableSeeds, func(t *testing.T, w *world) bool {
-		return failure(t, w, stalled(w, workStart, calmMargin))
-	})
+// first is the first failure that is not nil.
+func first(fs ...*suite.Failure) *suite.Failure {
+	for _, f := range fs {
+		if f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // failure reports f, if there is one, with the world's faults, and says
@@ -144,13 +161,7 @@ func failure(t *testing.T, w *world, f *suite.Failure) bool {
 	if f == nil {
 		return true
 	}
-	g := *f
-	if len(w.Declared()) > 0 {
-		if g.Details != "" {
-			g.Details += "\n"
-		}
-		g.Details += describe(w)
-	}
-	w.Fail(t, g)
+	w.finish(f)
+	w.Fail(t, *f)
 	return false
 }

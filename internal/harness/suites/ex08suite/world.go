@@ -1,8 +1,10 @@
 package ex08suite
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -100,44 +102,50 @@ type client struct {
 
 // op sends one random request to a random server: a Latest or an Any read,
 // a Latest list, an update with or without a precondition, a delete, or a
-// create.
-func (c client) op() {
+// create. It reports whether the answer said nothing about the store (a
+// timeout, Unavailable).
+func (c client) op() (unknown bool) {
 	p, w := c.p, c.w
 	server := w.Servers[p.Rand().Intn(len(w.Servers))]
 	key := w.keys[p.Rand().Intn(len(w.keys))]
 	switch r := p.Rand().Float64(); {
 	case r < 0.22:
-		c.read(server, key, kube.Latest)
+		return c.read(server, key, kube.Latest)
 	case r < 0.30:
-		c.read(server, key, kube.Any)
+		return c.read(server, key, kube.Any)
 	case r < 0.36:
 		l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{})
-		if err == nil {
-			for _, o := range l.Items {
-				c.w.seen[o.Key()] = o.ResourceVersion
-			}
+		for _, o := range l.Items {
+			c.w.seen[o.Key()] = o.ResourceVersion
 		}
+		return indefinite(err)
 	case r < 0.66:
-		c.update(server, key, 0)
+		return c.update(server, key, 0)
 	case r < 0.84:
-		c.update(server, key, w.seen[key])
+		return c.update(server, key, w.seen[key])
 	case r < 0.90:
-		c.remove(server, key)
+		return c.remove(server, key)
 	default:
-		c.create(server, key)
+		return c.create(server, key)
 	}
 }
 
-func (c client) read(server sim.NodeID, key, rv string) {
+// indefinite reports whether err leaves the outcome unknown.
+func indefinite(err error) bool {
+	return errors.Is(err, kube.ErrTimeout) || errors.Is(err, kube.ErrUnavailable)
+}
+
+func (c client) read(server sim.NodeID, key, rv string) bool {
 	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
 	if err == nil {
 		c.w.seen[key] = obj.ResourceVersion
 	}
+	return indefinite(err)
 }
 
 // update scales key to a fresh count through server, on condition that it
 // is still at rv (0: unconditionally).
-func (c client) update(server sim.NodeID, key string, rv int64) {
+func (c client) update(server sim.NodeID, key string, rv int64) bool {
 	kind, name := kube.SplitKey(key)
 	n := c.w.next(key)
 	obj, err := c.api.Pin(server).Update(kube.Object{Kind: kind, Name: name, Replicas: n, ResourceVersion: rv})
@@ -145,10 +153,11 @@ func (c client) update(server sim.NodeID, key string, rv int64) {
 		c.w.seen[key] = obj.ResourceVersion
 		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its scale of %s to %d", key, n), key, false, n, obj.ResourceVersion)
 	}
+	return indefinite(err)
 }
 
 // create creates key with a fresh count through server.
-func (c client) create(server sim.NodeID, key string) {
+func (c client) create(server sim.NodeID, key string) bool {
 	kind, name := kube.SplitKey(key)
 	n := c.w.next(key)
 	obj, err := c.api.Pin(server).Create(kube.Object{Kind: kind, Name: name, Replicas: n})
@@ -156,10 +165,11 @@ func (c client) create(server sim.NodeID, key string) {
 		c.w.seen[key] = obj.ResourceVersion
 		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its create of %s with %d", key, n), key, false, n, obj.ResourceVersion)
 	}
+	return indefinite(err)
 }
 
 // remove deletes key through server, on condition half the time.
-func (c client) remove(server sim.NodeID, key string) {
+func (c client) remove(server sim.NodeID, key string) bool {
 	var rv int64
 	if c.p.Rand().Intn(2) == 0 {
 		rv = c.w.seen[key]
@@ -168,6 +178,7 @@ func (c client) remove(server sim.NodeID, key string) {
 	if err == nil {
 		c.w.acknowledged(c.p, c.api.Name(), string(server), "its delete of "+key, key, true, 0, obj.ResourceVersion)
 	}
+	return indefinite(err)
 }
 
 // overwritten finds an acknowledged write that is gone although the
@@ -304,4 +315,62 @@ func calm(faults []check.Fault, from, to time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// finish completes a failure of w while the world is still there to tell
+// it: the seed, the time rounded to a tenth of a millisecond, the declared
+// faults after the details, and the timeline around it.
+func (w *world) finish(f *suite.Failure) {
+	if f.Seed != 0 || f.Timeline != "" {
+		return // finished already (one failure can serve several checks)
+	}
+	f.Seed = w.Seed
+	f.At = f.At.Round(100 * time.Microsecond)
+	if len(w.Declared()) > 0 {
+		if f.Details != "" {
+			f.Details += "\n"
+		}
+		f.Details += describe(w)
+	}
+	f.Timeline = w.Timeline(f.At)
+}
+
+// violation turns a checker's verdict into a failure of w.
+func (w *world) violation(v *check.Violation) *suite.Failure {
+	if v == nil {
+		return nil
+	}
+	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
+}
+
+// linearizable checks w's client history with porcupine; a contradiction
+// comes with its HTML view, written to .onehistory/.
+func (w *world) linearizable(t *testing.T) *suite.Failure {
+	l := check.Linearizable(w.History, 0)
+	if l.OK() {
+		return nil
+	}
+	f := w.violation(l.Violation)
+	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex08-linearizable-seed-%d", w.Seed), w.Faults); err == nil {
+		f.HTML = html
+	}
+	return f
+}
+
+// ran is what went wrong with the run itself, if anything: the world's own
+// error (a panic, a deadlock, a stuck process), answers the auditor could
+// not read, or an audit that never finished.
+func ran(w *world) *suite.Failure {
+	switch {
+	case w.Err != nil:
+		f := suite.RunFailure(w.Err)
+		return &f
+	case len(w.Problems) > 0:
+		return &suite.Failure{Name: "bad-reply", Clause: course.OneHistory, At: w.W.Now(), Story: w.Problems[0],
+			Details: strings.Join(w.Problems, "\n")}
+	case !w.Audited:
+		return &suite.Failure{Name: "no-audit", At: w.W.Now(),
+			Story: fmt.Sprintf("the world ended at %s before the suite could read the servers' histories", suite.FormatTime(w.W.Now()))}
+	}
+	return nil
 }
