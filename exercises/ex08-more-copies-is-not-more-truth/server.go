@@ -81,11 +81,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		return s.write(p, Write{Op: Delete, Object: kube.Object{Kind: kind, Name: name, ResourceVersion: r.ResourceVersion}})
 
 	case Copy:
-		s.merge(r)
+		s.merge(p, r)
 		return nil, nil
 	case Repair:
 		for _, c := range r.Copies {
-			s.merge(c)
+			s.merge(p, c)
 		}
 		return nil, nil
 	}
@@ -104,6 +104,7 @@ func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
 	}
 	ev = s.h.apply(ev)
 	c := Copy{Event: ev, Stamp: p.Clock()}
+	p.Logf("%s=%d stamped %s", ev.Object.Name, ev.Object.Replicas, ms(c.Stamp))
 	s.latest[ev.Object.Key()] = c
 	for _, peer := range s.servers {
 		if peer != s.self {
@@ -115,10 +116,14 @@ func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
 
 // merge keeps c if it is newer, by its stamp, than this server's copy of
 // the same object: last writer wins.
-func (s *server) merge(c Copy) {
+func (s *server) merge(p *sim.Proc, c Copy) {
 	key := c.Event.Object.Key()
-	if mine, ok := s.latest[key]; ok && mine.Stamp >= c.Stamp {
+	mine, ok := s.latest[key]
+	if ok && mine.Stamp >= c.Stamp {
 		return
+	}
+	if ok {
+		p.Logf("%d@%s beats %d@%s", c.Event.Object.Replicas, ms(c.Stamp), mine.Event.Object.Replicas, ms(mine.Stamp))
 	}
 	s.latest[key] = Copy{Event: s.h.apply(c.Event), Stamp: c.Stamp}
 }
@@ -141,3 +146,6 @@ func (s *server) repair(p *sim.Proc) {
 		}
 	}
 }
+
+// ms prints a stamp in milliseconds, to a tenth: "1404.9".
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }

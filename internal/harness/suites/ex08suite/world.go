@@ -3,6 +3,7 @@ package ex08suite
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ type world struct {
 
 func newWorld(s *scene.Scene, keys ...string) *world {
 	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}}
+	s.Show(w.show)
 	for i, k := range keys {
 		w.value[k] = 10 * (i + 1)
 	}
@@ -373,4 +375,35 @@ func ran(w *world) *suite.Failure {
 			Story: fmt.Sprintf("the world ended at %s before the suite could read the servers' histories", suite.FormatTime(w.W.Now()))}
 	}
 	return nil
+}
+
+// quiet reports whether a message between servers is background the
+// timeline leaves out: a repair job's full copy, an acknowledgement, or an
+// Append that carries no entries (a heartbeat).
+func quiet(msg any) bool {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	switch v.Type().Name() {
+	case "Repair", "Ack":
+		return true
+	case "Append":
+		f := v.FieldByName("Entries")
+		return f.IsValid() && f.Kind() == reflect.Slice && f.Len() == 0
+	}
+	return false
+}
+
+// show keeps, in a timeline, every note (each request and its answer, what
+// the servers log), crashes, restarts and faults, and the messages between
+// servers that carry a change.
+func (w *world) show(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvDisk:
+		return false
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	}
+	return w.IsServer(e.Node) && w.IsServer(e.Peer) && !quiet(e.Msg)
 }
