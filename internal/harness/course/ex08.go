@@ -9,7 +9,7 @@ func init() {
 		Clauses: []Clause{OneHistory, DurableAgreement, AgreementFirst},
 		Checks: []Check{
 			{Name: "story", Title: "five servers, one clock 400ms ahead: the later scale stays on every server", Points: 3},
-			{Name: "agreement-first", Title: "a client hears yes only once a majority of the disks hold the change", Points: 2},
+			{Name: "agreement-first", Title: "a client hears yes, or reads a value, only once a majority of the disks hold it", Points: 2},
 			{Name: "one-history", Title: "crashes, partitions, slow links, torn logs: one history, nothing acknowledged lost, converged", Points: 2},
 			{Name: "linearizable", Title: "every client's answers fit one order of all operations", Points: 2},
 			{Name: "available", Title: "with the leader and a majority up and connected, every request is answered", Points: 1},

@@ -46,9 +46,10 @@ var chaosKeys = []string{"deployments/web", "deployments/api", "deployments/db",
 // chaos builds and runs one randomized world of seed: three or five
 // servers, three workers sending every kind of request to every server,
 // clocks skewed, and one fault after another until chaosEnd: a crash of any
-// server (the leader included) with its restart, a partition with the
-// leader on either side, two crashes at once, or a link from the leader
-// slowed beyond every timeout.
+// server (the leader included) with its restart, a crash in the middle of a
+// write to a log, a partition with the leader on either side, two crashes
+// at once, or a link from the leader slowed beyond every timeout. A prober
+// reads every key through each server the moment it is back.
 func chaos(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
 	n := 3
@@ -90,6 +91,10 @@ func chaos(seed int64, boot scene.Boot) *world {
 			}
 		})
 	}
+	s.Client("prober", func(p *sim.Proc, api *kube.Client) {
+		c := client{w: w, p: p, api: api}
+		c.probe()
+	})
 	s.AuditAt(workEnd+settle, "deployments", chaosKeys...)
 	s.Run(workEnd + settle + 30*time.Second)
 	return w
@@ -99,9 +104,11 @@ func chaos(seed int64, boot scene.Boot) *world {
 func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length time.Duration) []scene.Fault {
 	leader := servers[0]
 	pick := func() sim.NodeID { return servers[rnd.Intn(len(servers))] }
-	switch rnd.Intn(5) {
-	case 0, 1: // one server crashes, the leader as often as any
+	switch rnd.Intn(6) {
+	case 0: // one server crashes, the leader as often as any
 		return []scene.Fault{scene.Crash{Node: pick(), At: at, For: length}}
+	case 1: // one server crashes in the middle of a write to its log
+		return []scene.Fault{scene.TornCrash{Node: pick(), File: logFile, At: at, For: length, Within: length}}
 	case 2: // two servers crash, overlapping
 		a := pick()
 		b := pick()

@@ -9,8 +9,9 @@
 //     server-1. The later write must be the one that stays, on every
 //     server, and every answer must fit one order.
 //   - agreement-first: randomized worlds. The moment a client hears yes
-//     for a change, a majority of the servers' disks must hold it, synced,
-//     at the position its resourceVersion names.
+//     for a change, or reads a value with a Latest read, a majority of the
+//     servers' disks must hold that change, synced, at the position its
+//     resourceVersion names.
 //   - one-history: randomized worlds with crashes of any server (the leader
 //     included), partitions, links slower than any timeout, skewed clocks
 //     and torn log tails. The servers' histories are prefixes of one, no

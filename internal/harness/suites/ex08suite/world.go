@@ -17,14 +17,15 @@ import (
 )
 
 // world is one scene of the chapter and what the suite notes while it runs:
-// the values it hands out, the versions clients saw, and the first yes a
-// client heard before a majority of the servers' disks held the change.
+// the values it hands out, the versions clients saw, and the first answer
+// (a yes, or a Latest read) that came before a majority of the servers'
+// disks held the change it was about.
 type world struct {
 	*scene.Scene
 	keys  []string
 	value map[string]int   // the next replicas to write, per key: values are unique per key
 	seen  map[string]int64 // the last resourceVersion a client saw, per key
-	early *suite.Failure   // the first acknowledgement before agreement
+	early *suite.Failure   // the first answer before agreement
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
@@ -76,6 +77,39 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 			"a crash can still take it back", server, client, what, index, suite.FormatTime(p.Now()), held, index,
 			len(w.Servers), w.majority()),
 		Details: w.disks(index),
+	}
+}
+
+// readCommitted is called the moment a client gets the answer to a Latest
+// read: the change that wrote what it read (at position obj's
+// resourceVersion) must be committed, held by a majority of the servers'
+// disks. A value that only some copies hold is not yet part of the one
+// history: another read may not see it, and a crash may take it back.
+func (w *world) readCommitted(p *sim.Proc, client, server, key string, obj kube.Object) {
+	if w.early != nil {
+		return
+	}
+	var holders []string
+	for _, id := range w.Servers {
+		if holds(w.W, id, obj.ResourceVersion, key, false, obj.Replicas) {
+			holders = append(holders, string(id))
+		}
+	}
+	if len(holders) >= w.majority() {
+		return
+	}
+	held := "no server's disk held it"
+	if len(holders) > 0 {
+		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
+	}
+	w.early = &suite.Failure{
+		Name:   "read-uncommitted",
+		Clause: course.AgreementFirst,
+		At:     p.Now(),
+		Story: fmt.Sprintf("%s answered %s's Latest read of %s with replicas=%d (rv %d) at %s, but at that moment %s at position %d of the log; "+
+			"a majority of the %d servers is %d. A Latest read must come from what the one history has committed, not from one machine's copy",
+			server, client, key, obj.Replicas, obj.ResourceVersion, suite.FormatTime(p.Now()), held, obj.ResourceVersion, len(w.Servers), w.majority()),
+		Details: w.disks(obj.ResourceVersion),
 	}
 }
 
@@ -132,6 +166,31 @@ func (c client) op() (unknown bool) {
 	}
 }
 
+// probe watches the servers every probeEvery until the work ends, and reads
+// every key (Latest) through each server that has just come back from a
+// crash: the first answers of a restarted server must already reflect
+// every write acknowledged before it went down.
+func (c client) probe() {
+	w, p := c.w, c.p
+	down := map[sim.NodeID]bool{}
+	for p.Now() < workEnd {
+		for _, id := range w.Servers {
+			up := w.W.Up(id)
+			if up && down[id] {
+				p.Logf("%s is back", id)
+				for _, key := range w.keys {
+					c.read(id, key, kube.Latest)
+				}
+			}
+			down[id] = !up
+		}
+		p.Sleep(probeEvery)
+	}
+}
+
+// probeEvery is how often the prober looks for a restarted server.
+const probeEvery = 5 * time.Millisecond
+
 // indefinite reports whether err leaves the outcome unknown.
 func indefinite(err error) bool {
 	return errors.Is(err, kube.ErrTimeout) || errors.Is(err, kube.ErrUnavailable)
@@ -141,6 +200,9 @@ func (c client) read(server sim.NodeID, key, rv string) bool {
 	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
 	if err == nil {
 		c.w.seen[key] = obj.ResourceVersion
+		if rv == kube.Latest {
+			c.w.readCommitted(c.p, c.api.Name(), string(server), key, obj)
+		}
 	}
 	return indefinite(err)
 }
@@ -195,8 +257,8 @@ func overwritten(w *world, skew string) *suite.Failure {
 		state := w.States[string(id)]
 		for _, key := range w.keys {
 			v, ok := state[key]
-			if !ok {
-				continue
+			if !ok || w.agreeing(key, v) < len(w.States) {
+				continue // servers that disagree have not converged: another failure
 			}
 			var older *check.Operation
 			for i := range ops {
@@ -219,8 +281,8 @@ func overwritten(w *world, skew string) *suite.Failure {
 					later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
 					suite.FormatTime(w.AuditedAt), id, key, v,
 					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
-				if agree := w.agreeing(key, v); agree > 1 {
-					story += fmt.Sprintf(", and %d servers agree on it", agree)
+				if len(w.States) > 1 {
+					story += fmt.Sprintf(", and all %d servers agree on it", len(w.States))
 				}
 				story += "."
 				if skew != "" {
