@@ -42,7 +42,7 @@ func TestAnOlderWriteThatEveryServerHoldsIsTheStorysFailure(t *testing.T) {
 	assert.Equal(t, "overwritten-by-older-write", f.Name)
 	assert.Equal(t, 1210*ms, f.At, "the failure is the moment the lost write was acknowledged")
 	assert.Contains(t, f.Story, "controller-b's write deployments/web=2 through server-1, acknowledged at 1210ms, is gone")
-	assert.Contains(t, f.Story, "all 3 servers agree on it")
+	assert.Contains(t, f.Story, "all 3 servers hold deployments/web=5, the value of controller-a's write")
 }
 
 func TestTheLastWriteStayingIsNoFailureAndNeitherIsALaggingServer(t *testing.T) {

@@ -59,8 +59,9 @@ func story(seed int64, boot scene.Boot) *world {
 	return w
 }
 
-// storySkewSays is what the story adds about the clocks.
+// storySkewSays is the story's first sentence: why the older write won.
 func storySkewSays() string {
-	return fmt.Sprintf("The clock of %s runs %s ahead: whatever it stamps looks %s younger than it is, and copies ordered by their stamps put controller-a's earlier write last.",
+	return fmt.Sprintf("an older write won over a newer one because the clock of %s runs %s ahead: "+
+		"whatever it stamps looks %s younger than it is, so copies ordered by their stamps put controller-a's earlier write last",
 		storySkew.Node, storySkew.By, storySkew.By)
 }

@@ -249,8 +249,9 @@ func (c client) remove(server sim.NodeID, key string) bool {
 // servers agree: a server's value for a key was written by an operation
 // that had already been acknowledged before another acknowledged write to
 // the key began. In one history the later write comes after it, so the
-// older value cannot be the last one. skew, if not empty, says whose clock
-// ran how far off, for the story.
+// older value cannot be the last one. Only keys on which every audited
+// server agrees count: servers that disagree have another failure. skew,
+// if not empty, is the story's first sentence: why the older write won.
 func overwritten(w *world, skew string) *suite.Failure {
 	ops := w.History.Operations()
 	for _, id := range w.Servers {
@@ -275,19 +276,19 @@ func overwritten(w *world, skew string) *suite.Failure {
 				if !later.Acknowledged() || later.Input.Key != key || later.Call <= older.Return {
 					continue
 				}
-				story := fmt.Sprintf("%s's %s through %s, acknowledged at %s, is gone: at %s %s holds %s=%v, "+
-					"the value of %s's %s through %s, which was acknowledged at %s, before the later write began at %s. "+
-					"An older write won over a newer one",
-					later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
-					suite.FormatTime(w.AuditedAt), id, key, v,
-					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
+				holders := fmt.Sprintf("%s holds", id)
 				if len(w.States) > 1 {
-					story += fmt.Sprintf(", and all %d servers agree on it", len(w.States))
+					holders = fmt.Sprintf("all %d servers hold", len(w.States))
 				}
-				story += "."
+				lead := "an older write won over a newer one"
 				if skew != "" {
-					story += " " + skew
+					lead = skew
 				}
+				story := fmt.Sprintf("%s. %s's %s through %s, acknowledged at %s, is gone: at %s %s %s=%v, "+
+					"the value of %s's %s through %s, acknowledged at %s, before the later write began at %s",
+					lead, later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
+					suite.FormatTime(w.AuditedAt), holders, key, v,
+					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
 				return &suite.Failure{Name: "overwritten-by-older-write", Clause: course.DurableAgreement, At: later.Return,
 					Story: story, Details: statesTable(w)}
 			}
