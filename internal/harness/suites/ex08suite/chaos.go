@@ -16,9 +16,9 @@ import (
 // cluster, and the auditor reads every server settle after the work ends.
 const (
 	workStart = 200 * time.Millisecond
-	chaosEnd  = 1800 * time.Millisecond
-	workEnd   = 3000 * time.Millisecond
-	settle    = 700 * time.Millisecond
+	chaosEnd  = 1600 * time.Millisecond
+	workEnd   = 2700 * time.Millisecond
+	settle    = 600 * time.Millisecond
 	// requestTimeout is how long a client waits for any answer.
 	requestTimeout = time.Second
 	// calmMargin is how long after the last fault a request must be
@@ -87,7 +87,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 				if c.op() {
 					p.Sleep(backoff + jitter(p.Rand(), backoff))
 				}
-				p.Sleep(10*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
+				p.Sleep(15*time.Millisecond + jitter(p.Rand(), 60*time.Millisecond))
 			}
 		})
 	}
