@@ -95,6 +95,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 		c := client{w: w, p: p, api: api}
 		c.probe()
 	})
+	w.watchHealth(workEnd)
 	s.AuditAt(workEnd+settle, "deployments", chaosKeys...)
 	s.Run(workEnd + settle + 30*time.Second)
 	return w

@@ -73,6 +73,7 @@ func TestARequestToAWholeClusterMustBeAnswered(t *testing.T) {
 	require.NotNil(t, f, "the write at 2000ms met a whole cluster and got no answer")
 	assert.Equal(t, "unavailable-while-majority-up", f.Name)
 	assert.Contains(t, f.Story, "client-a's write deployments/web=8 through server-2 at 2000ms got no answer")
+	assert.Contains(t, f.Story, "the leader and a majority of the servers had been up and connected")
 	assert.Contains(t, f.Story, "1 of 2 such requests failed", "the write during the crash is not held against the cluster")
 
 	assert.True(t, calm(w.Faults, 1000*ms, 1100*ms), "a clock skew is no outage")
@@ -126,4 +127,19 @@ func TestTheTimelineLeavesOutHeartbeatsAcksAndRepairs(t *testing.T) {
 	assert.True(t, quiet(Ack{}))
 	assert.True(t, quiet(Repair{Copies: []int{1}}))
 	assert.False(t, quiet("GET deployments/web"))
+}
+
+func TestARequestIsDueOnlyWhereTheLeaderAndAMajorityCouldAnswerIt(t *testing.T) {
+	w := judged(3)
+	w.health = &health{bad: map[[2]sim.NodeID][]time.Duration{}}
+	for at := 500 * ms; at <= 900*ms; at += 10 * ms { // server-2 down from 500ms to 900ms
+		w.health.bad[[2]sim.NodeID{"client-a", "server-2"}] = append(w.health.bad[[2]sim.NodeID{"client-a", "server-2"}], at)
+	}
+	op(w, "client-a", "server-2", check.Write("deployments/web", 7), 1200*ms, 2200*ms, check.Result{Outcome: check.Indefinite})
+	assert.Nil(t, stalled(w, 0, time.Second), "server-2 came back less than a second before the request")
+
+	op(w, "client-a", "server-1", check.Write("deployments/web", 8), 700*ms, 1700*ms, check.Result{Outcome: check.Indefinite})
+	f := stalled(w, 0, time.Second)
+	require.NotNil(t, f, "with server-2 down, the leader and server-3 are a majority: the leader must answer")
+	assert.Contains(t, f.Story, "client-a's write deployments/web=8 through server-1 at 700ms got no answer")
 }

@@ -22,10 +22,11 @@ import (
 // disks held the change it was about.
 type world struct {
 	*scene.Scene
-	keys  []string
-	value map[string]int   // the next replicas to write, per key: values are unique per key
-	seen  map[string]int64 // the last resourceVersion a client saw, per key
-	early *suite.Failure   // the first answer before agreement
+	keys   []string
+	value  map[string]int   // the next replicas to write, per key: values are unique per key
+	seen   map[string]int64 // the last resourceVersion a client saw, per key
+	early  *suite.Failure   // the first answer before agreement
+	health *health          // when each server could answer each client (watchHealth)
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
@@ -342,15 +343,24 @@ func statesTable(w *world) string {
 	return b.String()
 }
 
-// stalled finds a request the cluster should have answered: one sent while
-// no fault was in force, at least margin after the last one ended (the
-// leader and every follower up and connected), that got no definite
-// answer. A cluster that keeps one history by refusing everything fails
-// here.
+// stalled finds a request the cluster should have answered and did not:
+// one sent at least margin after the moment its server last could not
+// have answered its client (the leader down, no majority up and connected
+// to the leader, the server cut off), and whole until it returned, that got
+// no answer about the store (a timeout, Unavailable). Without health
+// samples, only requests at least margin after every fault count. A
+// cluster that keeps one history by refusing everything fails here.
 func stalled(w *world, from, margin time.Duration) *suite.Failure {
 	var due, failed []check.Operation
 	for _, op := range w.History.Operations() {
-		if op.Call < from || !calm(w.Faults, op.Call-margin, op.Return) {
+		if op.Call < from {
+			continue
+		}
+		if w.health != nil {
+			if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-margin, op.Return) {
+				continue
+			}
+		} else if !calm(w.Faults, op.Call-margin, op.Return) {
 			continue
 		}
 		due = append(due, op)
@@ -370,12 +380,12 @@ func stalled(w *world, from, margin time.Duration) *suite.Failure {
 		Name:   "unavailable-while-majority-up",
 		Clause: course.OneHistory,
 		At:     first.Return,
-		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although no fault had been in force for %s: "+
-			"the leader and every follower were up and connected. %d of %d such requests failed; "+
+		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although for %s before it the leader and a majority of the servers "+
+			"had been up and connected, %s among them and reachable. %d of %d such requests failed; "+
 			"a cluster keeps one history by agreeing, not by refusing",
 			first.Client, first.Input, first.Server, suite.FormatTime(first.Call), first.Result.Outcome,
-			suite.FormatTime(first.Return), suite.FormatTime(margin), len(failed), len(due)),
-		Details: "requests with no answer while the cluster was whole:\n" + strings.Join(lines, "\n"),
+			suite.FormatTime(first.Return), suite.FormatTime(margin), first.Server, len(failed), len(due)),
+		Details: "requests with no answer while the leader and a majority were up and connected:\n" + strings.Join(lines, "\n"),
 	}
 }
 
