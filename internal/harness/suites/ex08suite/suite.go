@@ -20,9 +20,9 @@
 //   - linearizable: the same worlds; porcupine must find one order of all
 //     operations that explains every answer (timeouts are indefinite, a
 //     history it cannot decide fails).
-//   - available: the same worlds; every request sent while the leader and
-//     every follower were up and connected (a second after the last fault)
-//     gets an answer.
+//   - available: the same worlds; every request sent to a server while the
+//     leader and a majority, that server among them, had been up and
+//     connected for a second gets an answer.
 //
 // The servers' histories are read the way any client would, with a watch
 // from resourceVersion 0 sent to each server; their logs are read straight
