@@ -6,7 +6,7 @@ RUNS ?=
 # The grader is built into bin/ (cached, a fraction of a second) rather than
 # run with go run, which adds its own "exit status 1" line to every failure.
 GRADER = $(GO) build -o bin/grader ./grader && GO=$(GO) bin/grader
-GRADER_FLAGS = $(if $(SEED),--seed $(SEED)) $(if $(RUNS),--runs $(RUNS))
+GRADER_FLAGS = $(if $(SEED),--seed $(SEED)) $(if $(RUNS),--runs $(RUNS)) $(if $(WIDE),--wide)
 # Every chapter with an exercise folder, and the six the course starts with.
 CHAPTERS := $(sort ex01 ex02 ex03 ex04 ex05 ex06 \
 	$(foreach d,$(wildcard exercises/ex[0-9]*-*),$(firstword $(subst -, ,$(notdir $(d))))))
@@ -16,19 +16,20 @@ PACKAGES = $$($(GO) list ./... | grep -v '/exercises/')
 VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test vet fmt-check bench bench-grader seeds generate $(CHAPTERS)
+.PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate $(CHAPTERS)
 
 help: ## list the targets
 	@echo "One History: a workbook on where \"the cluster\" lives."
 	@echo
 	@echo "  make grade        your progress: every chapter, per contract clause, with points"
-	@echo "  make exNN         one chapter, told in full: make ex01 (SEED=42 replays, RUNS=1000 widens)"
+	@echo "  make exNN         one chapter, told in full: make ex01 (SEED=42 replays, RUNS=1000 widens, WIDE=1 unwraps timelines)"
 	@echo "  make test         the workbook's own tests (harness, grader, solutions pass, stubs fail)"
 	@echo "  make bench        simulation throughput and grader timings"
 	@echo "  make seeds        (course authors) stub failure and solution pass rates per seed, N=1000"
+	@echo "  make mutants      (course authors) which deliberate mistakes each suite catches: CH=ex01 for one"
 	@echo
 	@echo "  go run ./grader hint ex01 | list | watch | reset ex01 | help"
-	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs"
+	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs, refill the book's captures"
 
 grade: ## the progress report (go run ./grader)
 	@$(GRADER) $(GRADER_FLAGS)
@@ -49,8 +50,9 @@ fmt-check:
 	@out=$$(gofmt -l $$( (git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v $(if $(CI),'^$$','^exercises/'))); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-generate: ## rewrite the thin test files and refresh the pristine stubs from exercises/
+generate: ## rewrite the thin test files, refresh the pristine stubs, refill the book's captures
 	$(GO) generate ./internal/harness/course
+	$(GO) run ./grader/internal/captures/gen
 
 bench: bench-grader ## simulation throughput and grader timings
 	$(GO) test -run '^$$' -bench . -benchtime 10x ./internal/harness/sim/
@@ -61,3 +63,7 @@ bench-grader: ## warm make exNN and whole-grader wall times
 # On a fresh clone (exercises/ as shipped): each seed replayed on its own.
 seeds: ## stub failure and solution pass rates, seed by seed, and 10,000-seed breadth
 	@GO=$(GO) grader/seeds.sh $(CH)
+
+# Each mutant in mutants/exNN/ applied to a copy of the solution and graded.
+mutants: ## which deliberate mistakes each hidden suite catches, and with which failure
+	@$(GO) build -o bin/mutants ./grader/mutants && GO=$(GO) bin/mutants $(CH)

@@ -65,6 +65,8 @@ Flags:
   --timeout D      time limit for one chapter's suite (default 60s)
   --parallel N     chapters graded at once (default: the number of CPUs)
   --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
+  --wide           timelines with lanes as wide as their longest line (make ex01 WIDE=1);
+                   otherwise they fit the terminal (COLUMNS), wrapping what does not fit
 
 The go command is $GO if set, else go on PATH.
 `

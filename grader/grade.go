@@ -31,6 +31,7 @@ type gradeOptions struct {
 	timeout   time.Duration
 	parallel  int
 	color     string
+	wide      bool
 }
 
 // flags registers the grading flags on fs. SEED and RUNS in the environment
@@ -46,6 +47,7 @@ func (o *gradeOptions) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", engine.DefaultTimeout, "")
 	fs.IntVar(&o.parallel, "parallel", 0, "")
 	fs.StringVar(&o.color, "color", "auto", "")
+	fs.BoolVar(&o.wide, "wide", os.Getenv("WIDE") != "", "")
 }
 
 // check validates the flags together.
@@ -87,6 +89,25 @@ func (o *gradeOptions) source() result.Source {
 		return result.Stubs
 	}
 	return result.Exercises
+}
+
+// timelineEnv is the suites' environment as far as timelines go: lanes as
+// wide as their longest cell with --wide, else fitted to the terminal's
+// width, unless COLUMNS already says it (see sim.TerminalWidth).
+func timelineEnv(env []string, wide bool, width int) []string {
+	out := append([]string(nil), env...)
+	if wide {
+		return append(out, "ONEHISTORY_TIMELINE=wide")
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "COLUMNS=") {
+			return out
+		}
+	}
+	if width > 0 {
+		out = append(out, "COLUMNS="+strconv.Itoa(width))
+	}
+	return out
 }
 
 // parseMinScore reads "40" (points) or "70%" (of the maximum).
@@ -134,6 +155,7 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		Root: wb.Root, Go: goCmd, Source: o.source(),
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
 		Pristine: pristineOf,
+		Env:      timelineEnv(os.Environ(), o.wide, terminalWidth(stdout)),
 	}
 	var progress *render.Progress
 	if !o.json && terminal(stdout) {

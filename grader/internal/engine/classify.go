@@ -54,6 +54,7 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, out outcome) r
 				c.Status = result.Skip
 			}
 		}
+		c.Figures = rec.figures[k.Name]
 		if fs := rec.failures[k.Name]; len(fs) > 0 {
 			c.Failures = fs
 			f := fs[0]

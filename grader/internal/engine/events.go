@@ -43,6 +43,7 @@ type record struct {
 	order       []string // test names in the order they started
 	transcript  *capped  // the human output: everything but the Marker lines
 	failures    map[string][]suite.Failure
+	figures     map[string][]suite.FigureLine
 
 	panicked    bool
 	panicCheck  string // the check running when the panic was printed
@@ -64,6 +65,7 @@ func newRecord(maxOutput int) *record {
 		tests:       map[string]*testState{},
 		transcript:  newCapped(maxOutput),
 		failures:    map[string][]suite.Failure{},
+		figures:     map[string][]suite.FigureLine{},
 		panicText:   newCapped(32 << 10),
 		other:       newCapped(16 << 10),
 	}
@@ -182,6 +184,16 @@ func (r *record) output(test, text string) {
 }
 
 func (r *record) outputLine(test, line string) {
+	if f, ok := suite.ParseFigure(line); ok {
+		check := f.Check
+		if check == "" {
+			check = checkOf(test)
+		}
+		if len(r.figures[check]) < 64 {
+			r.figures[check] = append(r.figures[check], f)
+		}
+		return
+	}
 	if f, ok := suite.ParseLine(line); ok {
 		check := f.Check
 		if check == "" {

@@ -43,6 +43,17 @@ func TestAMarkerLineSplitAcrossEventsIsReassembled(t *testing.T) {
 	assert.NotContains(t, rec.transcript.String(), suite.Marker)
 }
 
+// A figure's marker line is kept apart from the transcript, under the check
+// that logged it, whether or not the check passes.
+func TestAFigureIsKeptUnderItsCheck(t *testing.T) {
+	line := "    story.go:12: " + suite.FigureMarker + `{"chapter":"ex05","check":"story","name":"pods","text":"8 pods"}` + "\n"
+	rec := newRecord(1 << 20)
+	rec.read(strings.NewReader(stream(out("TestEx05/story", line), event{Action: "pass", Test: "TestEx05/story"})))
+	require.Len(t, rec.figures["story"], 1)
+	assert.Equal(t, "8 pods", rec.figures["story"][0].Text)
+	assert.NotContains(t, rec.transcript.String(), suite.FigureMarker)
+}
+
 // When go test's own -timeout fires, the panic lists the tests still
 // running; the innermost is the check that hung.
 func TestTheTimeoutPanicNamesTheRunningTests(t *testing.T) {

@@ -53,10 +53,11 @@ type Check struct {
 	Status   Status
 	Points   int // earned: Max when Status is Pass, else 0 (and 0 in a chapter not started)
 	Max      int
-	Duration time.Duration   // as the test reported it
-	Failure  *suite.Failure  // the first failure the check reported on its Marker line
-	Output   string          // what the check printed, Marker lines removed (capped)
-	Failures []suite.Failure // every failure the check reported, in order
+	Duration time.Duration      // as the test reported it
+	Failure  *suite.Failure     // the first failure the check reported on its Marker line
+	Output   string             // what the check printed, Marker lines removed (capped)
+	Failures []suite.Failure    // every failure the check reported, in order
+	Figures  []suite.FigureLine // the figures the check logged (suite.Figure), in order; the book quotes them
 }
 
 // Chapter is the result of grading one chapter.

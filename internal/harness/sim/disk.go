@@ -70,6 +70,15 @@ func (f *File) Sync(p *Proc) {
 // ReadAll returns a copy of the file's contents.
 func (f *File) ReadAll() []byte { return append([]byte(nil), f.data...) }
 
+// ReadAt returns a copy of up to n bytes of the file from offset off: fewer
+// at the end of the file, none past it.
+func (f *File) ReadAt(off, n int) []byte {
+	if off < 0 || n < 0 || off >= len(f.data) {
+		return nil
+	}
+	return append([]byte(nil), f.data[off:min(off+n, len(f.data))]...)
+}
+
 // Size is the file's length in bytes.
 func (f *File) Size() int { return len(f.data) }
 

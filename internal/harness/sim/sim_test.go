@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -268,6 +270,8 @@ func TestTheSameSeedGivesTheSameTraceByteForByte(t *testing.T) {
 }
 
 func TestTheTimelineShowsOneLanePerNode(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	t.Setenv("ONEHISTORY_TIMELINE", "")
 	w := sim.New(1, sim.Latency(5*ms, 5*ms))
 	defer w.Close()
 	w.AddNode("server-1", kvServer)
@@ -281,13 +285,42 @@ func TestTheTimelineShowsOneLanePerNode(t *testing.T) {
 	want := "" +
 		"virtual ms │ server-1                      │ client                        │\n" +
 		"───────────┼───────────────────────────────┼───────────────────────────────┼\n" +
-		"       0.0 │                               │ → server-1 Put{Key:web Value:…│\n" +
+		"       0.0 │                               │ → server-1 Put{Key:web        │\n" +
+		"           │                               │  Value:5}                     │\n" +
 		"       5.0 │ ← client Put{Key:web Value:5} │                               │\n" +
 		"       5.0 │ ⇢ client ok                   │                               │\n" +
 		"      10.0 │                               │ ⇠ server-1 ok                 │\n" +
 		"      10.0 │                               │ scaled web to 5               │\n" +
 		"      20.0 │ ✖ CRASH                       │                               │\n"
 	assert.Equal(t, want, got)
+}
+
+// A timeline fits the width it is given (a terminal's, from COLUMNS), and
+// wide lanes hold every cell on one line; either way nothing is cut.
+func TestTheTimelineFitsItsWidthAndCutsNothing(t *testing.T) {
+	t.Setenv("ONEHISTORY_TIMELINE", "")
+	w := sim.New(1, sim.Latency(5*ms, 5*ms))
+	defer w.Close()
+	w.AddNode("server-1", kvServer)
+	w.AddNode("client", func(p *sim.Proc) {
+		_, _ = p.Call("server-1", Put{"web", 5}, time.Second)
+		p.Logf("DELETE pods/web-5 @server-1 → rv=7, the words a page asks a reader to find")
+	})
+	require.NoError(t, w.Run(time.Second))
+	words := "DELETE pods/web-5 @server-1 → rv=7, the words a page asks a reader to find"
+	t.Setenv("COLUMNS", "60")
+	fitted := w.Timeline(sim.TimelineOptions{Width: 40})
+	for _, line := range strings.Split(strings.TrimSpace(fitted), "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(line), 60, line)
+	}
+	assert.NotContains(t, fitted, "…")
+	for _, word := range strings.Fields(words) {
+		assert.Contains(t, fitted, word)
+	}
+	t.Setenv("COLUMNS", "")
+	wide := w.Timeline(sim.TimelineOptions{Width: 10, Wide: true})
+	assert.Contains(t, wide, words, "a wide lane holds the whole cell on one line")
+	assert.Equal(t, fitted, w.Timeline(sim.TimelineOptions{Fit: 60}), "Fit says what COLUMNS says")
 }
 
 func TestErrorsAreDistinct(t *testing.T) {

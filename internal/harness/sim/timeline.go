@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -11,15 +13,74 @@ import (
 // event of every node, at most 60 rows.
 type TimelineOptions struct {
 	Columns []NodeID         // the lanes, left to right; default: every node, in order added
-	Width   int              // characters per lane; default 26
+	Width   int              // characters per lane; default 26 (see Fit and Wide)
 	MaxRows int              // rows before eliding; default 60
 	Focus   time.Duration    // with more rows than MaxRows, center on this virtual time
 	Filter  func(Event) bool // keep only the events it accepts; default: all but disk appends
+
+	// Fit, if positive, is the whole width in characters the timeline
+	// should fill (a terminal's width): the lanes share it and Width is
+	// ignored. Zero takes it from the environment (TerminalWidth).
+	Fit int
+	// Wide makes every lane as wide as its longest cell, whatever Fit and
+	// Width say. The environment asks for it with ONEHISTORY_TIMELINE=wide.
+	Wide bool
+}
+
+// TerminalWidth is the width a timeline fits when its options give none:
+// COLUMNS from the environment, when it is a number of at least 40, else 0
+// (no fitting: each lane is Width wide). The grader sets COLUMNS for the
+// suites it runs to its terminal's width; the book's captures set a fixed
+// one, so that what they quote is the same on every machine.
+func TerminalWidth() int {
+	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
+	if err != nil || n < 40 {
+		return 0
+	}
+	return n
+}
+
+// WideTimelines reports whether the environment asks for wide timelines
+// (ONEHISTORY_TIMELINE=wide): lanes as wide as their longest cell.
+func WideTimelines() bool { return os.Getenv("ONEHISTORY_TIMELINE") == "wide" }
+
+// minLane is the narrowest lane a fitted timeline uses; a terminal too narrow
+// for its lanes gets a timeline wider than itself rather than unreadable.
+const minLane = 14
+
+// laneWidth decides the characters per lane.
+func laneWidth(opt TimelineOptions, lanes int, rows []Event) int {
+	if opt.Wide || WideTimelines() {
+		w := 8
+		for _, id := range opt.Columns {
+			w = max(w, utf8.RuneCountInString(string(id)))
+		}
+		for _, e := range rows {
+			if e.Node != "" {
+				w = max(w, utf8.RuneCountInString(e.Summary()))
+			}
+		}
+		return w
+	}
+	fit := opt.Fit
+	if fit <= 0 {
+		fit = TerminalWidth()
+	}
+	if fit > 0 && lanes > 0 {
+		// "virtual ms │" is 12 characters; each lane adds " cell│".
+		return max(minLane, (fit-12)/lanes-2)
+	}
+	if opt.Width > 0 {
+		return opt.Width
+	}
+	return 26
 }
 
 // Timeline renders the world's trace as a swimlane timeline: one lane per
 // node, virtual milliseconds down the side, world-wide faults across all
-// lanes. Long runs are elided around the Focus time.
+// lanes. Long runs are elided around the Focus time. A cell longer than its
+// lane goes on over the next lines, broken between words where it can be:
+// nothing an event says is ever cut.
 func (w *World) Timeline(opt TimelineOptions) string {
 	if opt.Columns == nil {
 		opt.Columns = w.Nodes()
@@ -29,9 +90,6 @@ func (w *World) Timeline(opt TimelineOptions) string {
 
 // Timeline renders events as a swimlane timeline (see World.Timeline).
 func Timeline(events []Event, opt TimelineOptions) string {
-	if opt.Width <= 0 {
-		opt.Width = 26
-	}
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = 60
 	}
@@ -65,6 +123,8 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		}
 	}
 
+	opt.Width = laneWidth(opt, len(opt.Columns), rows[from:to])
+
 	var b strings.Builder
 	b.WriteString(pad("virtual ms", 11) + "│")
 	for _, id := range opt.Columns {
@@ -82,19 +142,73 @@ func Timeline(events []Event, opt TimelineOptions) string {
 			b.WriteString(" ══ " + e.Summary() + " ══\n")
 			continue
 		}
-		for i := range opt.Columns {
-			cell := ""
-			if i == lane[e.Node] {
-				cell = e.Summary()
+		for n, part := range wrap(e.Summary(), opt.Width) {
+			if n > 0 {
+				b.WriteString(pad("", 11) + "│")
 			}
-			b.WriteString(" " + pad(cell, opt.Width) + "│")
+			for i := range opt.Columns {
+				cell := ""
+				if i == lane[e.Node] {
+					cell = part
+				}
+				b.WriteString(" " + pad(cell, opt.Width) + "│")
+			}
+			b.WriteByte('\n')
 		}
-		b.WriteByte('\n')
 	}
 	if to < len(rows) {
 		fmt.Fprintf(&b, "%s│ ⋮ %d later events not shown\n", pad("", 11), len(rows)-to)
 	}
 	return b.String()
+}
+
+// wrap breaks s into lines of at most n characters, between words where it
+// can (see breakAt).
+// Continuation lines start with a space, so a reader can tell them apart.
+func wrap(s string, n int) []string {
+	r := []rune(s)
+	if len(r) <= n || n < 4 {
+		return []string{s}
+	}
+	var lines []string
+	for first := true; len(r) > 0; first = false {
+		width := n
+		if !first {
+			width = n - 1
+		}
+		if len(r) <= width {
+			lines = append(lines, indent(first)+string(r))
+			break
+		}
+		cut := breakAt(r, width)
+		lines = append(lines, indent(first)+strings.TrimRight(string(r[:cut]), " "))
+		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
+	}
+	return lines
+}
+
+// breakAt is where to end a line of at most width runes of r: at the last
+// space in its later two thirds, else after the last '/', ',' or '=' or
+// before the last '{' there, else at width.
+func breakAt(r []rune, width int) int {
+	for i := width; i > width/3; i-- {
+		if r[i] == ' ' {
+			return i
+		}
+	}
+	for i := width; i > width/3; i-- {
+		if r[i] == '{' || strings.ContainsRune("/,=", r[i-1]) {
+			return i
+		}
+	}
+	return width
+}
+
+func indent(first bool) string {
+	if first {
+		return ""
+	}
+	return " "
 }
 
 // pad cuts or fills s to exactly n characters.

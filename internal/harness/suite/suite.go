@@ -18,6 +18,11 @@ import (
 // learner reads the story printed above it.
 const Marker = "##onehistory-failure "
 
+// FigureMarker starts the machine-readable line of a figure: a block of text
+// a suite shows about a run (a table, a count, a history) that the book may
+// quote. The book's capture generator reads it back with ParseFigure.
+const FigureMarker = "##onehistory-figure "
+
 // PanicName is the Name of the failure a suite reports when the learner's
 // code panicked inside the world (a sim.PanicError), with the panic's stack
 // in Details. The grader reports such a chapter as an error, at the first
@@ -105,6 +110,43 @@ func Report(t testing.TB, f Failure) {
 	}
 	t.Error("\n" + f.Text())
 	t.Log(f.Line())
+}
+
+// FigureLine is one figure as its marker line carries it.
+type FigureLine struct {
+	Chapter string `json:"chapter"` // "ex05"
+	Check   string `json:"check"`   // "story"
+	Name    string `json:"name"`    // the figure's name, as a capture marker names it
+	Text    string `json:"text"`    // the figure itself, lines joined by newlines
+}
+
+// Figure logs a figure of the run: text, under name, on one marker line that
+// `go test -json` (and so the grader's engine) always shows, passing or not.
+// A book page quotes it between capture markers (figure=name), so the page
+// shows exactly what the suite computed. Figures say nothing to the grader's
+// verdict. Chapter and check come from t's name.
+func Figure(t testing.TB, name, text string) {
+	t.Helper()
+	id, check := splitName(t.Name())
+	data, err := json.Marshal(FigureLine{Chapter: id, Check: check, Name: name, Text: text})
+	if err != nil {
+		panic(err) // plain strings; this cannot happen
+	}
+	t.Log(FigureMarker + string(data))
+}
+
+// ParseFigure reads a figure back from an output line that contains
+// FigureMarker.
+func ParseFigure(line string) (FigureLine, bool) {
+	i := strings.Index(line, FigureMarker)
+	if i < 0 {
+		return FigureLine{}, false
+	}
+	var f FigureLine
+	if err := json.Unmarshal([]byte(strings.TrimSpace(line[i+len(FigureMarker):])), &f); err != nil {
+		return FigureLine{}, false
+	}
+	return f, true
 }
 
 // splitName turns "TestEx04/randomized" into ("ex04", "randomized").

@@ -77,6 +77,21 @@ func TestReportDerivesWhatItCan(t *testing.T) {
 	assert.Equal(t, "make ex04 SEED=9", f.Replay)
 }
 
+// A figure is logged on one marker line, named after the chapter and check
+// it came from, and read back whole.
+func TestAFigureRoundTrips(t *testing.T) {
+	r := &recorder{name: "TestEx05/story"}
+	Figure(r, "pods", "web: 8 pods\nwanted: 5\n")
+	require.Len(t, r.logs, 1)
+	assert.Empty(t, r.errors, "a figure fails nothing")
+	assert.NotContains(t, r.logs[0], "\n")
+	f, ok := ParseFigure("    x.go:3: " + r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, FigureLine{Chapter: "ex05", Check: "story", Name: "pods", Text: "web: 8 pods\nwanted: 5\n"}, f)
+	_, ok = ParseFigure(Failure{Name: "x"}.Line())
+	assert.False(t, ok, "a failure's marker is not a figure's")
+}
+
 // SEED replays one world; RUNS widens; neither gives the default.
 func TestSeeds(t *testing.T) {
 	t.Setenv("SEED", "")

@@ -109,7 +109,7 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 	case 0: // one server crashes, the leader as often as any
 		return []scene.Fault{scene.Crash{Node: pick(), At: at, For: length}}
 	case 1: // one server crashes in the middle of a write to its log
-		return []scene.Fault{scene.TornCrash{Node: pick(), File: logFile, At: at, For: length, Within: length}}
+		return []scene.Fault{scene.CrashMidWrite{Node: pick(), File: logFile, From: at, For: length, Within: length}}
 	case 2: // two servers crash, overlapping
 		a := pick()
 		b := pick()

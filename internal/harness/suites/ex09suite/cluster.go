@@ -1,0 +1,416 @@
+package ex09suite
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+)
+
+const (
+	ms = time.Millisecond
+
+	etcd       sim.NodeID = "etcd"
+	server1    sim.NodeID = "server-1"
+	server2    sim.NodeID = "server-2"
+	controller sim.NodeID = "controller"
+	kubectl    sim.NodeID = "kubectl"
+	pipeline   sim.NodeID = "pipeline"
+	watcher    sim.NodeID = "watcher"
+	auditor    sim.NodeID = "auditor"
+
+	web   = "deployments/web"
+	batch = "deployments/batch"
+
+	// initialReplicas is what web wants, and has, when the scene begins.
+	initialReplicas = 5
+
+	// Bound is the longest a client may wait for an API server's answer
+	// while the store is out of reach: a consistent read must have failed,
+	// a write must have been refused, by then.
+	Bound = time.Second
+	// CatchUp is how long after the link comes back everything must have
+	// caught up: the caches, the watches, the pods.
+	CatchUp = 3 * time.Second
+	// clientTimeout is how long kubectl, the pipeline, the watcher and the
+	// auditor wait for an answer: long enough to see a hang for what it is.
+	clientTimeout = 5 * time.Second
+	// controllerTimeout is how long the controller waits, as client-go's
+	// default would have it shorter than a person's patience.
+	controllerTimeout = time.Second
+	// watchWait is how long each watch the watcher sends waits for events.
+	watchWait = time.Second
+)
+
+// Impl is the learner's package, as the thin test file hands it over.
+type Impl struct {
+	// Serve makes p's node an API server in front of the store node store.
+	Serve func(p *sim.Proc, store sim.NodeID)
+	// Reconcile reconciles the deployment at key once: pods is the
+	// controller's informer of pods, c its client (through server-1).
+	Reconcile func(p *sim.Proc, c *kube.Client, pods *kube.Informer, key string) error
+}
+
+// opKind is one thing kubectl does.
+type opKind int
+
+const (
+	getLatest     opKind = iota + 1 // kubectl get deployment web
+	listLatest                      // kubectl get pods
+	getAny                          // kubectl get deployment web --resource-version=0
+	listAny                         // kubectl get pods --resource-version=0
+	listAnyDeploy                   // kubectl get deployments --resource-version=0
+	scaleWeb                        // kubectl scale deployment web (unconditional)
+	scaleBatch                      // kubectl scale deployment batch (unconditional)
+	scaleBatchIf                    // kubectl scale deployment batch, if it is still at the version read
+	createJob                       // kubectl create deployment job-N
+	deleteJob                       // kubectl delete deployment job-N
+)
+
+func (k opKind) read() bool   { return k <= listAnyDeploy }
+func (k opKind) latest() bool { return k == getLatest || k == listLatest }
+
+// step is one request kubectl sends, not before at.
+type step struct {
+	at   time.Duration
+	kind opKind
+	to   int // the replicas of a scale
+}
+
+// scenario is what one world does.
+type scenario struct {
+	cut     scene.Cut     // the link server-1 ↔ etcd cut, then restored
+	steps   []step        // kubectl's requests, through server-1
+	scaleAt time.Duration // when the pipeline scales web through server-2
+	scaleTo int
+	period  [2]time.Duration // the controller's pause between reconciles
+	end     time.Duration
+}
+
+// auditAt is when the auditor checks that everything caught up.
+func (sc scenario) auditAt() time.Duration { return sc.cut.Until() + CatchUp }
+
+// request is one answered (or abandoned) request of a client, as the suite
+// saw it.
+type request struct {
+	client, server sim.NodeID
+	kind           opKind
+	what           string // "GET deployments/web", "LIST pods (rv=0)"
+	call, ret      time.Duration
+	obj            kube.Object
+	list           kube.List
+	err            error
+}
+
+func (r request) took() time.Duration { return r.ret - r.call }
+
+// answer is what the request came to, for a story: "5 items @rv=7",
+// "Unavailable (500)", "no answer".
+func (r request) answer() string {
+	var se *kube.StatusError
+	switch {
+	case r.err == nil && r.kind.read() && (r.kind == listLatest || r.kind == listAny || r.kind == listAnyDeploy):
+		return r.list.String()
+	case r.err == nil:
+		return r.obj.String()
+	case errors.As(r.err, &se) && se.Reason == "Timeout" && r.took() >= clientTimeout:
+		return fmt.Sprintf("no answer (kubectl gave up after %s)", clientTimeout)
+	case errors.As(r.err, &se):
+		return fmt.Sprintf("%s (%d)", se.Reason, se.Code)
+	}
+	return "error: " + r.err.Error()
+}
+
+// watchCall is one watch request of the watcher and what came back.
+type watchCall struct {
+	kind      string
+	from      int64
+	call, ret time.Duration
+	events    []kube.Event
+	err       error
+	relist    *kube.List // after Gone: the list the watcher started again from
+}
+
+// deleteTry is a pod delete the controller sent.
+type deleteTry struct {
+	at  time.Duration
+	key string
+}
+
+// run is one world of the chapter and what the suite saw in it.
+type run struct {
+	sc      scenario
+	s       *scene.Scene
+	store   *kube.MemStore
+	monitor *check.Monitor
+
+	requests   []request
+	watches    []watchCall
+	reconciles []time.Duration // when each reconcile began
+	audit      audit
+	bad        *badDelete // the first delete no successful read asked for
+	runErr     error
+}
+
+// audit is what the auditor found once everything should have caught up.
+type audit struct {
+	done      bool
+	at        time.Duration
+	rv        int64                       // the history's last version then
+	caches    map[sim.NodeID][2]kube.List // server → deployments, pods (rv=0)
+	cacheErrs map[sim.NodeID]error
+	read      request // a consistent read of web through server-1
+	write     request // a write through server-1
+}
+
+// build makes the world of sc: the store, two API servers running impl,
+// the controller, kubectl, the pipeline, the watcher and the auditor.
+func build(seed int64, sc scenario, impl Impl) *run {
+	s := scene.New(seed, nil, scene.Named(server1, server2), scene.RequestTimeout(clientTimeout),
+		scene.Latency(2*ms, 20*ms))
+	r := &run{sc: sc, s: s, store: kube.NewMemStore(0)}
+	r.monitor = check.NewMonitor(check.Invariant{
+		Name:   noDestruction.name,
+		Rule:   "no pod is deleted because the store could not be reached",
+		Clause: noDestruction.clause,
+		Check: func() error {
+			if r.bad != nil && r.bad.accepted {
+				return errors.New(r.bad.story())
+			}
+			return nil
+		},
+	})
+
+	// The state before the scene, in the store and, for the checkers, in
+	// the history of client operations.
+	must := func(o kube.Object) {
+		o, err := r.store.Create(nil, o)
+		if err != nil {
+			panic(err)
+		}
+		id := s.History.Call("(before)", "", check.Create(o.Key(), o.Value()), 0)
+		s.History.Return(id, check.Acked(o.ResourceVersion), 0)
+	}
+	must(kube.Object{Kind: "deployments", Name: "web", Replicas: initialReplicas})
+	for i := range initialReplicas {
+		must(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
+	}
+	must(kube.Object{Kind: "deployments", Name: "batch", Replicas: 1})
+	must(kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1})
+
+	s.Client(string(kubectl), r.kubectl)
+	s.Client(string(controller), func(p *sim.Proc, api *kube.Client) { r.control(p, api, impl) })
+	s.Client(string(watcher), r.watch)
+	s.W.AddNode(etcd, r.bootStore)
+	for _, id := range s.Servers {
+		s.W.AddNode(id, func(p *sim.Proc) { impl.Serve(p, etcd) })
+	}
+	s.Client(string(pipeline), r.pipeline)
+	s.Client(string(auditor), r.auditor)
+	s.Inject(sc.cut)
+	s.Lanes(kubectl, controller, server1, etcd, server2, pipeline)
+	s.Show(r.shown)
+	return r
+}
+
+// play builds and runs the world; the caller judges it and closes it.
+func play(seed int64, sc scenario, impl Impl) *run {
+	r := build(seed, sc, impl)
+	r.runErr = r.s.Run(sc.end)
+	return r
+}
+
+// shown is what the timeline shows: every note (each client request and
+// its answer), the faults, and the servers' requests to etcd other than the
+// watch cache's polling (those lost on the cut, as lost).
+func (r *run) shown(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvNote:
+		return e.Node != watcher && e.Node != auditor
+	case sim.EvFault, sim.EvCrash, sim.EvRestart:
+		return true
+	case sim.EvSend, sim.EvDrop:
+		if _, watch := e.Msg.(kube.WatchRequest); watch || !r.s.IsServer(e.Node) || e.Peer != etcd {
+			return false
+		}
+		// A request lost on the cut shows once, as lost.
+		return e.Kind == sim.EvDrop || !(e.Node == r.sc.cut.A && r.sc.cut.During(e.At))
+	}
+	return false
+}
+
+// bootStore serves the one history. After every accepted change the
+// invariant is checked.
+func (r *run) bootStore(p *sim.Proc) {
+	serve := kube.Handler(r.store)
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		before := r.store.ResourceVersion()
+		reply, err := serve(p, from, req)
+		if r.store.ResourceVersion() != before {
+			if d, ok := req.(kube.DeleteRequest); ok {
+				r.deleted(p, d.Key, reply.(kube.Object))
+			}
+			r.monitor.Step(p.Now())
+		}
+		return reply, err
+	})
+}
+
+// call sends one of kubectl's or the pipeline's requests and notes it.
+func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv int64) request {
+	c := api.Pin(server)
+	q := request{client: p.Node(), server: server, kind: st.kind, call: p.Now()}
+	latest, cached := kube.ReadOptions{}, kube.ReadOptions{ResourceVersion: kube.Any}
+	switch st.kind {
+	case getLatest:
+		q.what = "GET " + web
+		q.obj, q.err = c.Get(web, latest)
+	case getAny:
+		q.what = "GET " + web + " (rv=0)"
+		q.obj, q.err = c.Get(web, cached)
+	case listLatest:
+		q.what = "LIST pods"
+		q.list, q.err = c.List("pods", latest)
+	case listAny:
+		q.what = "LIST pods (rv=0)"
+		q.list, q.err = c.List("pods", cached)
+	case listAnyDeploy:
+		q.what = "LIST deployments (rv=0)"
+		q.list, q.err = c.List("deployments", cached)
+	case scaleWeb:
+		q.what = fmt.Sprintf("UPDATE %s replicas=%d", web, st.to)
+		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
+	case scaleBatch:
+		q.what = fmt.Sprintf("UPDATE %s replicas=%d", batch, st.to)
+		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to})
+	case scaleBatchIf:
+		q.what = fmt.Sprintf("UPDATE %s replicas=%d if rv=%d", batch, st.to, rv)
+		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to, ResourceVersion: rv})
+	case createJob:
+		name := fmt.Sprintf("job-%d", st.to)
+		q.what = "CREATE deployments/" + name
+		q.obj, q.err = c.Create(kube.Object{Kind: "deployments", Name: name, Replicas: 1})
+	case deleteJob:
+		key := fmt.Sprintf("deployments/job-%d", st.to)
+		q.what = "DELETE " + key
+		q.obj, q.err = c.Delete(key, 0)
+	}
+	q.ret = p.Now()
+	r.requests = append(r.requests, q)
+	return q
+}
+
+// kubectl sends the scenario's requests through server-1, one after the
+// other. A conditional scale uses the version of batch it last read.
+func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
+	var batchRV int64 = 7 // as the scene begins
+	for _, st := range r.sc.steps {
+		if d := st.at - p.Now(); d > 0 {
+			p.Sleep(d)
+		}
+		q := r.call(p, api, server1, st, batchRV)
+		if q.err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
+			batchRV = q.obj.ResourceVersion
+		}
+		if q.err == nil && st.kind == listAnyDeploy {
+			for _, o := range q.list.Items {
+				if o.Key() == batch {
+					batchRV = o.ResourceVersion
+				}
+			}
+		}
+	}
+}
+
+// pipeline scales web through server-2, which still reaches the store,
+// reads it back there, scales batch on the version it read, creates a job
+// and deletes job-0.
+func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
+	p.Sleep(r.sc.scaleAt)
+	r.call(p, api, server2, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
+	r.call(p, api, server2, step{kind: getLatest}, 0)
+	var batchRV int64
+	if q := r.call(p, api, server2, step{kind: listAnyDeploy}, 0); q.err == nil {
+		for _, o := range q.list.Items {
+			if o.Key() == batch {
+				batchRV = o.ResourceVersion
+			}
+		}
+	}
+	r.call(p, api, server2, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
+	r.call(p, api, server2, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
+	r.call(p, api, server2, step{kind: deleteJob, to: 0}, 0)
+	r.call(p, api, server2, step{kind: listAny}, 0)
+}
+
+// control runs the learner's controller through server-1: an informer of
+// pods, and a reconcile of web every period.
+func (r *run) control(p *sim.Proc, api *kube.Client, impl Impl) {
+	c := api.Pin(server1).WithTimeout(controllerTimeout)
+	pods := kube.NewInformer(p, c, "pods", kube.WatchWait(time.Second))
+	pods.WaitForSync(p)
+	p.Sleep(200 * ms)
+	for {
+		r.reconciles = append(r.reconciles, p.Now())
+		if err := impl.Reconcile(p, c, pods, web); err != nil {
+			p.Logf("reconcile: %v", err)
+		}
+		lo, hi := r.sc.period[0], r.sc.period[1]
+		p.Sleep(lo + time.Duration(p.Rand().Int63n(int64(hi-lo)+1)))
+	}
+}
+
+// watch follows pods and deployments through server-1, as kubectl get
+// --watch would, from the beginning of the history; after Gone it lists
+// again (rv=0) and watches on from there.
+func (r *run) watch(p *sim.Proc, api *kube.Client) {
+	c := api.Pin(server1).Quiet()
+	p.Go("watch deployments", func(p *sim.Proc) { r.follow(p, c.For(p), "deployments") })
+	r.follow(p, c, "pods")
+}
+
+func (r *run) follow(p *sim.Proc, c *kube.Client, kind string) {
+	var rv int64
+	for p.Now() < r.sc.end {
+		w := watchCall{kind: kind, from: rv, call: p.Now()}
+		w.events, w.err = c.Watch(kind, rv, watchWait)
+		w.ret = p.Now()
+		if errors.Is(w.err, kube.ErrGone) {
+			l, err := c.List(kind, kube.ReadOptions{ResourceVersion: kube.Any})
+			if err == nil {
+				w.relist = &l
+				rv = l.ResourceVersion
+			}
+		}
+		for _, ev := range w.events {
+			rv = max(rv, ev.Object.ResourceVersion)
+		}
+		r.watches = append(r.watches, w)
+		if w.err != nil {
+			p.Sleep(50 * ms)
+		}
+	}
+}
+
+// auditor checks, once everything should have caught up, what each
+// server's cache shows, then that server-1 answers a consistent read and
+// takes a write.
+func (r *run) auditor(p *sim.Proc, api *kube.Client) {
+	p.Sleep(r.sc.auditAt())
+	a := audit{at: p.Now(), rv: r.store.ResourceVersion(), caches: map[sim.NodeID][2]kube.List{}, cacheErrs: map[sim.NodeID]error{}}
+	for _, id := range r.s.Servers {
+		c := api.Pin(id).Quiet()
+		d, err1 := c.List("deployments", kube.ReadOptions{ResourceVersion: kube.Any})
+		pods, err2 := c.List("pods", kube.ReadOptions{ResourceVersion: kube.Any})
+		a.caches[id] = [2]kube.List{d, pods}
+		a.cacheErrs[id] = errors.Join(err1, err2)
+	}
+	a.read = r.call(p, api, server1, step{kind: getLatest}, 0)
+	a.write = r.call(p, api, server1, step{kind: scaleBatch, to: 99}, 0)
+	a.done = true
+	r.audit = a
+}

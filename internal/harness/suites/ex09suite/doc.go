@@ -1,0 +1,47 @@
+// Package ex09suite is the hidden suite of chapter 9, "When the store goes
+// away": the source's own investigation exercise, run in the simulated
+// cluster.
+//
+// # The cluster
+//
+// One history of accepted changes (a kube.MemStore on node etcd) sits behind
+// two API servers, server-1 and server-2, each running the learner's Serve.
+// A controller (an informer of pods and the learner's Reconcile of
+// deployments/web, every 100 to 250ms), kubectl and a watcher work through
+// server-1; a deploy pipeline works through server-2. The link between
+// server-1 and etcd is cut (scene.Cut), then restored: server-1 still hears
+// its clients and they still hear it; it just cannot reach the history.
+//
+// # The table
+//
+// Each row of the page's table is a check, judged over randomized outages
+// (beginning between 600 and 1500ms, lasting 1.2 to 4 seconds, always longer
+// than every timeout):
+//
+//   - consistent-reads: a read with kube.Latest is answered within Bound,
+//     and never with anything but the history's current state (never from
+//     server-1's cache while it cannot reach etcd).
+//   - cached-reads: a read with kube.Any is answered within Bound, outage or
+//     not, and its answer is the history exactly as it stood at the version
+//     the answer names.
+//   - writes: no client hears yes for a change the history did not hold at
+//     that moment, and a write is refused within Bound; and every client's
+//     writes and consistent reads fit one order of the history (porcupine,
+//     per key).
+//   - watches: the watcher's watches through server-1 stay open during the
+//     outage and deliver the history's changes in order, none skipped and
+//     none the history does not hold (after Gone, it relists and goes on).
+//   - controllers: no pod of web is deleted, or even asked to be deleted,
+//     unless the history, or the controller's last successful read of web,
+//     wants fewer pods than that; checked after every change the store
+//     accepts, and for every delete the controller sends.
+//   - catch-up: CatchUp after the link is restored, server-1 answers a
+//     consistent read and takes a write, both caches hold the history as it
+//     is, the watcher has seen every change, and web has the pods it wants.
+//
+// The story check runs the page's scene (the outage from 1000 to 4000ms,
+// kubectl's "get pods" at 1500ms, the pipeline's scale to 7 at 2500ms) and
+// reports the first row that fails, in the table's order. Its first world
+// prints the figure "outage": every request kubectl and the pipeline sent,
+// through which server, and what came back when; the page quotes it.
+package ex09suite

@@ -1,0 +1,607 @@
+package ex09suite
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// failure is a named failure of the chapter and the clause it breaks.
+type failure struct {
+	name   string
+	clause course.Clause
+}
+
+// The chapter's named failures, row by row of the page's table.
+var (
+	readHung        = failure{"consistent-read-hung", course.DurableAgreement}
+	readStale       = failure{"consistent-read-from-cache", course.OneHistory}
+	cachedRefused   = failure{"cached-read-refused", 0}
+	cachedUntrue    = failure{"cached-read-not-in-history", course.OneHistory}
+	writeAcked      = failure{"acknowledged-without-store", course.AgreementFirst}
+	writeHung       = failure{"write-hung", course.DurableAgreement}
+	watchClosed     = failure{"watch-closed-during-outage", 0}
+	watchSkipped    = failure{"watch-skipped-changes", course.DurableAgreement}
+	watchUnaccepted = failure{"watch-told-unaccepted-change", course.DurableAgreement}
+	noDestruction   = failure{"pod-deleted-on-unreachable-store", course.DurableAgreement}
+	noCatchUp       = failure{"did-not-catch-up", course.DurableAgreement}
+)
+
+// A row is one row of the page's table: a check, and how it judges a run.
+type row struct {
+	check string
+	judge func(r *run) *suite.Failure
+}
+
+// rows are the table's rows, in the page's order.
+var rows = []row{
+	{"consistent-reads", (*run).consistentReads},
+	{"cached-reads", (*run).cachedReads},
+	{"writes", (*run).writes},
+	{"watches", (*run).watchesFollow},
+	{"controllers", (*run).controllerHeld},
+	{"catch-up", (*run).caughtUp},
+}
+
+// fail builds the failure f of this run at virtual time at, with the
+// timeline around it.
+func (r *run) fail(f failure, at time.Duration, details string, format string, args ...any) *suite.Failure {
+	at = at.Round(100 * time.Microsecond)
+	return &suite.Failure{Name: f.name, Clause: f.clause, At: at, Seed: r.s.Seed,
+		Story:    fmt.Sprintf(format, args...),
+		Details:  strings.TrimSpace(details + "\n\n" + r.sceneLines()),
+		Timeline: r.s.Timeline(at)}
+}
+
+// sceneLines describes the scene from its own values.
+func (r *run) sceneLines() string {
+	return fmt.Sprintf("the scene: etcd holds the one history; server-1 and server-2 are API servers in front of it.\n"+
+		"  %s\n  the pipeline scales web to %d through server-2 at %s\n  the controller reconciles web through server-1; kubectl works through server-1",
+		r.sc.cut, r.sc.scaleTo, fmtT(r.sc.scaleAt))
+}
+
+func fmtT(d time.Duration) string { return suite.FormatTime(d) }
+
+// --- the history, as the store accepted it -------------------------------
+
+// changes is every change the store accepted, with the time it did.
+func (r *run) changes() []check.Change { return r.store.Changes() }
+
+// versionAt is the history's last version accepted at or before t.
+func (r *run) versionAt(t time.Duration) int64 {
+	var v int64
+	for _, c := range r.changes() {
+		if c.At <= t {
+			v = c.Version
+		}
+	}
+	return v
+}
+
+// stateAt is the history's objects of kind (all kinds if "") as of version
+// v: value by key.
+func (r *run) stateAt(kind string, v int64) map[string]any {
+	state := map[string]any{}
+	for _, c := range r.changes() {
+		if c.Version > v {
+			break
+		}
+		if k, _ := kube.SplitKey(c.Key); kind != "" && k != kind {
+			continue
+		}
+		if c.Deleted {
+			delete(state, c.Key)
+		} else {
+			state[c.Key] = c.Value
+		}
+	}
+	return state
+}
+
+// change finds the change at version v, if the history holds one.
+func (r *run) change(v int64) (check.Change, bool) {
+	for _, c := range r.changes() {
+		if c.Version == v {
+			return c, true
+		}
+	}
+	return check.Change{}, false
+}
+
+// latestOf is the last change of key accepted at or before t.
+func (r *run) latestOf(key string, t time.Duration) (check.Change, bool) {
+	var out check.Change
+	found := false
+	for _, c := range r.changes() {
+		if c.Key == key && c.At <= t {
+			out, found = c, true
+		}
+	}
+	return out, found
+}
+
+// podsAndDesired counts web's pods and what web desires in a state.
+func podsAndDesired(state map[string]any) (pods, desired int) {
+	for k, v := range state {
+		if strings.HasPrefix(k, "pods/") && v == web {
+			pods++
+		}
+	}
+	if d, ok := state[web].(int); ok {
+		desired = d
+	}
+	return pods, desired
+}
+
+// listState is a list's items as a state: value by key.
+func listState(l kube.List) map[string]any {
+	state := map[string]any{}
+	for _, o := range l.Items {
+		state[o.Key()] = o.Value()
+	}
+	return state
+}
+
+// diff says how a state differs from the history's: "pods/web-5 missing,
+// deployments/web replicas 5 where the history has 7".
+func diff(got, want map[string]any) string {
+	var out []string
+	keys := make([]string, 0, len(got)+len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		g, inGot := got[k]
+		w, inWant := want[k]
+		switch {
+		case !inGot:
+			out = append(out, k+" missing")
+		case !inWant:
+			out = append(out, k+" is not in the history")
+		case fmt.Sprint(g) != fmt.Sprint(w):
+			out = append(out, fmt.Sprintf("%s is %v where the history has %v", k, g, w))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// outage says when the cut was, for stories.
+func (r *run) outage() string {
+	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", fmtT(r.sc.cut.From), fmtT(r.sc.cut.Until()))
+}
+
+// inOutage reports whether a request of server-1's was sent during the cut.
+func (r *run) inOutage(q request) bool { return q.server == server1 && r.sc.cut.During(q.call) }
+
+func (q request) describe() string {
+	return fmt.Sprintf("%s's %s through %s at %s", q.client, q.what, q.server, fmtT(q.call))
+}
+
+// --- row 1: consistent reads fail fast, never stale, never hanging --------
+
+func (r *run) consistentReads() *suite.Failure {
+	for _, q := range r.requests {
+		if !q.kind.latest() {
+			continue
+		}
+		if q.took() > Bound {
+			return r.fail(readHung, q.call+Bound, "",
+				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
+				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+		}
+		if q.err != nil {
+			continue
+		}
+		if r.inOutage(q) && q.ret < r.sc.cut.Until() {
+			return r.fail(readStale, q.ret, "",
+				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
+				q.describe(), q.answer(), fmtT(q.ret), r.outage())
+		}
+		if why := r.notCurrent(q); why != "" {
+			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+		}
+	}
+	return nil
+}
+
+// notCurrent says why a consistent read's answer was not the history's
+// current state at some moment while it was in flight, or "".
+func (r *run) notCurrent(q request) string {
+	switch q.kind {
+	case getLatest:
+		last, ok := r.latestOf(web, q.call)
+		if ok && q.obj.ResourceVersion < last.Version {
+			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, fmtT(last.At))
+		}
+	case listLatest:
+		if v := r.versionAt(q.call); q.list.ResourceVersion < v {
+			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
+		}
+		if d := diff(listState(q.list), r.stateAt("pods", q.list.ResourceVersion)); d != "" {
+			return "but the history at rv=" + fmt.Sprint(q.list.ResourceVersion) + " differs: " + d
+		}
+	}
+	return ""
+}
+
+// --- row 2: "0" reads are served from the cache, and true to their version
+
+func (r *run) cachedReads() *suite.Failure {
+	for _, q := range r.requests {
+		if !q.kind.read() || q.kind.latest() {
+			continue
+		}
+		refused := q.err != nil || q.took() > Bound
+		if refused && q.client != auditor {
+			at := q.ret
+			if q.took() > Bound {
+				at = q.call + Bound
+			}
+			return r.fail(cachedRefused, at, "",
+				"%s (a read with resourceVersion \"0\", which any version may answer) got %s after %s: server-1's watch cache could have answered it at once, store or no store (%s)",
+				q.describe(), q.answer(), fmtT(q.took()), r.outage())
+		}
+		if q.err != nil {
+			continue
+		}
+		if why := r.untrue(q); why != "" {
+			return r.fail(cachedUntrue, q.ret, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+		}
+	}
+	return nil
+}
+
+// untrue says why a cached read's answer is not the history as it stood at
+// the version the answer names, or "".
+func (r *run) untrue(q request) string {
+	if q.kind == getAny {
+		c, ok := r.change(q.obj.ResourceVersion)
+		if !ok || c.Key != web || c.At > q.ret || fmt.Sprint(c.Value) != fmt.Sprint(q.obj.Value()) {
+			return fmt.Sprintf("but the history never held %s at rv=%d: the server answered with a change the store had not accepted", q.obj, q.obj.ResourceVersion)
+		}
+		return ""
+	}
+	kind := "pods"
+	if q.kind == listAnyDeploy {
+		kind = "deployments"
+	}
+	if v := r.versionAt(q.ret); q.list.ResourceVersion > v {
+		return fmt.Sprintf("but the history had only reached rv=%d: the list names a version the store had not accepted", v)
+	}
+	if d := diff(listState(q.list), r.stateAt(kind, q.list.ResourceVersion)); d != "" {
+		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list.ResourceVersion, d)
+	}
+	return ""
+}
+
+// --- row 3: writes are refused, never acknowledged without the store ------
+
+func (r *run) writes() *suite.Failure {
+	for _, op := range r.s.History.Operations() {
+		if !op.Acknowledged() {
+			continue
+		}
+		c, ok := r.change(op.Result.Version)
+		if ok && c.Key == op.Input.Key && c.At <= op.Return {
+			continue
+		}
+		later := "it never reached the history"
+		for _, c := range r.changes() {
+			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
+				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
+				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+				break
+			}
+		}
+		held := fmt.Sprintf("the history held no change at rv=%d", op.Result.Version)
+		if ok {
+			held = fmt.Sprintf("the change at rv=%d in the history is %s=%v", c.Version, c.Key, c.Value)
+		}
+		return r.fail(writeAcked, op.Return, "the write: "+op.String(),
+			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
+			op.Client, op.Input, op.Server, fmtT(op.Return), op.Result.Version, held, later, r.outage())
+	}
+	for _, q := range r.requests {
+		if !q.kind.read() && q.took() > Bound {
+			return r.fail(writeHung, q.call+Bound, "",
+				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
+				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+		}
+	}
+	// Every client's writes and consistent reads, the controller's too,
+	// must fit one order of the history (porcupine, per key).
+	if l := check.Linearizable(r.s.History, 0); !l.OK() {
+		v := l.Violation
+		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
+		if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), r.s.Faults); err == nil {
+			f.HTML = html
+		}
+		return f
+	}
+	return nil
+}
+
+// --- row 4: watches stay open and quiet, then go on without a gap ---------
+
+func (r *run) watchesFollow() *suite.Failure {
+	for _, kind := range []string{"pods", "deployments"} {
+		var want []check.Change
+		for _, c := range r.changes() {
+			if k, _ := kube.SplitKey(c.Key); k == kind {
+				want = append(want, c)
+			}
+		}
+		pos := 0
+		for _, w := range r.watches {
+			if w.kind != kind {
+				continue
+			}
+			if w.err != nil && !isGone(w.err) && r.sc.cut.During(w.call) {
+				return r.fail(watchClosed, w.ret, "",
+					"the watcher's WATCH %s from rv=%d through server-1 at %s ended in %v at %s: a watch served from the cache has no reason to end while the store is away (%s)",
+					kind, w.from, fmtT(w.call), w.err, fmtT(w.ret), r.outage())
+			}
+			if w.relist != nil {
+				pos = 0
+				for pos < len(want) && want[pos].Version <= w.relist.ResourceVersion {
+					pos++
+				}
+			}
+			for _, ev := range w.events {
+				got := check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(), Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted}
+				if pos < len(want) && same(got, want[pos]) {
+					pos++
+					continue
+				}
+				if c, ok := r.change(got.Version); !ok || !same(got, c) {
+					return r.fail(watchUnaccepted, w.ret, "",
+						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, a change the history does not hold at rv=%d (%s)",
+						kind, w.from, ev, fmtT(w.ret), got.Version, r.outage())
+				}
+				if pos < len(want) && got.Version > want[pos].Version {
+					missed := want[pos]
+					return r.fail(watchSkipped, w.ret, "",
+						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
+						kind, w.from, ev, fmtT(w.ret), missed.Version, missed.Key, describeValue(missed), fmtT(missed.At), r.outage())
+				}
+				return r.fail(watchSkipped, w.ret, "",
+					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
+					kind, w.from, ev, fmtT(w.ret), prevVersion(want, pos))
+			}
+		}
+	}
+	return nil
+}
+
+func same(a, b check.Change) bool {
+	return a.Version == b.Version && a.Key == b.Key && a.Deleted == b.Deleted && (a.Deleted || fmt.Sprint(a.Value) == fmt.Sprint(b.Value))
+}
+
+func describeValue(c check.Change) string {
+	if c.Deleted {
+		return "deleted"
+	}
+	return fmt.Sprint(c.Value)
+}
+
+func prevVersion(want []check.Change, pos int) int64 {
+	if pos == 0 {
+		return 0
+	}
+	return want[pos-1].Version
+}
+
+func isGone(err error) bool {
+	se, ok := err.(*kube.StatusError)
+	return ok && se.Reason == "Gone"
+}
+
+// --- row 5: no destructive action because the store could not be reached -
+
+// badDelete is a delete of one of web's pods that nothing in the history
+// asked for.
+type badDelete struct {
+	key        string
+	sent       time.Duration
+	accepted   bool
+	acceptedAt time.Duration
+	pods       int // web's pods once it took effect (or had it taken effect)
+	desired    int
+	read       *check.Operation // the controller's last read of web before it sent the delete
+}
+
+func (b *badDelete) story() string {
+	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", fmtT(b.sent), b.key, b.pods, b.desired)
+	if b.accepted {
+		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, fmtT(b.sent), fmtT(b.acceptedAt), b.pods, b.desired)
+	}
+	switch {
+	case b.read == nil:
+		return what + ": it had not read deployments/web in that reconcile"
+	case b.read.Result.Outcome == check.OK:
+		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", fmtT(b.read.Call), b.read.Result.Value)
+	}
+	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (the store could not be reached), and it took a failed read for a deployment that wants no pods",
+		fmtT(b.read.Call), fmtT(b.read.Return))
+}
+
+// justified decides about one delete of a web pod, which would leave pods
+// pods: fine if the history desires no more than that at time at, or the
+// controller's last read of web before sent succeeded and desired no more.
+// A read that raced a scale is the controller's best knowledge, not a
+// failure of it.
+func (r *run) justified(key string, sent, at time.Duration, pods int) *badDelete {
+	_, desired := podsAndDesired(r.stateAt("", r.versionAt(at)))
+	if pods >= desired {
+		return nil
+	}
+	b := &badDelete{key: key, sent: sent, pods: pods, desired: desired}
+	for _, op := range r.s.History.Operations() {
+		if op.Client == string(controller) && op.Input.Kind == check.KindRead && op.Input.Key == web &&
+			op.Result.Outcome != check.Pending && op.Return <= sent {
+			b.read = &op
+		}
+	}
+	if b.read != nil && b.read.Result.Outcome == check.OK {
+		if d, err := strconv.Atoi(fmt.Sprint(b.read.Result.Value)); err == nil && pods >= d {
+			return nil
+		}
+	}
+	return b
+}
+
+// deleted is called by the store after it accepted a delete of key.
+func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
+	if o.Kind != "pods" || o.Owner != web || (r.bad != nil && r.bad.accepted) {
+		return
+	}
+	sent := p.Now()
+	for _, op := range r.s.History.Operations() {
+		if op.Client == string(controller) && op.Input.Kind == check.KindDelete && op.Input.Key == key && op.Call <= p.Now() {
+			sent = op.Call
+		}
+	}
+	pods, _ := podsAndDesired(r.stateAt("", r.store.ResourceVersion()))
+	if b := r.justified(key, sent, p.Now(), pods); b != nil {
+		b.accepted, b.acceptedAt = true, p.Now()
+		r.bad = b
+	}
+}
+
+func (r *run) controllerHeld() *suite.Failure {
+	var first *badDelete
+	if r.monitor.Violation() != nil {
+		first = r.bad // the monitor stopped at the first accepted delete nobody asked for
+	}
+	for _, op := range r.s.History.Operations() {
+		if op.Client != string(controller) || op.Input.Kind != check.KindDelete || !strings.HasPrefix(op.Input.Key, "pods/") {
+			continue
+		}
+		if first != nil && op.Call >= first.sent {
+			break
+		}
+		state := r.stateAt("", r.versionAt(op.Call))
+		if _, exists := state[op.Input.Key]; !exists {
+			continue // a delete of what is already gone takes nothing away
+		}
+		pods, _ := podsAndDesired(state)
+		if b := r.justified(op.Input.Key, op.Call, op.Call, pods-1); b != nil {
+			first = b
+			break
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	at := first.sent
+	if first.accepted {
+		at = first.acceptedAt
+	}
+	return r.fail(noDestruction, at, "", "%s (%s)", first.story(), r.outage())
+}
+
+// --- row 6: everything catches up after the outage ------------------------
+
+func (r *run) caughtUp() *suite.Failure {
+	a := r.audit
+	heal := r.sc.cut.Until()
+	if !a.done {
+		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, fmtT(heal))
+	}
+	if a.read.err != nil || a.write.err != nil {
+		q := a.read
+		if q.err == nil {
+			q = a.write
+		}
+		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), fmtT(q.call-heal), fmtT(heal), q.answer())
+	}
+	state := r.stateAt("", a.rv)
+	if pods, desired := podsAndDesired(state); pods != desired {
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, fmtT(heal), pods, desired)
+	}
+	for _, id := range r.s.Servers {
+		if err := a.cacheErrs[id]; err != nil {
+			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back, a read with rv=\"0\" from %s failed: %v", fmtT(a.at), CatchUp, id, err)
+		}
+		for i, kind := range []string{"deployments", "pods"} {
+			l := a.caches[id][i]
+			if l.ResourceVersion < a.rv {
+				want := r.stateAt(kind, a.rv)
+				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s was still at rv=%d where the history is at rv=%d: %s",
+					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
+			}
+			if d := diff(listState(l), r.stateAt(kind, l.ResourceVersion)); d != "" {
+				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s at rv=%d is not the history at that version: %s",
+					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, d)
+			}
+		}
+	}
+	for _, kind := range []string{"pods", "deployments"} {
+		var last int64
+		for _, c := range r.changes() {
+			if k, _ := kube.SplitKey(c.Key); k == kind && c.Version <= a.rv {
+				last = c.Version
+			}
+		}
+		var seen int64
+		for _, w := range r.watches {
+			if w.kind == kind && w.ret <= a.at {
+				if w.relist != nil {
+					seen = max(seen, w.relist.ResourceVersion)
+				}
+				for _, ev := range w.events {
+					seen = max(seen, ev.Object.ResourceVersion)
+				}
+			}
+		}
+		if seen < last {
+			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, the watcher's watch of %s through server-1 had delivered changes up to rv=%d only; the history's last change of %s is rv=%d",
+				fmtT(a.at), CatchUp, fmtT(heal), kind, seen, kind, last)
+		}
+	}
+	return nil
+}
+
+func orSame(d string) string {
+	if d == "" {
+		return "the same objects, but behind"
+	}
+	return d
+}
+
+// outageFigure is what kubectl and the pipeline asked, through which
+// server, and what they got: one request a line, in the order they were
+// sent, with the outage marked.
+func (r *run) outageFigure() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
+	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
+	reqs := slices.Clone(r.requests)
+	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.call - b.call) })
+	for _, q := range reqs {
+		if q.client == auditor {
+			continue
+		}
+		mark := " "
+		if q.server == r.sc.cut.A && r.sc.cut.During(q.call) {
+			mark = "✂"
+		}
+		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", fmtT(q.call), mark, q.client, q.server, q.what, fmtT(q.ret), fmtT(q.took()), q.answer())
+	}
+	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
+	return b.String()
+}

@@ -1,0 +1,193 @@
+package ex09suite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+// idle is an implementation that is never run: the tests below judge
+// records they write themselves.
+var idle = Impl{
+	Serve:     func(p *sim.Proc, store sim.NodeID) {},
+	Reconcile: func(p *sim.Proc, c *kube.Client, pods *kube.Informer, key string) error { return nil },
+}
+
+// judged builds the story's world without running it, so that a test can
+// write what the clients saw and ask a row for its verdict.
+func judged(t *testing.T) *run {
+	r := build(1, storyScenario(), idle)
+	t.Cleanup(r.s.Close)
+	return r
+}
+
+// The story's own scene: web at rv=1, its five pods at rv=2..6, batch at 7,
+// job-0 at 8.
+func TestTheSceneBeginsWithWebItsFivePodsBatchAndAJob(t *testing.T) {
+	r := judged(t)
+	pods, desired := podsAndDesired(r.stateAt("", 8))
+	assert.Equal(t, 5, pods)
+	assert.Equal(t, 5, desired)
+	assert.Equal(t, int64(8), r.versionAt(0))
+}
+
+// kubectl's "get pods" during the outage must not be answered from
+// server-1's cache: server-1 could not have asked etcd.
+func TestAConsistentReadAnsweredDuringTheOutageCameFromTheCache(t *testing.T) {
+	r := judged(t)
+	r.requests = []request{{client: kubectl, server: server1, kind: getLatest, what: "GET " + web,
+		call: 1500 * ms, ret: 1512 * ms, obj: kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 1}}}
+	f := r.consistentReads()
+	require.NotNil(t, f)
+	assert.Equal(t, readStale.name, f.Name)
+	assert.Contains(t, f.Story, "server-1 could not have asked the store")
+}
+
+// The same read failing within the bound is what the table asks for; one
+// that took longer hung, whatever it said in the end.
+func TestAConsistentReadMustFailWithinTheBound(t *testing.T) {
+	r := judged(t)
+	fast := request{client: kubectl, server: server1, kind: listLatest, what: "LIST pods", call: 1500 * ms, ret: 1810 * ms,
+		err: kube.Unavailable("the store did not answer")}
+	r.requests = []request{fast}
+	assert.Nil(t, r.consistentReads())
+	slow := fast
+	slow.ret = 1500*ms + Bound + time.Millisecond
+	r.requests = []request{slow}
+	f := r.consistentReads()
+	require.NotNil(t, f)
+	assert.Equal(t, readHung.name, f.Name)
+	assert.Equal(t, 2500*ms, f.At, "the moment the bound ran out")
+}
+
+// A cached list must be the history as of the version it names: five pods
+// at rv=8 is true, four is not, and rv=9 names a version never accepted.
+func TestACachedListIsJudgedAgainstTheVersionItNames(t *testing.T) {
+	r := judged(t)
+	var items []kube.Object
+	for _, o := range r.store.Objects() {
+		if o.Kind == "pods" {
+			items = append(items, o)
+		}
+	}
+	q := request{client: kubectl, server: server1, kind: listAny, what: "LIST pods (rv=0)", call: 1500 * ms, ret: 1505 * ms,
+		list: kube.List{Items: items, ResourceVersion: 8}}
+	r.requests = []request{q}
+	assert.Nil(t, r.cachedReads())
+
+	q.list.Items = items[1:]
+	r.requests = []request{q}
+	f := r.cachedReads()
+	require.NotNil(t, f)
+	assert.Equal(t, cachedUntrue.name, f.Name)
+	assert.Contains(t, f.Story, "pods/web-0 missing")
+
+	q.list = kube.List{Items: items, ResourceVersion: 9}
+	r.requests = []request{q}
+	require.NotNil(t, r.cachedReads())
+	assert.Contains(t, r.cachedReads().Story, "had only reached rv=8")
+}
+
+// A delete is fine when the controller's last read of web wanted fewer
+// pods; after a failed read it is the destruction the chapter forbids.
+func TestADeleteAfterAFailedReadIsDestructiveAndAfterAGoodOneItIsNot(t *testing.T) {
+	r := judged(t)
+	h := r.s.History
+	read := h.Call(string(controller), string(server1), check.Read(web), 1000*ms)
+	h.Timeout(read, 1300*ms)
+	b := r.justified("pods/web-4", 1310*ms, 1310*ms, 4)
+	require.NotNil(t, b, "web wants 5; deleting web-4 leaves 4")
+	assert.Contains(t, b.story(), "took a failed read for a deployment that wants no pods")
+
+	good := h.Call(string(controller), string(server1), check.Read(web), 1400*ms)
+	h.Return(good, check.Found(3, 12), 1410*ms)
+	assert.Nil(t, r.justified("pods/web-4", 1420*ms, 1420*ms, 4), "its last read said web wants 3")
+	assert.NotNil(t, r.justified("pods/web-2", 1420*ms, 1420*ms, 2), "but not fewer than 3")
+}
+
+// A watch that comes back past a change skipped it; one that delivers a
+// change the history does not hold was told of something never accepted.
+func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
+	r := judged(t)
+	scale := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 7, ResourceVersion: 9}}
+	job := kube.Event{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "job-1", Replicas: 1, ResourceVersion: 10}}
+	require.NoError(t, r.store.Apply(nil, scale))
+	require.NoError(t, r.store.Apply(nil, job))
+	var first []kube.Event // the deployments as the history added them: web, batch, job-0
+	for _, c := range r.changes() {
+		if k, name := kube.SplitKey(c.Key); k == "deployments" && c.Version <= 8 {
+			first = append(first, kube.Event{Type: kube.Added, Object: kube.Object{Kind: k, Name: name, Replicas: c.Value.(int), ResourceVersion: c.Version}})
+		}
+	}
+	r.watches = []watchCall{{kind: "deployments", call: 0, ret: 10 * ms, events: first}, {kind: "deployments", from: 8, call: 4100 * ms, ret: 4200 * ms, events: []kube.Event{job}}}
+	f := r.watchesFollow()
+	require.NotNil(t, f)
+	assert.Equal(t, watchSkipped.name, f.Name)
+	assert.Contains(t, f.Story, "skipping rv=9")
+
+	r.watches[1].events = []kube.Event{scale, job}
+	assert.Nil(t, r.watchesFollow())
+
+	bogus := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
+	r.watches[1].events = []kube.Event{bogus}
+	f = r.watchesFollow()
+	require.NotNil(t, f)
+	assert.Equal(t, watchUnaccepted.name, f.Name)
+}
+
+// A write acknowledged from server-1's memory while the link was cut is the
+// failure of the writes row, however the history later took it.
+func TestAWriteAcknowledgedBeforeTheHistoryHeldItIsCaught(t *testing.T) {
+	r := judged(t)
+	h := r.s.History
+	id := h.Call(string(kubectl), string(server1), check.Write(web, 6), 2000*ms)
+	h.Return(id, check.Acked(9), 2300*ms)
+	f := r.writes()
+	require.NotNil(t, f)
+	assert.Equal(t, writeAcked.name, f.Name)
+	assert.Contains(t, f.Story, "it never reached the history")
+
+	later := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
+	require.NoError(t, r.store.Apply(nil, later)) // accepted "at 0ms" here: before the yes, so fine
+	assert.Nil(t, r.writes())
+}
+
+// Once the link is back, a cache still behind the history has not caught
+// up, even if everything it shows was true once.
+func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
+	r := judged(t)
+	lists := func(rv int64) [2]kube.List {
+		var d, p kube.List
+		d.ResourceVersion, p.ResourceVersion = rv, rv
+		for _, o := range r.store.Objects() {
+			if o.ResourceVersion > rv {
+				continue
+			}
+			if o.Kind == "deployments" {
+				d.Items = append(d.Items, o)
+			} else {
+				p.Items = append(p.Items, o)
+			}
+		}
+		return [2]kube.List{d, p}
+	}
+	ok := request{client: auditor, server: server1, kind: getLatest, what: "GET " + web, call: 7000 * ms, ret: 7010 * ms}
+	r.audit = audit{done: true, at: 7000 * ms, rv: 8, read: ok, write: ok,
+		caches:    map[sim.NodeID][2]kube.List{server1: lists(8), server2: lists(8)},
+		cacheErrs: map[sim.NodeID]error{}}
+	r.watches = []watchCall{{kind: "pods", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "pods", Name: "web-4", Owner: web, ResourceVersion: 6}}}},
+		{kind: "deployments", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1, ResourceVersion: 8}}}}}
+	assert.Nil(t, r.caughtUp())
+
+	r.audit.caches[server1] = lists(6)
+	f := r.caughtUp()
+	require.NotNil(t, f)
+	assert.Equal(t, noCatchUp.name, f.Name)
+	assert.Contains(t, f.Story, "server-1's cache of deployments was still at rv=6")
+}

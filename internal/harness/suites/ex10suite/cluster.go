@@ -1,0 +1,242 @@
+package ex10suite
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// The chapter's network, stated once: servers sit 380–400ms apart, the
+// source's slow link; clients sit next to the leader.
+var (
+	peerLink   = sim.Link{Min: 380 * time.Millisecond, Max: 400 * time.Millisecond}
+	clientLink = [2]time.Duration{time.Millisecond, 2 * time.Millisecond}
+	// roundTrip is one round trip between two servers at the slowest.
+	roundTrip = 2 * peerLink.Max
+)
+
+// diskSync is how long a sync takes on every server: a disk that is slow
+// next to memory and fast next to a round trip.
+const diskSync = 10 * time.Millisecond
+
+// requestTimeout is how long a client waits for an answer: longer than the
+// leader waits for agreement (3s) before it answers Timeout, and short
+// enough that a client whose leader crashed mid-request tries again soon.
+const requestTimeout = 3500 * time.Millisecond
+
+// leader is the fixed leader, servers[0]; clients send it everything.
+const leader sim.NodeID = "server-1"
+
+// logFile is the name of the log on every server's disk (the chapter's
+// LogFile); its records are a 4-byte length, a 4-byte CRC32 and the entry
+// as JSON.
+const logFile = "log"
+
+// world is one scene of the chapter and what its clients saw.
+type world struct {
+	*scene.Scene
+	early []earlyAck // acknowledgements that came before a majority held the write
+	// majorityKept: the scene's fault leaves the leader and a majority up
+	// and connected, so every write must be answered.
+	majorityKept bool
+
+	starts map[sim.NodeID][]int // where each record of each server's log begins, as read so far
+	acks   []ack                // every acknowledged write, in the order the clients heard yes
+}
+
+// ack is one write a client heard yes to.
+type ack struct {
+	client string
+	what   string        // "scale deployments/web to 5"
+	index  int64         // its position in the log
+	sent   time.Duration // when the client sent it
+	at     time.Duration // when the client received the yes
+
+	otherAt sim.NodeID // a server whose disk holds a different change at index
+}
+
+// earlyAck is an acknowledgement a majority did not back.
+type earlyAck struct {
+	ack
+	holders []sim.NodeID // the servers whose disks held the entry then
+	other   kube.Event   // a different change another server's disk held at that position, if any
+}
+
+// newWorld builds a scene of n servers with the chapter's links.
+func newWorld(seed int64, serve scene.Boot, n int) *world {
+	s := scene.New(seed, serve, scene.Servers(n), scene.Latency(clientLink[0], clientLink[1]),
+		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(diskSync)))
+	for i, a := range s.Servers {
+		for _, b := range s.Servers[i+1:] {
+			s.W.SetLinks(a, b, peerLink)
+		}
+	}
+	s.Show(func(e sim.Event) bool {
+		switch e.Kind {
+		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+			return true
+		case sim.EvDisk:
+			return false
+		}
+		// The messages between servers, but not the heartbeats.
+		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !strings.HasPrefix(fmt.Sprint(e.Msg), "COMMIT")
+	})
+	return &world{Scene: s, starts: map[sim.NodeID][]int{}}
+}
+
+// writer is one client that writes through the leader and checks, the
+// instant it hears yes, which servers hold the write on their disks.
+type writer struct {
+	w   *world
+	p   *sim.Proc
+	api *kube.Client
+}
+
+func (w *world) writer(p *sim.Proc, api *kube.Client) writer {
+	return writer{w: w, p: p, api: api.Pin(leader)}
+}
+
+// create, scale, scaleIf and remove are the writes of the chapter's
+// workloads; each reports whether it was acknowledged.
+func (c writer) create(name string, replicas int) bool {
+	start := c.p.Now()
+	obj, err := c.api.Create(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
+	return c.heard(start, fmt.Sprintf("create deployments/%s=%d", name, replicas), obj, err, false)
+}
+
+func (c writer) scale(name string, replicas int) bool {
+	start := c.p.Now()
+	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
+	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d", name, replicas), obj, err, false)
+}
+
+func (c writer) scaleIf(name string, replicas int, rv int64) bool {
+	start := c.p.Now()
+	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas, ResourceVersion: rv})
+	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv), obj, err, false)
+}
+
+func (c writer) remove(name string) bool {
+	start := c.p.Now()
+	obj, err := c.api.Delete("deployments/"+name, 0)
+	return c.heard(start, "delete deployments/"+name, obj, err, true)
+}
+
+// heard records an acknowledgement and asks every server's disk whether it
+// holds the entry. Clients sit a millisecond or two from the leader, so the
+// disks are read about when the leader said yes.
+func (c writer) heard(start time.Duration, what string, obj kube.Object, err error, deleted bool) bool {
+	if err != nil {
+		return false
+	}
+	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}
+	c.w.acks = append(c.w.acks, a)
+	var holders []sim.NodeID
+	var other *held
+	for _, id := range c.w.Servers {
+		switch h := c.w.heldAt(id, a.index); {
+		case h.same(obj, deleted):
+			holders = append(holders, id)
+		case h.ok && other == nil:
+			other, a.otherAt = &h, id
+		}
+	}
+	if len(holders) < len(c.w.Servers)/2+1 {
+		e := earlyAck{ack: a, holders: holders}
+		if other != nil {
+			e.other = other.event
+		}
+		c.w.early = append(c.w.early, e)
+	}
+	return true
+}
+
+// held is what a server's disk holds durably at one log position.
+type held struct {
+	ok    bool       // there is a whole entry there
+	event kube.Event // the change it holds
+}
+
+// heldAt reads node's disk: the log entry at index, as a crash now would
+// keep it. Entry n is the log's n-th record; the world remembers where each
+// record starts, so an acknowledgement costs a few small reads.
+func (w *world) heldAt(node sim.NodeID, index int64) held {
+	f := w.W.Disk(node).Open(logFile)
+	synced := f.Synced()
+	starts := w.starts[node]
+	if len(starts) == 0 || starts[len(starts)-1] > synced { // a fresh look, or the log was cut
+		starts = []int{0}
+	}
+	for int64(len(starts)) <= index { // starts[k] is where record k+1 begins
+		off := starts[len(starts)-1]
+		head := f.ReadAt(off, 8)
+		if off+8 > synced || len(head) < 8 {
+			break
+		}
+		end := off + 8 + int(binary.BigEndian.Uint32(head[0:4]))
+		if end > synced {
+			break
+		}
+		starts = append(starts, end)
+	}
+	w.starts[node] = starts
+	if int64(len(starts)) <= index {
+		return held{}
+	}
+	off := starts[index-1]
+	rec := f.ReadAt(off, starts[index]-off)
+	var e struct {
+		Index int64
+		Event kube.Event
+	}
+	payload := rec[8:]
+	ok := crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(rec[4:8]) && json.Unmarshal(payload, &e) == nil && e.Index == index
+	return held{ok: ok, event: e.Event}
+}
+
+// same reports whether h is the change a client was told is at its index.
+func (h held) same(obj kube.Object, deleted bool) bool {
+	return h.ok && h.event.Object.Key() == obj.Key() && h.event.Object.Replicas == obj.Replicas &&
+		(h.event.Type == kube.Deleted) == deleted
+}
+
+// reportEarly reports the first acknowledgement that came before a majority
+// held the write: the chapter's tempting wrong answer.
+func (w *world) reportEarly(t testing.TB) bool {
+	if len(w.early) == 0 {
+		return true
+	}
+	e := w.early[0]
+	if e.otherAt != "" {
+		w.Fail(t, suite.Failure{Name: "divergent-history", Clause: course.DurableAgreement, At: e.at,
+			Story: fmt.Sprintf("two servers' logs hold different changes at position %d: %s heard yes for %s there at %s, "+
+				"while %s's disk holds %s %s at that position: a follower's log is not a prefix of the leader's",
+				e.index, e.client, e.what, suite.FormatTime(e.at), e.otherAt, e.other.Type, e.other.Object),
+			Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))})
+		return false
+	}
+	held := "no server's disk held it"
+	if len(e.holders) > 0 {
+		names := make([]string, len(e.holders))
+		for i, h := range e.holders {
+			names[i] = string(h)
+		}
+		held = "only " + strings.Join(names, " and ") + " held it on disk"
+	}
+	w.Fail(t, suite.Failure{Name: "acknowledged-before-agreement", Clause: course.AgreementFirst, At: e.at,
+		Story: fmt.Sprintf("%s heard yes for %s (log entry %d) at %s, sent at %s; when the yes arrived %s, "+
+			"and a majority of the %d servers is %d: a crash of the leader then would lose a write its client was told is safe",
+			e.client, e.what, e.index, suite.FormatTime(e.at), suite.FormatTime(e.sent), held, len(w.Servers), len(w.Servers)/2+1),
+		Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))})
+	return false
+}

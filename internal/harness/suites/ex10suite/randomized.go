@@ -1,0 +1,216 @@
+package ex10suite
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// throughputCheck: bursts of every size over links of every length are done
+// within one round trip per write in a row, plus one.
+func throughputCheck(t *testing.T, serve scene.Boot) {
+	var b *sizedBurst
+	scene.Search{
+		Seeds: suite.Seeds(throughputSeeds),
+		Build: func(seed int64) *scene.Scene { b = randomBurst(seed, serve); return b.Scene },
+		Judge: func(t *testing.T, _ *scene.Scene) bool {
+			return b.ReportRun(t) && b.reportEarly(t) && b.reportMissing(t) && b.reportSlow(t, 2*b.link.Max, b.writes+1)
+		},
+	}.Run(t)
+}
+
+type sizedBurst struct {
+	*burst
+	link sim.Link
+}
+
+// randomBurst draws a burst: three to five controllers, three to five writes
+// each, servers 100–400ms apart.
+func randomBurst(seed int64, serve scene.Boot) *sizedBurst {
+	rnd := sim.New(seed).Rand() // the shape of the burst; the world below has its own
+	clients, writes := 3+rnd.Intn(3), 3+rnd.Intn(3)
+	far := time.Duration(100+rnd.Intn(301)) * time.Millisecond
+	link := sim.Link{Min: far * 9 / 10, Max: far}
+	names := make([]string, clients)
+	for i := range names {
+		names[i] = fmt.Sprintf("app-%d", i+1)
+	}
+	return &sizedBurst{burst: runBurst(seed, serve, 3, names, writes, link), link: link}
+}
+
+// The randomized worlds' times: clients work from workStart for work, faults
+// fall inside that window, and the auditor looks once everything has healed
+// and had settle to catch up.
+const (
+	workStart = 500 * time.Millisecond
+	work      = 5 * time.Second
+	settle    = 5 * time.Second
+	// Each client waits thinkMin to thinkMax between two requests.
+	thinkMin = 20 * time.Millisecond
+	thinkMax = 120 * time.Millisecond
+)
+
+// keys are the Deployments the randomized clients share.
+var keys = []string{"web", "api"}
+
+// mixed runs clients clients that read and write keys through the leader:
+// unconditional and conditional scales, deletes and creates, Latest and Any
+// reads and lists. Values are unique per key, so every change can be found.
+func mixed(w *world, clients int) {
+	next := 100
+	w.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		c := w.writer(p, api)
+		for _, k := range keys {
+			c.create(k, 1)
+		}
+	})
+	for i := range clients {
+		w.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
+			c := w.writer(p, api)
+			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(50*time.Millisecond))))
+			for p.Now() < workStart+work {
+				k := keys[p.Rand().Intn(len(keys))]
+				next++
+				switch r := p.Rand().Float64(); {
+				case r < 0.3:
+					c.scale(k, next)
+				case r < 0.5:
+					if obj, err := c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+						c.scaleIf(k, next, obj.ResourceVersion)
+					}
+				case r < 0.6:
+					if c.remove(k) {
+						next++
+						c.create(k, next)
+					}
+				case r < 0.75:
+					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest})
+				case r < 0.85:
+					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Any})
+				default:
+					c.api.List("deployments", kube.ReadOptions{ResourceVersion: kube.Latest})
+				}
+				p.Sleep(thinkMin + time.Duration(p.Rand().Int63n(int64(thinkMax-thinkMin))))
+			}
+		})
+	}
+}
+
+// randomFault draws one fault in the clients' working time (a third of them
+// lasting past its end), among those
+// that must not make the leader say yes early: the leader cut off from both
+// followers or from one, a follower crashed, a follower's link slower than
+// an Append's timeout.
+//
+// keepsMajority says whether the leader and a majority stay up and
+// connected through it: then every write must still be answered.
+func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
+	rnd := w.W.Rand()
+	from := workStart + time.Duration(rnd.Int63n(int64(work/2)))
+	length := 500*time.Millisecond + time.Duration(rnd.Int63n(int64(2500*time.Millisecond)))
+	if rnd.Intn(3) == 0 { // over the end of the work: whoever missed the last writes must catch up without new ones
+		from = workStart + work - length/2
+	}
+	follower := w.Servers[1+rnd.Intn(len(w.Servers)-1)]
+	kind := rnd.Intn(5)
+	if rnd.Intn(3) == 0 {
+		kind = 5 // the leader crashes in a third of the worlds
+	}
+	switch kind {
+	case 0:
+		return scene.Partition{Groups: [][]sim.NodeID{w.Servers[1:]}, From: from, For: length}, false
+	case 1:
+		return scene.Partition{Groups: [][]sim.NodeID{{follower}}, From: from, For: length}, true
+	case 2:
+		return scene.Crash{Node: follower, At: from, For: length}, true
+	case 3:
+		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: 1500 * time.Millisecond, Max: 2500 * time.Millisecond},
+			From: from, For: length, Normal: peerLink}, true
+	case 4:
+		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: peerLink.Min, Max: peerLink.Max, Drop: 0.2},
+			From: from, For: length, Normal: peerLink}, true
+	default:
+		return scene.CrashMidWrite{Node: leader, File: logFile, From: from, For: length / 3}, false
+	}
+}
+
+// randomWorld builds and runs one randomized world with a fault.
+func randomWorld(seed int64, serve scene.Boot) *world {
+	w := newWorld(seed, serve, 3)
+	mixed(w, 4)
+	f, keeps := randomFault(w)
+	w.Inject(f)
+	w.majorityKept = keeps
+	w.AuditAt(workStart+work+settle, "deployments", keyNames()...)
+	w.Run(workStart + work + settle + 10*time.Second)
+	return w
+}
+
+func keyNames() []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = "deployments/" + k
+	}
+	return out
+}
+
+// faultsCheck: under faults that cut the leader off from its majority,
+// slow or crash a follower, or crash the leader, no write is acknowledged
+// before a majority holds it, the servers end with one history that holds
+// every acknowledged write, every answer fits one order, and while the
+// leader and a majority are up and connected every write is answered.
+// The most specific explanation is looked for first: an early yes, then
+// two logs that disagree, then a lost write.
+func faultsCheck(t *testing.T, serve scene.Boot) {
+	var w *world
+	scene.Search{
+		Seeds: suite.Seeds(faultSeeds),
+		Build: func(seed int64) *scene.Scene { w = randomWorld(seed, serve); return w.Scene },
+		Judge: func(t *testing.T, _ *scene.Scene) bool {
+			return w.ReportRun(t) && w.reportEarly(t) &&
+				w.Report(t, check.OneHistory(w.Histories)) &&
+				w.Report(t, check.Durable(w.History, w.Longest())) &&
+				w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
+				w.Linearizable(t) && w.reportRefusing(t)
+		},
+		MinCompleted: 8,
+		MinCovered:   0.9,
+	}.Run(t)
+}
+
+// reportRefusing guards against a cluster that keeps one history by saying
+// yes to nothing: a write sent while the leader and a majority were up and
+// connected (no fault near it, or a fault that left them so) must be
+// answered, yes or a definite no, and not with a timeout.
+func (w *world) reportRefusing(t testing.TB) bool {
+	near := func(op check.Operation) bool {
+		if w.majorityKept {
+			return false
+		}
+		for _, f := range w.Faults {
+			if f.Start <= op.Return && op.Call <= f.End+2*roundTrip {
+				return true
+			}
+		}
+		return false
+	}
+	for _, op := range w.History.Operations() {
+		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) {
+			continue
+		}
+		w.Fail(t, suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: op.Return,
+			Story: fmt.Sprintf("%s's %s was sent to the leader at %s while the leader and a majority were up and connected, and was answered %s at %s: "+
+				"a majority was there to agree, and the write did not get its answer", op.Client, op.Input, suite.FormatTime(op.Call),
+				op.Result.Outcome, suite.FormatTime(op.Return)),
+			Details: "faults:\n" + w.Describe()})
+		return false
+	}
+	return true
+}

@@ -1,0 +1,46 @@
+// Package ex10suite is the hidden suite of chapter 10, "Agreement costs
+// latency". It runs the learner's servers (servers[0] the fixed leader)
+// 380–400ms apart, sends every client request to the leader, and at the
+// instant each client hears yes reads every server's disk to see how many
+// hold the write:
+//
+//   - story: four controllers write five changes each in a row; every write
+//     is acknowledged, none before a majority holds it, and the burst ends
+//     within six round trips. It draws the latency figure: the same burst on
+//     one server (stored) beside three (agreed).
+//   - throughput: bursts of three to five controllers and writes over links
+//     of 100–400ms, each within one round trip per write in a row, plus one.
+//   - faults: mixed reads and writes while the leader is cut off from one or
+//     both followers, a follower crashes, a link outlasts an Append's
+//     timeout or loses messages, or the leader crashes: no early yes, one
+//     history, nothing acknowledged lost, convergence, every answer fitting
+//     one order, and writes still answered while a majority is there.
+package ex10suite
+
+import (
+	"testing"
+
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/suite"
+)
+
+// Server is the learner's server, as the thin test file hands it over (the
+// exercise's Serve).
+type Server = scene.Boot
+
+// Default seeds per check: enough to meet every fault many ways, few enough
+// that the suite stays well under a second.
+const (
+	storySeeds      = 5
+	throughputSeeds = 60
+	faultSeeds      = 100
+)
+
+// Run runs the chapter's checks against serve.
+func Run(t *testing.T, serve Server) {
+	suite.Run(t, "ex10", map[string]suite.CheckFunc{
+		"story":      func(t *testing.T) { storyCheck(t, serve) },
+		"throughput": func(t *testing.T) { throughputCheck(t, serve) },
+		"faults":     func(t *testing.T) { faultsCheck(t, serve) },
+	})
+}
