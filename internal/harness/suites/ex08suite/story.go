@@ -2,11 +2,13 @@ package ex08suite
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // The story's scenario. After the partition, the cluster grew from three
@@ -64,4 +66,18 @@ func storySkewSays() string {
 	return fmt.Sprintf("an older write won over a newer one because the clock of %s runs %s ahead: "+
 		"whatever it stamps looks %s younger than it is, so copies ordered by their stamps put controller-a's earlier write last",
 		storySkew.Node, storySkew.By, storySkew.By)
+}
+
+// notes is the story's run as a list: every request a client made and what
+// it got, and every note a server wrote (a stamp, a copy that beat another,
+// an entry appended or committed), one a line, in time order.
+func (w *world) notes() string {
+	var b strings.Builder
+	for _, e := range w.W.Trace().Events() {
+		if e.Kind != sim.EvNote || e.Node == scene.Auditor {
+			continue
+		}
+		fmt.Fprintf(&b, "%9s  %-12s  %s\n", suite.FormatTime(e.At.Round(100*time.Microsecond)), e.Node, e.Text)
+	}
+	return b.String()
 }

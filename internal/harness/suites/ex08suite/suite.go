@@ -67,10 +67,14 @@ const (
 )
 
 // storyCheck: the later write stays, everywhere, and every answer fits one
-// order.
+// order. Its first world's notes are the figure "notes": what each client
+// asked and got, and what each server noted, when.
 func storyCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(storySeeds) {
+	for i, seed := range suite.StorySeeds(storySeeds) {
 		w := story(seed, serve)
+		if i == 0 {
+			suite.Figure(t, "notes", w.notes())
+		}
 		ok := w.ReportRun(t) &&
 			failure(t, w, overwritten(w, storySkewSays())) &&
 			failure(t, w, w.early) &&
