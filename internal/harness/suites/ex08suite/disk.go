@@ -3,11 +3,14 @@ package ex08suite
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"slices"
 
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // The log format the exercise's record.go gives the learner, read back here
@@ -82,4 +85,39 @@ func holds(w *sim.World, id sim.NodeID, index int64, key string, deleted bool, r
 		return false
 	}
 	return deleted || e.Event.Object.Replicas == replicas
+}
+
+// lostOnRestart finds a server that has applied changes its own disk could
+// not give back: the changes its history holds (from the audit) must be the
+// first entries of its log, synced and readable, at the same positions. A
+// log that stops early (a torn entry left in the middle of the file, an
+// entry applied before it was synced) would lose them at the next restart.
+func lostOnRestart(w *world) *suite.Failure {
+	for _, id := range w.Servers {
+		applied, ok := w.Histories[string(id)]
+		if !ok {
+			continue
+		}
+		log := durableLog(w.W, id)
+		for i, c := range applied {
+			if i < len(log) {
+				e := log[i]
+				if e.Index == int64(i+1) && e.Event.Object.Key() == c.Key && (e.Event.Type == kube.Deleted) == c.Deleted &&
+					(c.Deleted || fmt.Sprint(e.Event.Object.Replicas) == fmt.Sprint(c.Value)) {
+					continue
+				}
+			}
+			file := w.W.Disk(id).Open(logFile)
+			return &suite.Failure{
+				Name:   "lost-on-restart",
+				Clause: course.DurableAgreement,
+				At:     w.AuditedAt,
+				Story: fmt.Sprintf("%s has applied %d changes, but its log on disk gives back only the first %d of them (%d whole entries read from %d synced bytes): "+
+					"a restart at %s would lose change %d, %s, and every one after it",
+					id, len(applied), i, len(log), file.Synced(), suite.FormatTime(w.AuditedAt), i+1, c),
+				Details: w.disks(int64(i + 1)),
+			}
+		}
+	}
+	return nil
 }

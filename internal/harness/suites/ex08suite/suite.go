@@ -14,7 +14,8 @@
 //     resourceVersion names.
 //   - one-history: randomized worlds with crashes of any server (the leader
 //     included), partitions, links slower than any timeout, skewed clocks
-//     and torn log tails. The servers' histories are prefixes of one, no
+//     and torn log tails. The servers' histories are prefixes of one, each
+//     server's log on its disk gives back every change it has applied, no
 //     acknowledged write is lost or overwritten by an older one, and the
 //     servers converge once the faults end.
 //   - linearizable: the same worlds; porcupine must find one order of all
@@ -134,6 +135,7 @@ func (r *runner) verdicts(t *testing.T, seed int64) *verdicts {
 	} else {
 		v.failures["agreement-first"] = w.early
 		v.failures["one-history"] = first(overwritten(w, ""),
+			lostOnRestart(w),
 			w.violation(check.OneHistory(w.Histories)),
 			w.violation(check.Durable(w.History, w.Longest())),
 			w.violation(check.Converged(w.States, w.AuditedAt)))
