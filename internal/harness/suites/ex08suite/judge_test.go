@@ -143,3 +143,30 @@ func TestARequestIsDueOnlyWhereTheLeaderAndAMajorityCouldAnswerIt(t *testing.T) 
 	require.NotNil(t, f, "with server-2 down, the leader and server-3 are a majority: the leader must answer")
 	assert.Contains(t, f.Story, "client-a's write deployments/web=8 through server-1 at 700ms got no answer")
 }
+
+func TestAServerMayHoldOnlyWhatItsDiskCanGiveBack(t *testing.T) {
+	web := func(i int64, replicas int) entry {
+		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	}
+	w := judged(1)
+	w.W.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open(logFile)
+		f.Append(frame(web(1, 3)))
+		f.Append([]byte{0, 0, 1}) // a torn entry left in the file
+		f.Append(frame(web(2, 5)))
+		f.Sync(p)
+	})
+	require.NoError(t, w.Run(time.Second))
+	defer w.Close()
+	w.Histories = map[string][]check.Change{"server-1": {
+		{Version: 1, Key: "deployments/web", Value: 3},
+		{Version: 2, Key: "deployments/web", Value: 5},
+	}}
+	f := lostOnRestart(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "lost-on-restart", f.Name)
+	assert.Contains(t, f.Story, "server-1 has applied 2 changes, but its log on disk gives back only the first 1 of them")
+
+	w.Histories["server-1"] = w.Histories["server-1"][:1]
+	assert.Nil(t, lostOnRestart(w), "what it applied is all readable")
+}
