@@ -11,7 +11,7 @@
 //	go run ./grader ex03 --runs 1000 widen the randomized checks (make ex03 RUNS=1000)
 //
 // Each chapter is one of: pass; fail (the one-line story of its first
-// failure and the command that replays it); not started (its folder still
+// failure and the command that replays it); untouched (its folder still
 // holds the stub as shipped); error (a compile error, with the compiler's
 // first error; a panic, at the first line of the learner's code in the
 // stack; or a process that ended without reporting, such as os.Exit in

@@ -37,7 +37,7 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 		if files, err := workbook.StubFiles(wb.Path(ch.Dir())); err != nil {
 			state = "missing (grader reset " + ch.ID + ")"
 		} else if workbook.Same(files, pristineOf(ch)) {
-			state = "not started"
+			state = "untouched"
 		}
 		fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6d  %-*s  %s\n", ch.ID, width, ch.Title, render.ClauseList(ch.Clauses), ch.Points(), folder, ch.Dir(), state)
 	}

@@ -12,7 +12,9 @@
 // its connection for a second never learns that a pod went away.
 //
 // Your job is to make Store a history: every accepted change gets the next
-// resourceVersion and is kept (the last retain of them), a watch from any
+// resourceVersion (1, 2, 3, ...: consecutive numbers are this workbook's
+// choice; Kubernetes promises only that a resourceVersion is an opaque
+// string to compare for equality and hand back) and is kept (the last retain of them), a watch from any
 // retained version replays the changes after it in order, a version older
 // than what is kept is answered with kube.ErrGone, and an update or delete
 // whose resourceVersion precondition is stale is answered with
@@ -141,10 +143,17 @@ func (s *Store) accept(typ kube.EventType, obj kube.Object) kube.Object {
 
 // Watch returns the changes to objects of kind accepted after
 // resourceVersion (exclusive), oldest first, waiting up to wait for at least
-// one; an empty answer means none came in time. A resourceVersion of 0 means
-// "from the beginning". A resourceVersion from before the oldest change the
-// store still keeps must be answered with kube.ErrGone (kube.Gone(rv,
-// oldest)): the caller cannot be told what it missed, and must list again.
+// one; an empty answer means none came in time. A resourceVersion from
+// before the oldest change the store still keeps must be answered with
+// kube.ErrGone, built as kube.Gone(rv, oldest), where rv is the version
+// asked for and oldest the version of the oldest change still kept: the
+// caller cannot be told what it missed, and must list again.
+//
+// A resourceVersion of 0 asks for every change still kept, from the first.
+// That is this workbook's choice, not Kubernetes': there, a watch from "0"
+// starts from the server's current state, sent as a synthetic ADDED event
+// per object, and then follows new changes. The hidden suites read a whole
+// history this way to compare histories, which a snapshot cannot show.
 //
 // As shipped, Watch cannot replay anything: it reports the objects that
 // exist now and were written after resourceVersion, as if each had just been

@@ -5,7 +5,9 @@
 // accepted, numbered and acknowledged, and nothing of it outlives the
 // process. When the apiserver crashes at 02:14 and is restarted at 02:18,
 // Open starts from an empty cluster, and the controllers act on that
-// emptiness.
+// emptiness. (The real apiserver keeps nothing of its own: its state lives
+// in etcd, on disk, and at 02:18 it came back whole. This stub is what the
+// page would have become without a disk behind the server.)
 //
 // Your task: make every acknowledged change survive a crash. Write each
 // change to a log on the node's disk and sync it before the change is

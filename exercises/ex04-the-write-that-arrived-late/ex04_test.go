@@ -14,5 +14,5 @@ import (
 
 // TestEx04 runs the hidden suite of chapter ex04, "The write that arrived late", against this package.
 func TestEx04(t *testing.T) {
-	hidden.Run(t, NewServer)
+	hidden.Run(t, Serve)
 }

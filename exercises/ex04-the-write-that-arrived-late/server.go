@@ -1,166 +1,126 @@
 package ex04
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 )
 
-// Primary is the server that orders every write: the other server forwards
-// the writes it receives to it. (Why one server must order the writes is
-// chapter 6; here it is given.)
-const Primary sim.NodeID = "server-1"
+// Replicate carries a change one server accepted to the other server, which
+// applies it when it arrives.
+type Replicate struct {
+	Event kube.Event
+}
 
-// How long a server waits for its peer before it gives up on one call. A
-// link delays a message by up to 400ms each way.
-const (
-	forwardTimeout   = 3 * time.Second
-	replicateTimeout = 2 * time.Second
-)
+// String is "Replicate web=5 at rv 2", for the timeline.
+func (r Replicate) String() string {
+	return fmt.Sprintf("Replicate %s at rv %d", short(r.Event), r.Event.Object.ResourceVersion)
+}
 
-// Forward carries a write (a kube.CreateRequest, UpdateRequest or
-// DeleteRequest) that a client sent to the other server on to the Primary.
-// Its reply is the kube.Object the write stored, or the write's error.
-type Forward struct{ Request any }
-
-// Server is one of the two API servers. It keeps its own copy of the history
-// (a kube.MemStore, changed only through apply) and implements kube.Storage,
-// so that kube.Handler can serve clients from it; Peer serves the messages of
-// the other server.
+// Serve runs one API server of the cluster on p's node: the hidden suite
+// calls it as the boot function of "server-1" and of "server-2". self is this
+// server; servers lists every server, self included, in the same order on
+// every server. It answers the kube wire messages (GetRequest, ListRequest,
+// CreateRequest, UpdateRequest, DeleteRequest, WatchRequest) and whatever
+// messages the servers send each other.
 //
-// Only one process of a node runs at a time, so a Server needs no lock; but
-// anything read before a blocking call (p.Call, s.applied.Wait) may have
-// changed when it returns.
-type Server struct {
-	self, peer sim.NodeID
-	store      *kube.MemStore       // this server's copy of the history
-	early      map[int64]kube.Event // changes that arrived before the ones they follow
-	applied    sim.Cond             // broadcast after every change apply makes
+// A WatchRequest from ResourceVersion 0 returns the server's whole history
+// (see history.watch, and how it differs from Kubernetes): that is how the
+// hidden suite compares the servers' histories.
+func Serve(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+	s := &server{self: self, servers: servers, h: newHistory()}
+	p.Serve(s.handle)
 }
 
-// NewServer returns the server that runs on node self, whose peer (the other
-// server) is peer. The one named Primary orders the writes.
-func NewServer(self, peer sim.NodeID) *Server {
-	return &Server{
-		self:    self,
-		peer:    peer,
-		store:   kube.NewMemStore(0),
-		early:   map[int64]kube.Event{},
-		applied: sim.Cond{Name: "applied"},
+// server is one API server and its own copy of the history.
+//
+// Each request runs as its own process, and only one process of the world
+// runs at a time, so a server needs no lock; but anything read before a
+// blocking call (p.Call, s.h.changed.Wait) may have changed when it returns.
+type server struct {
+	self    sim.NodeID
+	servers []sim.NodeID
+	h       *history
+}
+
+// handle answers one request, from a client or from the other server.
+func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+	switch r := req.(type) {
+	case kube.GetRequest:
+		return s.get(p, r.Key, r.Opts)
+	case kube.ListRequest:
+		return s.list(p, r.Kind, r.Opts)
+	case kube.WatchRequest:
+		return s.h.watch(p, r.Kind, r.ResourceVersion, r.Wait), nil
+	case kube.CreateRequest:
+		return s.write(p, Write{Op: Create, Object: r.Object})
+	case kube.UpdateRequest:
+		return s.write(p, Write{Op: Update, Object: r.Object})
+	case kube.DeleteRequest:
+		kind, name := kube.SplitKey(r.Key)
+		return s.write(p, Write{Op: Delete, Object: kube.Object{Kind: kind, Name: name, ResourceVersion: r.ResourceVersion}})
+
+	// TODO(ex04): a change from the other server is appended the moment it
+	// arrives, at this server's own next position. Links reorder messages
+	// and may lose or repeat them: a change that overtakes the one before
+	// it lands in the wrong place, and one that arrives twice is applied
+	// twice. Apply each change at the position its sender gave it.
+	case Replicate:
+		ev := s.h.append(r.Event)
+		p.Logf("applied %s as rv %d", short(ev), ev.Object.ResourceVersion)
+		return nil, nil
 	}
+	return nil, fmt.Errorf("%s: unknown request %T", s.self, req)
 }
 
-func (s *Server) primary() bool { return s.self == Primary }
-
-// Get returns the object at key from this server's copy. A Latest read
-// (opts.ResourceVersion "") promises the most recent state: every write
-// acknowledged to anyone before the read began. A read with kube.Any ("0")
-// may be stale.
-func (s *Server) Get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
-	// TODO(ex04): on server-2 this copy may not hold a write that server-1
-	// has already acknowledged: a Latest read returns the older value.
-	return s.store.Get(p, key, opts)
-}
-
-// List returns every object of kind from this server's copy, with the same
-// promise as Get.
-func (s *Server) List(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
-	// TODO(ex04): the same stale copy as in Get.
-	return s.store.List(p, kind, opts)
-}
-
-// Watch returns the changes to kind after resourceVersion that this server's
-// copy holds, waiting up to wait for one. A watch may lag behind: it
-// promises order, not freshness.
-func (s *Server) Watch(p *sim.Proc, kind string, resourceVersion int64, wait time.Duration) ([]kube.Event, error) {
-	return s.store.Watch(p, kind, resourceVersion, wait)
-}
-
-// Create stores a new object; see write.
-func (s *Server) Create(p *sim.Proc, obj kube.Object) (kube.Object, error) {
-	return s.write(p, kube.CreateRequest{Object: obj})
-}
-
-// Update replaces an object, conditionally on a non-zero
-// obj.ResourceVersion; see write.
-func (s *Server) Update(p *sim.Proc, obj kube.Object) (kube.Object, error) {
-	return s.write(p, kube.UpdateRequest{Object: obj})
-}
-
-// Delete removes an object, conditionally on a non-zero resourceVersion;
-// see write.
-func (s *Server) Delete(p *sim.Proc, key string, resourceVersion int64) (kube.Object, error) {
-	return s.write(p, kube.DeleteRequest{Key: key, ResourceVersion: resourceVersion})
-}
-
-// write performs a write request. On the Primary it decides the change
-// against its copy (NotFound, AlreadyExists and Conflict come from there),
-// applies it and sends it to the other server; elsewhere it forwards the
-// request to the Primary. Its answer is what the client is told: the stored
-// object means "accepted".
-func (s *Server) write(p *sim.Proc, req any) (kube.Object, error) {
-	if !s.primary() {
-		return s.forward(p, req)
+// write accepts one client write and returns the object as stored (for a
+// Delete, as it was, with the deletion's ResourceVersion). Its answer is
+// what the client is told: the stored object means "accepted".
+//
+// TODO(ex04): the client hears "accepted" at once, while the change is
+// still on its way to the other server, which goes on answering reads from
+// a copy that does not have it; and if that one message is lost, or this
+// server dies before it arrives, the other server never has it at all. Do
+// not answer until every other server has applied the change.
+func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
+	ev, err := s.h.apply(w)
+	if err != nil {
+		return kube.Object{}, err
 	}
-	ev, changed, err := s.store.Propose(req)
-	if err != nil || !changed {
-		return ev.Object, err
+	p.Logf("yes: %s at rv %d", short(ev), ev.Object.ResourceVersion)
+	for _, peer := range s.servers {
+		if peer != s.self {
+			p.Send(peer, Replicate{Event: ev})
+		}
 	}
-	s.apply(p, ev)
-
-	// TODO(ex04): the client hears "accepted" now, while the change is
-	// still on its way to server-2, which goes on answering reads from a
-	// copy that does not have it.
-	p.Go("replicate", func(p *sim.Proc) { s.replicate(p, ev) })
-	p.Logf("acked rv %d; server-2: not yet", ev.Object.ResourceVersion)
 	return ev.Object, nil
 }
 
-// replicate sends one change to the other server until it answers that it
-// has applied it.
-func (s *Server) replicate(p *sim.Proc, ev kube.Event) {
-	for {
-		if _, err := p.Call(s.peer, Replicate{Event: ev}, replicateTimeout); err == nil {
-			return
-		}
-	}
+// get answers a read of one object. A kube.Latest read must reflect every
+// write acknowledged before it began, on any server, and everything any
+// reader has already been shown; a kube.Any read may be served from
+// whatever this server has applied.
+//
+// TODO(ex04): this server answers every read from its own copy, which may
+// not yet hold a change the other server has already shown or acknowledged.
+func (s *server) get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
+	return s.h.get(key)
 }
 
-// forward sends a write to the Primary and returns its answer.
-func (s *Server) forward(p *sim.Proc, req any) (kube.Object, error) {
-	reply, err := p.Call(Primary, Forward{Request: req}, forwardTimeout)
-	if err != nil {
-		return kube.Object{}, apiError(err)
-	}
-	obj, _ := reply.(kube.Object)
-	return obj, nil
+// list answers a read of every object of kind, with the same promise as
+// get.
+//
+// TODO(ex04): the same stale copy as in get.
+func (s *server) list(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
+	return s.h.list(kind), nil
 }
 
-// Peer serves a message from the other server: a Forward (on the Primary)
-// or a Replicate.
-func (s *Server) Peer(p *sim.Proc, from sim.NodeID, msg any) (any, error) {
-	switch m := msg.(type) {
-	case Forward:
-		return s.write(p, m.Request)
-	case Replicate:
-		return s.receive(p, m.Event)
+// short tells a change in a few words, for the timeline: "web=5",
+// "delete web".
+func short(ev kube.Event) string {
+	if ev.Type == kube.Deleted {
+		return "delete " + ev.Object.Name
 	}
-	return nil, fmt.Errorf("ex04: %s does not understand %T from %s", s.self, msg, from)
-}
-
-// apiError turns the error of a call to the peer into the API error a client
-// gets: kube errors pass through; a timeout is indefinite (the peer may
-// still act on the request); a refused call is Unavailable.
-func apiError(err error) error {
-	var status *kube.StatusError
-	switch {
-	case errors.As(err, &status):
-		return err
-	case errors.Is(err, sim.ErrTimeout):
-		return kube.ErrTimeout
-	}
-	return kube.Unavailable(err.Error())
+	return fmt.Sprintf("%s=%v", ev.Object.Name, ev.Object.Value())
 }

@@ -58,11 +58,25 @@ func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error 
 	// moment, and its creates are not in the count above. A create under a
 	// random name can never fail because of that: it always succeeds, and
 	// the pod it makes is one too many. Make the create conditional.
+	//
+	// The creates go out side by side, each on a process of its own, as
+	// Kubernetes' ReplicaSet controller sends a batch of creates at once;
+	// Reconcile waits for all of them.
+	var sent sim.Group
+	var failed error
 	for i := len(owned); i < d.Replicas; i++ {
 		pod := kube.Object{Kind: "pods", Name: d.Name + "-" + randomSuffix(p), Owner: key}
-		if _, err := c.Create(pod); err != nil {
-			return err
-		}
+		sent.Add(1)
+		p.Go("create "+pod.Name, func(p *sim.Proc) {
+			defer sent.Done()
+			if _, err := c.For(p).Create(pod); err != nil && failed == nil {
+				failed = err
+			}
+		})
+	}
+	sent.Wait(p)
+	if failed != nil {
+		return failed
 	}
 
 	// TODO(ex05): delete only what you saw, as you saw it: a resourceVersion

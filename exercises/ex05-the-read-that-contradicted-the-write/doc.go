@@ -9,7 +9,8 @@
 //	make ex05
 //
 // and watch controller-a and controller-b each count 2 pods of
-// deployments/web, each create the 3 that are missing, and leave 8.
+// deployments/web and each create the 3 that are missing: the one history
+// holds 8 pods where 5 were desired.
 //
 // # What is here
 //
@@ -20,7 +21,11 @@
 // is 400ms behind. The hidden suite runs two controllers, each a Controller
 // made by New: controller-a talks to server-1, controller-b to server-2.
 // Each calls Reconcile again and again, every few hundred milliseconds, and
-// a controller that crashes starts again with a new Controller.
+// a controller that crashes starts again with a new Controller. server-2's
+// writes cross the same slow link, so its creates land about 400ms after
+// they are sent; the stub sends its creates side by side, as Kubernetes'
+// ReplicaSet controller sends a batch, so all three are on their way at
+// once.
 //
 // # What to do
 //

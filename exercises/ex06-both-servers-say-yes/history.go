@@ -114,8 +114,13 @@ func (h *history) list(kind string) kube.List {
 }
 
 // watch returns the changes to kind after position rv, in order, waiting up
-// to wait for at least one. This history keeps every change, so it never
-// answers Gone.
+// to wait for at least one. This history keeps every change and is never
+// compacted, so it never answers Gone, and a watch from 0 replays the whole
+// history from its first change: that is how the hidden suite reads each
+// server's history. (A Kubernetes API server differs on both counts: a
+// watch from resourceVersion "0" starts from the current state, with one
+// synthetic ADDED event per object, and a watch from a version it has
+// compacted away answers 410 Gone.)
 func (h *history) watch(p *sim.Proc, kind string, rv int64, wait time.Duration) []kube.Event {
 	deadline := p.Now() + wait
 	for {

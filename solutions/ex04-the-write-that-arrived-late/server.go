@@ -9,189 +9,177 @@ import (
 	"onehistory/internal/harness/sim"
 )
 
-// Primary is the server that orders every write: the other server forwards
-// the writes it receives to it. (Why one server must order the writes is
-// chapter 6; here it is given.)
-const Primary sim.NodeID = "server-1"
+// Replicate carries a change one server accepted to the other server. Its
+// Object.ResourceVersion is the position the sender gave it; the reply is
+// the receiver's position (an int64) once it holds the change.
+type Replicate struct {
+	Event kube.Event
+}
 
-// How long a server waits for its peer before it gives up on one call. A
-// link delays a message by up to 400ms each way.
-const (
-	forwardTimeout   = 3 * time.Second
-	replicateTimeout = 2 * time.Second
-	readIndexTimeout = 2 * time.Second
-)
+// String is "Replicate web=5 at rv 2", for the timeline.
+func (r Replicate) String() string {
+	return fmt.Sprintf("Replicate %s at rv %d", short(r.Event), r.Event.Object.ResourceVersion)
+}
 
-// Forward carries a write (a kube.CreateRequest, UpdateRequest or
-// DeleteRequest) that a client sent to the other server on to the Primary.
-// Its reply is the kube.Object the write stored, or the write's error.
-type Forward struct{ Request any }
-
-// ReadIndex asks the Primary for the resourceVersion of the last change it
-// has applied. Its reply is an int64.
+// ReadIndex asks a server how far its history goes; the reply is its
+// position, an int64.
 type ReadIndex struct{}
 
-// Server is one of the two API servers. It keeps its own copy of the history
-// (a kube.MemStore, changed only through apply) and implements kube.Storage,
-// so that kube.Handler can serve clients from it; Peer serves the messages of
-// the other server.
+// peerTimeout bounds one call to the other server. It is longer than a
+// round trip over the chapter's slowest link (400ms each way), so a call
+// that times out was most likely lost, and is worth sending again.
+const peerTimeout = time.Second
+
+// Serve runs one API server of the cluster on p's node: the hidden suite
+// calls it as the boot function of "server-1" and of "server-2". self is this
+// server; servers lists every server, self included, in the same order on
+// every server. It answers the kube wire messages (GetRequest, ListRequest,
+// CreateRequest, UpdateRequest, DeleteRequest, WatchRequest), Replicate and
+// ReadIndex.
 //
-// Only one process of a node runs at a time, so a Server needs no lock; but
-// anything read before a blocking call (p.Call, s.applied.Wait) may have
-// changed when it returns.
-type Server struct {
-	self, peer sim.NodeID
-	store      *kube.MemStore       // this server's copy of the history
-	early      map[int64]kube.Event // changes that arrived before the ones they follow
-	applied    sim.Cond             // broadcast after every change apply makes
+// A WatchRequest from ResourceVersion 0 returns the server's whole history
+// (see history.watch, and how it differs from Kubernetes): that is how the
+// hidden suite compares the servers' histories.
+func Serve(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+	s := &server{self: self, servers: servers, h: newHistory()}
+	p.Serve(s.handle)
 }
 
-// NewServer returns the server that runs on node self, whose peer (the other
-// server) is peer. The one named Primary orders the writes.
-func NewServer(self, peer sim.NodeID) *Server {
-	return &Server{
-		self:    self,
-		peer:    peer,
-		store:   kube.NewMemStore(0),
-		early:   map[int64]kube.Event{},
-		applied: sim.Cond{Name: "applied"},
+// server is one API server and its own copy of the history.
+//
+// Each request runs as its own process, and only one process of the world
+// runs at a time, so a server needs no lock; but anything read before a
+// blocking call (p.Call, s.h.changed.Wait) may have changed when it returns.
+type server struct {
+	self    sim.NodeID
+	servers []sim.NodeID
+	h       *history
+}
+
+// handle answers one request, from a client or from the other server.
+func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+	switch r := req.(type) {
+	case kube.GetRequest:
+		return s.get(p, r.Key, r.Opts)
+	case kube.ListRequest:
+		return s.list(p, r.Kind, r.Opts)
+	case kube.WatchRequest:
+		return s.h.watch(p, r.Kind, r.ResourceVersion, r.Wait), nil
+	case kube.CreateRequest:
+		return s.write(p, Write{Op: Create, Object: r.Object})
+	case kube.UpdateRequest:
+		return s.write(p, Write{Op: Update, Object: r.Object})
+	case kube.DeleteRequest:
+		kind, name := kube.SplitKey(r.Key)
+		return s.write(p, Write{Op: Delete, Object: kube.Object{Kind: kind, Name: name, ResourceVersion: r.ResourceVersion}})
+	case Replicate:
+		return s.receive(p, r.Event), nil
+	case ReadIndex:
+		return s.h.position(), nil
 	}
+	return nil, fmt.Errorf("%s: unknown request %T", s.self, req)
 }
 
-func (s *Server) primary() bool { return s.self == Primary }
-
-// Get returns the object at key from this server's copy. A Latest read
-// (opts.ResourceVersion "") promises the most recent state: every write
-// acknowledged to anyone before the read began. A read with kube.Any ("0")
-// may be stale.
-func (s *Server) Get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
-	if err := s.catchUp(p, opts); err != nil {
+// write accepts one client write and returns the object as stored (for a
+// Delete, as it was, with the deletion's ResourceVersion). Accepted means
+// readable everywhere: the client hears yes only once every other server
+// has applied the change.
+func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
+	ev, err := s.h.apply(w)
+	if err != nil {
 		return kube.Object{}, err
 	}
-	return s.store.Get(p, key, opts)
-}
-
-// List returns every object of kind from this server's copy, with the same
-// promise as Get.
-func (s *Server) List(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
-	if err := s.catchUp(p, opts); err != nil {
-		return kube.List{}, err
+	for _, peer := range s.servers {
+		if peer != s.self {
+			s.replicate(p, peer, ev)
+		}
 	}
-	return s.store.List(p, kind, opts)
-}
-
-// Watch returns the changes to kind after resourceVersion that this server's
-// copy holds, waiting up to wait for one. A watch may lag behind: it
-// promises order, not freshness.
-func (s *Server) Watch(p *sim.Proc, kind string, resourceVersion int64, wait time.Duration) ([]kube.Event, error) {
-	return s.store.Watch(p, kind, resourceVersion, wait)
-}
-
-// Create stores a new object; see write.
-func (s *Server) Create(p *sim.Proc, obj kube.Object) (kube.Object, error) {
-	return s.write(p, kube.CreateRequest{Object: obj})
-}
-
-// Update replaces an object, conditionally on a non-zero
-// obj.ResourceVersion; see write.
-func (s *Server) Update(p *sim.Proc, obj kube.Object) (kube.Object, error) {
-	return s.write(p, kube.UpdateRequest{Object: obj})
-}
-
-// Delete removes an object, conditionally on a non-zero resourceVersion;
-// see write.
-func (s *Server) Delete(p *sim.Proc, key string, resourceVersion int64) (kube.Object, error) {
-	return s.write(p, kube.DeleteRequest{Key: key, ResourceVersion: resourceVersion})
-}
-
-// write performs a write request. On the Primary it decides the change
-// against its copy (NotFound, AlreadyExists and Conflict come from there),
-// applies it and sends it to the other server; elsewhere it forwards the
-// request to the Primary. Its answer is what the client is told: the stored
-// object means "accepted".
-func (s *Server) write(p *sim.Proc, req any) (kube.Object, error) {
-	if !s.primary() {
-		return s.forward(p, req)
-	}
-	ev, changed, err := s.store.Propose(req)
-	if err != nil || !changed {
-		return ev.Object, err
-	}
-	s.apply(p, ev)
-
-	// Accepted means readable everywhere: wait until server-2 has applied
-	// the change before the client hears yes.
-	s.replicate(p, ev)
-	p.Logf("acked rv %d; server-2 has it", ev.Object.ResourceVersion)
+	p.Logf("yes: %s at rv %d, on every server", short(ev), ev.Object.ResourceVersion)
 	return ev.Object, nil
 }
 
-// catchUp makes a Latest read on the other server consistent. The Primary
-// applies a write, and shows it to its own readers, before server-2 has it,
-// so a read on server-2 first asks the Primary how far its history goes
-// (the read index) and waits until its own copy has got that far. Every
-// write acknowledged before the read began, and everything a reader of
-// server-1 has seen, is then in the copy it reads. A kube.Any read skips
-// this: it may be stale by definition.
-func (s *Server) catchUp(p *sim.Proc, opts kube.ReadOptions) error {
-	if s.primary() || opts.ResourceVersion == kube.Any {
-		return nil
-	}
-	reply, err := p.Call(Primary, ReadIndex{}, readIndexTimeout)
-	if err != nil {
-		return apiError(err)
-	}
-	index := reply.(int64)
-	for s.store.ResourceVersion() < index {
-		s.applied.Wait(p)
-	}
-	return nil
+// replicate sends one change to peer until peer answers that it holds it.
+// A lost message, or a lost answer, only costs another try: receive ignores
+// a change it already holds.
+func (s *server) replicate(p *sim.Proc, peer sim.NodeID, ev kube.Event) {
+	ask(p, peer, Replicate{Event: ev})
 }
 
-// replicate sends one change to the other server until it answers that it
-// has applied it.
-func (s *Server) replicate(p *sim.Proc, ev kube.Event) {
+// ask calls peer with msg until it answers, and returns the answer. A call
+// that times out is sent again at once (the message or its answer was lost,
+// or is late: the peer's handlers take a repeat in their stride); a peer
+// that refuses (it is down) is asked again after a pause.
+func ask(p *sim.Proc, peer sim.NodeID, msg any) any {
 	for {
-		if _, err := p.Call(s.peer, Replicate{Event: ev}, replicateTimeout); err == nil {
-			return
+		reply, err := p.Call(peer, msg, peerTimeout)
+		if err == nil {
+			return reply
+		}
+		if !errors.Is(err, sim.ErrTimeout) {
+			p.Sleep(peerTimeout)
 		}
 	}
 }
 
-// forward sends a write to the Primary and returns its answer.
-func (s *Server) forward(p *sim.Proc, req any) (kube.Object, error) {
-	reply, err := p.Call(Primary, Forward{Request: req}, forwardTimeout)
-	if err != nil {
-		return kube.Object{}, apiError(err)
+// receive applies a change from the other server at the position its
+// sender gave it, and returns this server's position once it holds it.
+// Changes travel over links that reorder and repeat messages: one that
+// arrives before the change in front of it waits for it, and one already
+// applied is not applied again.
+func (s *server) receive(p *sim.Proc, ev kube.Event) int64 {
+	pos := ev.Object.ResourceVersion
+	for s.h.position() < pos-1 {
+		s.h.changed.Wait(p)
 	}
-	obj, _ := reply.(kube.Object)
-	return obj, nil
+	if s.h.position() == pos-1 {
+		s.h.append(ev) // keeps its position: it is exactly the next one
+		p.Logf("applied %s as rv %d", short(ev), pos)
+	}
+	return s.h.position()
 }
 
-// Peer serves a message from the other server: a Forward (on the Primary)
-// a Replicate, or (on the Primary) a ReadIndex.
-func (s *Server) Peer(p *sim.Proc, from sim.NodeID, msg any) (any, error) {
-	switch m := msg.(type) {
-	case Forward:
-		return s.write(p, m.Request)
-	case Replicate:
-		return s.receive(p, m.Event)
-	case ReadIndex:
-		return s.store.ResourceVersion(), nil
-	}
-	return nil, fmt.Errorf("ex04: %s does not understand %T from %s", s.self, msg, from)
+// get answers a read of one object. A kube.Any read is served from whatever
+// this server has applied; a kube.Latest read first catches up (see
+// catchUp).
+func (s *server) get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
+	s.catchUp(p, opts)
+	return s.h.get(key)
 }
 
-// apiError turns the error of a call to the peer into the API error a client
-// gets: kube errors pass through; a timeout is indefinite (the peer may
-// still act on the request); a refused call is Unavailable.
-func apiError(err error) error {
-	var status *kube.StatusError
-	switch {
-	case errors.As(err, &status):
-		return err
-	case errors.Is(err, sim.ErrTimeout):
-		return kube.ErrTimeout
+// list answers a read of every object of kind, with the same promise as
+// get.
+func (s *server) list(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
+	s.catchUp(p, opts)
+	return s.h.list(kind), nil
+}
+
+// catchUp makes a kube.Latest read consistent. A server applies its own
+// clients' writes, and shows them to its readers, before the other server
+// has them, so a Latest read first asks every other server how far its
+// history goes (its read index) and waits until this server's copy has got
+// that far. Every write acknowledged before the read began, and everything
+// another reader has been shown, is then in the copy it reads. A kube.Any
+// read skips this: it may be stale by definition.
+func (s *server) catchUp(p *sim.Proc, opts kube.ReadOptions) {
+	if opts.ResourceVersion == kube.Any {
+		return
 	}
-	return kube.Unavailable(err.Error())
+	for _, peer := range s.servers {
+		if peer == s.self {
+			continue
+		}
+		index := ask(p, peer, ReadIndex{}).(int64)
+		for s.h.position() < index {
+			s.h.changed.Wait(p)
+		}
+	}
+}
+
+// short tells a change in a few words, for the timeline: "web=5",
+// "delete web".
+func short(ev kube.Event) string {
+	if ev.Type == kube.Deleted {
+		return "delete " + ev.Object.Name
+	}
+	return fmt.Sprintf("%s=%v", ev.Object.Name, ev.Object.Value())
 }

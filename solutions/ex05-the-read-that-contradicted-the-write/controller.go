@@ -52,6 +52,17 @@ func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error 
 		}
 	}
 
+	// Extra pods go first, as Kubernetes' controller never creates and
+	// deletes in one pass: a create that fills a gap while extras still
+	// stand would leave more pods than desired, if only for a moment.
+	for _, pod := range extra {
+		// Conditional on the version we saw: if the pod changed or went away
+		// since, leave it to the next reconcile, which will read again.
+		_, err := c.Delete(pod.Key(), pod.ResourceVersion)
+		if err != nil && !errors.Is(err, kube.ErrNotFound) && !errors.Is(err, kube.ErrConflict) {
+			return err
+		}
+	}
 	for i := 0; i < d.Replicas; i++ {
 		if have[i] {
 			continue
@@ -59,15 +70,6 @@ func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error 
 		pod := kube.Object{Kind: "pods", Name: fmt.Sprintf("%s-%d", d.Name, i), Owner: key}
 		_, err := c.Create(pod)
 		if err != nil && !errors.Is(err, kube.ErrAlreadyExists) {
-			return err
-		}
-	}
-
-	for _, pod := range extra {
-		// Conditional on the version we saw: if the pod changed or went away
-		// since, leave it to the next reconcile, which will read again.
-		_, err := c.Delete(pod.Key(), pod.ResourceVersion)
-		if err != nil && !errors.Is(err, kube.ErrNotFound) && !errors.Is(err, kube.ErrConflict) {
 			return err
 		}
 	}

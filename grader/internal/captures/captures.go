@@ -45,7 +45,7 @@ import (
 
 // Columns is the terminal width captured runs are given (COLUMNS): their
 // timelines fit it, whatever the terminal of whoever regenerates them.
-const Columns = 120
+const Columns = 160
 
 // Spec is what one capture marker asks for.
 type Spec struct {

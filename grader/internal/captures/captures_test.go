@@ -92,5 +92,5 @@ func TestQuoteTakesWhatTheMarkerAsksFor(t *testing.T) {
 // timeline settings.
 func TestEnvIsTheSameEverywhere(t *testing.T) {
 	env := Env([]string{"HOME=/h", "SEED=4", "RUNS=9", "COLUMNS=80", "ONEHISTORY_TIMELINE=wide", "WIDE=1"})
-	assert.Equal(t, []string{"HOME=/h", "COLUMNS=120"}, env)
+	assert.Equal(t, []string{"HOME=/h", "COLUMNS=160"}, env)
 }

@@ -55,7 +55,7 @@ type (
 // JUnit writes the report as JUnit XML. A chapter that did not compile, that
 // panicked or hung marks each check it cost with an error whose text is the
 // compiler's output, the panic or the timeout; a failed check carries the
-// suite's story; a chapter not started marks its checks as failures saying so.
+// suite's story; a chapter whose stub is untouched marks its checks as failures saying so.
 func JUnit(w io.Writer, rep *result.Report) error {
 	out := junitSuites{Name: "onehistory " + string(rep.Source), Time: secs(rep.Duration.Seconds())}
 	for _, ch := range rep.Chapters {
@@ -87,14 +87,14 @@ func JUnit(w io.Writer, rep *result.Report) error {
 			case c.Failure != nil:
 				msg := OneLine(*c.Failure)
 				if ch.Status == result.NotStarted {
-					msg = "not started: " + msg
+					msg = "untouched (the stub as shipped): " + msg
 				}
 				tc.Failure = &junitProblem{Message: msg, Type: c.Failure.Name, Text: c.Failure.Text()}
 				s.Failures++
 			default:
 				msg := "check " + string(c.Status)
 				if ch.Status == result.NotStarted {
-					msg = "not started"
+					msg = "untouched (the stub as shipped)"
 				}
 				tc.Failure = &junitProblem{Message: msg, Text: strings.TrimSpace(c.Output)}
 				s.Failures++

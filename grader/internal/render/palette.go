@@ -59,7 +59,7 @@ func ColorWanted(mode string, terminal bool, noColor, term string) bool {
 func (p Palette) Status(s result.Status, width int) string {
 	word := string(s)
 	if s == result.NotStarted {
-		word = "not started"
+		word = "untouched" // the code is the stub as shipped
 	}
 	word = fmt.Sprintf("%-*s", width, word)
 	switch s {

@@ -16,15 +16,15 @@ func init() {
 			"While the informer was cut off, the store accepted a deletion. When the informer came back it asked " +
 				"\"what changed after resourceVersion N?\", and Store.Watch in store.go could only look at the objects " +
 				"that exist now. A deleted pod does not exist now. What would the store need to have kept to answer?",
-			"Keep the changes themselves, not just their results: in accept, append a kube.Event{Type, Object} for " +
-				"every accepted change (the Object stamped with its new resourceVersion), keep only the last retain " +
-				"of them, and let Watch return the kept events of the asked kind after the asked version, in order. " +
-				"Update and Delete also have a precondition to honor: a non-zero, stale resourceVersion is kube.Conflict.",
-			"Add history []kube.Event and compacted int64 to Store. In accept: append the event; if len(history) > retain, " +
-				"set compacted to the resourceVersion of the last event you drop and drop the oldest. In Watch, on every " +
-				"wake: if resourceVersion < compacted, return kube.Gone(resourceVersion, compacted+1); otherwise return the " +
-				"history events with Kind == kind and ResourceVersion > resourceVersion, or wait if there are none. In Update " +
-				"and Delete: if the given version is not 0 and differs from the stored one, return kube.Conflict(key, given, stored).",
+			"Keep the changes themselves, not just their results: a kube.Event for every accepted change, the object " +
+				"stamped with its new resourceVersion, the last retain of them. A watch from a version older than what you " +
+				"keep cannot be answered truthfully: that answer is kube.Gone, and the informer lists again. Update and " +
+				"Delete have a precondition to honor too: a non-zero, stale resourceVersion is kube.Conflict.",
+			"Two fields are enough: the kept events, oldest first, and the version of the newest change you dropped. " +
+				"With them Watch has three answers: Gone (for which versions?), the kept changes after the asked version " +
+				"(of which kind?), or wait. Decide between them on every wake, not only on entry: changes accepted while a " +
+				"watch waits may push its version out of what you keep. kube.Gone's second argument is the version of the " +
+				"oldest change you still keep.",
 		},
 		Suite:   "internal/harness/suites/ex01suite",
 		Binding: "New",

@@ -15,7 +15,10 @@ func init() {
 		Hints: [3]string{
 			"Ask where each acknowledged change lives at the instant the client hears \"ok\". If the only answer is \"in the memory of the apiserver\", a crash at that instant takes it away. The node's disk is the only thing a crash leaves behind: p.Disk().Open(\"wal\").",
 			"Write each change to the log before it is applied or acknowledged, and Sync the log before you Apply it and return: Sync is what makes the bytes survive a crash. On restart, Open reads the log back and Applies every change in order. A crash during Sync may leave only the first part of the last record on disk: your reader must recognise a short record and stop there.",
-			"In commit: frame the record as a 4-byte length, a 4-byte CRC32 of the payload, then encodeEvent(ev); Append it, Sync(p), then s.mem.Apply. In Open: walk the bytes of s.wal.ReadAll(); at the first frame that is incomplete or whose checksum is wrong, stop, Truncate the file to the end of the last good frame (otherwise the next record is written after the torn one and the following recovery stops too early), and Apply each good record with decodeEvent.",
+			"Frame each record so that a reader can tell where it ends and whether it arrived whole: a length and a " +
+				"checksum in front of encodeEvent's bytes are one way. commit appends, syncs, and only then applies. Open walks " +
+				"the frames and applies the whole ones; at the first short or damaged frame it stops. What must it do to the " +
+				"file before anything is appended after that frame?",
 		},
 		Suite:   "internal/harness/suites/ex02suite",
 		Binding: "Open",

@@ -8,14 +8,17 @@ func init() {
 		Failure: "divergent-history",
 		Clauses: []Clause{OneHistory, DurableAgreement},
 		Checks: []Check{
-			{Name: "story", Title: "5 through server-1, 2 through server-2: both servers end with one history", Points: 3},
-			{Name: "one-history", Title: "concurrent writes over slow links: one history, converged, nothing lost", Points: 4},
-			{Name: "linearizable", Title: "every client's answers fit one order of all operations", Points: 3},
+			{Name: "story", Title: "5 through server-1, 2 through server-2 at the same instant: both told yes, both servers end with one history", Points: 3},
+			{Name: "one-history", Title: "writers on both servers over slow, lossy and cut links: one history, converged, nothing lost, most writes accepted", Points: 4},
+			{Name: "linearizable", Title: "readers on both servers too: every Get and List fits one order of all operations", Points: 3},
 		},
 		Hints: [3]string{
-			"Two servers that each pick the next resourceVersion for themselves will sooner or later pick the same number for different changes. Who could pick the numbers for both of them?",
-			"Let one server (servers[0]) be the sequencer: every write, wherever it arrives, is forwarded to it and gets its position there. The sequencer sends each ordered change to the other servers, and they apply changes strictly in position order, holding back any that arrive early.",
-			"In write: if you are not the sequencer, Call it with Order{Write: w}, then wait (s.h.changed.Wait) until your own history has reached the event's resourceVersion before answering. In handle, buffer Apply events in a map by position and append them only when position()+1 is there. In get, for a Latest read on a follower, first Call the sequencer for its Position and wait until you have applied that far.",
+			"Each server gives the next position to whatever write reaches it first. Two writes that reach two servers at the same moment get the same position, " +
+				"and the copies each server receives cannot change what it already holds there. Who could pick the positions for both of them?",
+			"Let one server, servers[0], be the sequencer: every write, wherever a client sent it, is decided and numbered there, and reaches the others with replicate, " +
+				"as your own writes do now. A server that is not the sequencer sends the write there in a message of your own and answers its client with what comes back.",
+			"In write, on a server that is not servers[0], Call servers[0] with your message carrying the Write, and give its reply (the stored kube.Event's Object, or its error) to the client. " +
+				"In handle, the sequencer answers that message with what write does today: h.apply, then replicate. Do not send the message again after a timeout: the sequencer may have ordered it already; answer kube.ErrTimeout.",
 		},
 		Suite:   "internal/harness/suites/ex06suite",
 		Binding: "Serve",

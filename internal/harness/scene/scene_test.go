@@ -97,6 +97,8 @@ func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
 		scene.Crash{Node: "server-2", At: 1500 * time.Millisecond, For: 300 * time.Millisecond}.String())
 	assert.Equal(t, "crash server-2 at 1500ms", scene.Crash{Node: "server-2", At: 1500 * time.Millisecond}.String())
 	assert.Equal(t, "clock of server-3 skewed by -250ms from 0ms", scene.Skew{Node: "server-3", By: -250 * time.Millisecond}.String())
+	assert.Equal(t, "link server-1 ↔ server-2 cut from 1000ms for 1500ms",
+		scene.Cut{A: "server-1", B: "server-2", From: time.Second, For: 1500 * time.Millisecond}.String())
 	assert.Equal(t, "slow link a ↔ b (5ms, 10% lost) from 0ms for 1ms",
 		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Drop: 0.1}, For: time.Millisecond}.String())
 }

@@ -1,128 +1,195 @@
 package ex04suite
 
 import (
-	"errors"
+	"fmt"
+	"math/rand"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
-// The objects the randomized clients work on.
-var keys = []string{"deployments/web", "deployments/api"}
+// requestTimeout is how long a client waits for any answer. A correct write
+// crosses the servers' link twice, and a few times more when the link loses
+// messages for a while; a correct cluster answers well within it.
+const requestTimeout = 10 * time.Second
 
-// final is what the auditor saw once the clients were done: each server's
-// objects (key → replicas), read with kube.Any, at virtual time at.
-type final struct {
-	states map[string]map[string]any
-	at     time.Duration
+// The objects the randomized clients work on: web and api exist from the
+// start; batch is created and deleted over and over.
+var (
+	keys     = []string{"deployments/web", "deployments/api", "deployments/batch"}
+	lasting  = keys[:2]
+	batchKey = keys[2]
+)
+
+// The times of a randomized world. Writers take phase A on one server
+// (chosen by the seed) from workStart until phaseAEnd, and phase B on the
+// other from phaseBStart (or once phase A's last answer is in, if later) for
+// phaseLength; readers work through both servers meanwhile; the auditor
+// reads both servers at auditAt.
+const (
+	workStart   = 300 * ms
+	phaseAEnd   = 1000 * ms
+	phaseBStart = 1300 * ms
+	phaseLength = 700 * ms
+	auditAt     = 15 * time.Second
+)
+
+// baseLink is the servers' link outside the faults.
+var baseLink = sim.Link{Min: 20 * ms, Max: 80 * ms}
+
+// faultPlan chooses a randomized world's faults from its seed.
+type faultPlan func(r *rand.Rand) []scene.Fault
+
+// window is a stretch of between min and max, starting somewhere in the
+// clients' working time.
+func window(r *rand.Rand, min, max time.Duration) (from, length time.Duration) {
+	length = min + time.Duration(r.Int63n(int64(max-min)))
+	from = workStart + time.Duration(r.Int63n(int64(phaseBStart+phaseLength/2-workStart-length)))
+	return from, length
 }
 
-// workload builds a world of the two servers and their clients for seed:
-//
-//   - kubectl creates web and api (3 replicas each) on server-1, then lets
-//     the others start;
-//   - controller-a and controller-b scale them, half the time as a
-//     controller does (read, then update at the version read), half the
-//     time unconditionally as kubectl scale does, each request to either
-//     server (the load balancer's choice);
-//   - dashboard-1 and dashboard-2 read them from either server;
-//   - an auditor waits for everyone, lets the servers settle, and reads
-//     every object from both servers with kube.Any.
-//
-// Every value written is new, so that a read says which write it saw. With
-// slow set, links take 1–60ms, the servers' link 50ms up to a per-seed maximum
-// of 100–400ms, and during one window of 1–3s the servers' link takes
-// 300–400ms each way (a fault, for the checkers). Without it every link
-// takes 1–400ms.
-func (c chapter) workload(seed int64, slow bool) (*sim.World, *check.History, *final) {
-	var w *sim.World
-	if slow {
-		w = sim.New(seed, sim.Latency(1*ms, 60*ms))
-		c.boot(w)
-		r := w.Rand()
-		base := sim.Link{Min: 50 * ms, Max: time.Duration(100+r.Intn(301)) * ms}
-		w.SetLinks(server1, server2, base)
-		start := time.Duration(200+r.Intn(1300)) * ms
-		end := start + time.Duration(1000+r.Intn(2001))*ms
-		w.At(start, func() { w.SetLinks(server1, server2, sim.Link{Min: 300 * ms, Max: 400 * ms}) })
-		w.At(end, func() { w.SetLinks(server1, server2, base) })
-		w.Fault("slow link server-1 ⇄ server-2 (300–400ms each way)", start, end)
-	} else {
-		w = sim.New(seed, sim.Latency(1*ms, 400*ms))
-		c.boot(w)
+// linearizableFaults: a spell of the story's slow link, and a spell in which
+// the link loses a fifth of its messages and repeats a fifth.
+func linearizableFaults(r *rand.Rand) []scene.Fault {
+	slowFrom, slowFor := window(r, 300*ms, 700*ms)
+	lossFrom, lossFor := window(r, 300*ms, 700*ms)
+	return []scene.Fault{
+		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 300 * ms, Max: 400 * ms}, From: slowFrom, For: slowFor, Normal: baseLink},
+		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 20 * ms, Max: 120 * ms, Drop: 0.2, Duplicate: 0.2}, From: lossFrom, For: lossFor, Normal: baseLink},
 	}
+}
 
-	h := check.NewHistory()
-	out := &final{}
-	servers := []sim.NodeID{server1, server2}
-	var ready sim.Queue[bool]
-	ready.Name = "ready"
-	var done sim.Group
-	next := 10 // the next replica count to write: every write is new
-	clients := []sim.NodeID{"controller-a", "controller-b", "dashboard-1", "dashboard-2"}
-	done.Add(len(clients))
+// progressFaults: a long spell in which the link loses half its messages.
+func progressFaults(r *rand.Rand) []scene.Fault {
+	from, length := window(r, 600*ms, 1000*ms)
+	return []scene.Fault{
+		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 20 * ms, Max: 200 * ms, Drop: 0.5, Duplicate: 0.1}, From: from, For: length, Normal: baseLink},
+	}
+}
 
-	w.AddNode("kubectl", func(p *sim.Proc) {
-		cl := client{p, h}
-		for _, k := range keys {
-			cl.create(server1, k, 3)
-		}
-		for range clients {
-			ready.Put(true)
+// workloadScene builds and runs one randomized world for seed:
+//
+//   - kubectl creates web and api through the phase A server;
+//   - controller-a and controller-b write through the phase A server, then
+//     through the other: unconditional scales (kubectl scale), scales
+//     conditional on the version just read (a controller's update, now and
+//     then with a version one off either way, which must conflict),
+//     creations and deletions of batch, with and without a precondition,
+//     and now and then a burst of burstSize scales sent at once;
+//   - dashboard-1 (and dashboard-2, if dashboards is 2) get (Latest), list (Latest) and read with
+//     kube.Any through either server, until the writers are done;
+//   - the auditor reads both servers at auditAt.
+//
+// Every value written is new, so a read says which write it saw.
+func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 40*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	first, second := server1, server2
+	if r.Intn(2) == 1 {
+		first, second = second, first
+	}
+	s.W.SetLinks(server1, server2, baseLink)
+	s.Inject(plan(r)...)
+
+	next := 100 // the next value to write: every write is new
+	value := func() int { next++; return next }
+	var phaseA sim.Group
+	writers := []string{"controller-a", "controller-b"}
+	phaseA.Add(len(writers))
+	writersDone := 0
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		for _, key := range lasting {
+			_, name := kube.SplitKey(key)
+			api.Pin(first).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
 	})
-	for _, id := range clients {
-		controller := id[0] == 'c'
-		w.AddNode(id, func(p *sim.Proc) {
-			defer done.Done()
-			ready.Get(p)
-			cl := client{p, h}
-			r := p.Rand()
-			pick := func() sim.NodeID { return servers[r.Intn(len(servers))] }
-			n, pause := 25, 30
-			if controller {
-				n, pause = 10, 80
+	for _, name := range writers {
+		s.Client(name, func(p *sim.Proc, api *kube.Client) {
+			defer func() { writersDone++ }()
+			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
+			for p.Now() < phaseAEnd {
+				write(p, api.Pin(first), value)
 			}
-			for range n {
-				key := keys[r.Intn(len(keys))]
-				switch {
-				case !controller:
-					cl.get(pick(), key)
-				case r.Intn(2) == 0:
-					obj, err := cl.get(pick(), key)
-					if err == nil {
-						next++
-						cl.scale(pick(), key, next, obj.ResourceVersion)
-					}
-				default:
-					next++
-					cl.scale(pick(), key, next, 0)
-				}
-				p.Sleep(time.Duration(r.Intn(pause)) * ms)
+			phaseA.Done()
+			p.Sleep(max(0, phaseBStart-p.Now()))
+			phaseA.Wait(p)
+			for end := p.Now() + phaseLength; p.Now() < end; {
+				write(p, api.Pin(second), value)
 			}
 		})
 	}
-	w.AddNode("auditor", func(p *sim.Proc) {
-		done.Wait(p)
-		p.Sleep(5 * time.Second)
-		cl := client{p, h}
-		states := map[string]map[string]any{}
-		for _, s := range servers {
-			states[string(s)] = map[string]any{}
-			for _, k := range keys {
-				obj, err := cl.peek(s, k)
-				switch {
-				case err == nil:
-					states[string(s)][k] = int64(obj.Replicas)
-				case errors.Is(err, kube.ErrNotFound):
-				default:
-					states[string(s)][k] = "error: " + err.Error()
-				}
+	for _, name := range []string{"dashboard-1", "dashboard-2"}[:dashboards] {
+		s.Client(name, func(p *sim.Proc, api *kube.Client) {
+			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
+			for writersDone < len(writers) {
+				read(s, p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
+				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
+		})
+	}
+	s.AuditAt(auditAt, "deployments", keys...)
+	s.Run(auditAt + 30*time.Second)
+	return s
+}
+
+// burstSize is how many writes a burst sends at once.
+const burstSize = 4
+
+// write makes one write of a writer through api, or a burst of them, then
+// pauses.
+func write(p *sim.Proc, api *kube.Client, value func() int) {
+	r := p.Rand()
+	key := lasting[r.Intn(len(lasting))]
+	_, name := kube.SplitKey(key)
+	switch n := r.Intn(12); {
+	case n >= 10: // a burst: burstSize scales at once, each from its own process
+		var done sim.Group
+		done.Add(burstSize)
+		for i := range burstSize {
+			p.Go(fmt.Sprintf("burst-%d", i), func(q *sim.Proc) {
+				defer done.Done()
+				api.For(q).Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
 		}
-		out.states, out.at = states, p.Now()
-	})
-	return w, h, out
+		done.Wait(p)
+	case n < 4: // kubectl scale: no precondition
+		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+	case n < 7: // a controller: read, then update at the version read
+		obj, err := api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
+		if err != nil {
+			break
+		}
+		rv := obj.ResourceVersion
+		switch r.Intn(6) {
+		case 0:
+			rv-- // one behind: must conflict
+		case 1:
+			rv++ // one ahead: must conflict
+		}
+		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
+	case n == 7:
+		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: value()})
+	case n == 8:
+		api.Delete(batchKey, 0)
+	default: // delete batch at the version read
+		if obj, err := api.Get(batchKey, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+			api.Delete(batchKey, obj.ResourceVersion)
+		}
+	}
+	p.Sleep(time.Duration(r.Int63n(int64(40 * ms))))
+}
+
+// read makes one read of a dashboard through api.
+func read(s *scene.Scene, p *sim.Proc, api *kube.Client) {
+	switch n := p.Rand().Intn(10); {
+	case n < 5:
+		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Latest})
+	case n < 8:
+		s.List(p, api, "deployments", keys...)
+	default:
+		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Any})
+	}
 }

@@ -2,110 +2,190 @@ package ex05suite
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
-	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
-// chapter holds the learner's controller and the randomized runs, which the
-// randomized and converges checks share: each world runs once.
+// chapter holds the learner's controller and what the randomized check
+// learned for the converges check: each world runs once, and only its
+// verdict is kept, never the world.
 type chapter struct {
 	newController func() Controller
-	runs          map[int64]*outcome
+	finals        map[int64]*suite.Failure // by seed: the run error or no-convergence, nil if neither
 }
 
-// outcome is what one world showed, rendered before the world was closed.
+// outcome is what one world showed, judged before the world was closed.
 type outcome struct {
-	runErr   *suite.Failure // the run could not go on
-	over     *suite.Failure // too-many-pods
-	final    *suite.Failure // no-convergence
-	vacuous  *check.Violation
-	creates  int
-	monitorV *check.Violation
+	s       *scene.Scene
+	runErr  *suite.Failure // the run could not go on
+	over    *suite.Failure // too-many-pods or stale-desired-count
+	newer   *suite.Failure // deleted-a-newer-pod
+	final   *suite.Failure // no-convergence
+	creates int
+	log     []change
 }
 
-// story is the page's scene: web wants 5 and has web-0 and web-1; both
-// controllers wake at 100ms, controller-a on server-1, controller-b on
-// server-2, whose cache is 400ms behind. Never more than 5 pods; 5 at the end.
+// The story's scene, stated once: the page, the registry's title and the
+// failure's details print it from these values.
+const (
+	storyDesired = 5
+	storyPods    = 2
+	storyWake    = 100 * ms
+	storyEnd     = 6 * time.Second
+)
+
+// storyScenario is the page's scene.
+func storyScenario() scenario {
+	return scenario{initial: storyDesired, pods: storyPods, startA: storyWake, startB: storyWake,
+		period: [2]time.Duration{200 * ms, 300 * ms}, end: storyEnd}
+}
+
+// storyScene says the scene in one paragraph, from the values it is built from.
+func storyScene() string {
+	return fmt.Sprintf("the scene: %s wants %d pods and has %s. controller-a reads and writes through server-1, controller-b through "+
+		"server-2, whose link to the history (etcd) takes %s–%s each way, so its cache is that far behind and its writes take that "+
+		"long to land. Both controllers wake at %s.",
+		web, storyDesired, podList(storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
+}
+
+func podList(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("web-%d", i)
+	}
+	if n == 2 {
+		return names[0] + " and " + names[1]
+	}
+	return strings.Join(names, ", ")
+}
+
+// story is the page's scene, over a few seeds: never more than 5 pods, and
+// 5 at the end. The first seed's history is the page's figure.
 func (c *chapter) story(t *testing.T) {
-	for _, seed := range suite.StorySeeds(20) {
-		sc := scenario{initial: 5, pods: 2, startA: 100 * ms, startB: 100 * ms,
-			period: [2]time.Duration{200 * ms, 300 * ms}, end: 6 * time.Second}
-		o := c.play(seed, sc, storyScene)
-		if f := firstOf(o.runErr, o.over, o.final); f != nil {
-			suite.Report(t, *f)
+	seeds := suite.StorySeeds(20)
+	for i, seed := range seeds {
+		o := c.play(seed, storyScenario(), storyScene())
+		if i == 0 {
+			suite.Figure(t, "pods", "the pods of web in the one history, seed "+fmt.Sprint(seed)+", change by change:\n"+logTable(o.log[:min(len(o.log), 16)], 16))
+		}
+		f := firstOf(o.runErr, o.over, o.newer, o.final)
+		if f == nil && o.creates == 0 {
+			f = &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: storyEnd,
+				Story: fmt.Sprintf("no pod was ever created: web wanted %d and had %d, and the controllers did nothing about it", storyDesired, storyPods)}
+		}
+		if f != nil {
+			o.s.Fail(t, *f)
+			o.s.Close()
 			return
 		}
-		if o.creates == 0 {
-			suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, Seed: seed,
-				Story: "no pod was ever created: web wanted 5 and had 2, and the controllers did nothing about it"})
-			return
-		}
+		o.s.Close()
 	}
 }
 
-const storyScene = "the scene: deployments/web wants 5 pods and has web-0 and web-1. controller-a reads and writes through server-1, " +
-	"controller-b through server-2, whose link to the history (etcd) takes 400ms each way, so its cache is 400ms behind. " +
-	"Both controllers wake at 100ms."
-
-const randomScene = "the scene: deployments/web wants 5 and has web-0 and web-1; controller-a works through server-1, controller-b through " +
-	"server-2 (400ms from the history each way); one controller crashes and restarts; kubectl scales web to 2, then to 6."
-
 // randomScenario draws the randomized scene of seed from the world's randomness.
-func randomScenario(w *sim.World) scenario {
+func randomScenario(seed int64) scenario {
+	w := sim.New(seed) // only to draw the scene from the seed
+	defer w.Close()
 	r := w.Rand()
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo)+1)) }
 	sc := scenario{initial: 5, pods: 2, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
 	sc.startA = between(50*ms, 150*ms)
 	sc.startB = sc.startA + between(0, 100*ms)
-	sc.crash = []sim.NodeID{controllerA, controllerB}[r.Intn(2)]
-	sc.crashAt = between(300*ms, 7000*ms)
-	sc.restart = sc.crashAt + between(100*ms, 900*ms)
-	sc.scales = []scale{{between(2000*ms, 4000*ms), 2}, {between(4500*ms, 6500*ms), 6}}
+	at := between(300*ms, 7000*ms)
+	sc.crash = &scene.Crash{Node: []sim.NodeID{controllerA, controllerB}[r.Intn(2)], At: at, For: between(100*ms, 900*ms)}
+	sc.scales = []scale{{between(2000*ms, 4000*ms), 2}, {between(4500*ms, 6500*ms), 6}, {between(7000*ms, 8000*ms), 4}}
 	return sc
 }
 
-// randomized: no create ever leaves more pods than desired, over many seeds.
+// randomScene says one randomized run's scene.
+func randomScene(sc scenario) string {
+	return fmt.Sprintf("the scene: %s wants %d and has %s; controller-a works through server-1, controller-b through server-2 "+
+		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
+		web, sc.initial, podList(sc.pods), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
+		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
+		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
+}
+
+// randomized: no create ever leaves more pods than desired, and no delete
+// removes a pod its controller never saw, over many seeds, with the guard
+// against runs whose crash met an idle cluster. What each world says about
+// convergence is kept for the converges check.
 func (c *chapter) randomized(t *testing.T) {
-	var cov check.Coverage
-	for _, seed := range suite.Seeds(100) {
-		o := c.randomRun(seed)
-		if f := firstOf(o.runErr, o.over); f != nil {
-			suite.Report(t, *f)
-			return
-		}
-		if o.monitorV != nil {
-			suite.Report(t, suite.Failure{Name: o.monitorV.Name, Clause: o.monitorV.Clause, Story: o.monitorV.Story, Seed: seed})
-			return
-		}
-		cov.Add(seed, o.vacuous)
-	}
-	suite.Coverage(t, &cov, 0.9)
+	open := map[int64]*outcome{}
+	scene.Search{
+		Seeds: suite.Seeds(100),
+		Build: func(seed int64) *scene.Scene {
+			o := c.randomRun(seed)
+			open[seed] = o
+			return o.s
+		},
+		Judge: func(t *testing.T, s *scene.Scene) bool {
+			o := open[s.Seed]
+			delete(open, s.Seed)
+			if f := firstOf(o.runErr, o.over, o.newer); f != nil {
+				s.Fail(t, *f)
+				return false
+			}
+			return true
+		},
+		// The slow link lasts every whole run and proves nothing; the crash
+		// must meet a busy cluster.
+		Faults: func(s *scene.Scene) []check.Fault {
+			var out []check.Fault
+			for _, f := range s.Faults {
+				if strings.HasPrefix(f.Name, "crash") {
+					out = append(out, f)
+				}
+			}
+			return out
+		},
+		MinCompleted: 10,
+		MinCovered:   0.9,
+	}.Run(t)
 }
 
 // converges: in the randomized runs, exactly the desired pods at the end.
+// A world the randomized check did not reach (it stops at its first
+// failure) is run here.
 func (c *chapter) converges(t *testing.T) {
 	for _, seed := range suite.Seeds(100) {
-		o := c.randomRun(seed)
-		if f := firstOf(o.runErr, o.final); f != nil {
+		f, ok := c.finals[seed]
+		if !ok {
+			o := c.randomRun(seed)
+			o.s.Close()
+			f = c.finals[seed]
+		}
+		if f != nil {
 			suite.Report(t, *f)
 			return
 		}
 	}
 }
 
+// randomRun plays the randomized world of seed and keeps its verdict on
+// convergence, its timeline drawn, for the converges check. The caller
+// closes the scene.
 func (c *chapter) randomRun(seed int64) *outcome {
-	if o, ok := c.runs[seed]; ok {
-		return o
+	sc := randomScenario(seed)
+	o := c.play(seed, sc, randomScene(sc))
+	var f *suite.Failure
+	if g := firstOf(o.runErr, o.final); g != nil {
+		h := *g
+		h.Seed = seed
+		h.At = h.At.Round(100 * time.Microsecond)
+		h.Timeline = o.s.Timeline(h.At)
+		f = &h
 	}
-	o := c.play(seed, scenario{}, randomScene)
-	c.runs[seed] = o
+	c.finals[seed] = f
 	return o
 }
 
@@ -118,127 +198,160 @@ func firstOf(fs ...*suite.Failure) *suite.Failure {
 	return nil
 }
 
-// columns are the timeline's lanes, left to right as the request flows.
-var columns = []sim.NodeID{controllerA, server1, etcd, server2, controllerB, kubectl}
-
-// play builds and runs one world (the randomized scene if sc is zero) and
-// renders what went wrong in it.
+// play builds and runs one world and tells what went wrong in it. The
+// scene is left open for the failure's timeline; the caller closes it.
 func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
-	w := sim.New(seed) // only to draw the scene from the seed
-	if sc.end == 0 {
-		sc = randomScenario(w)
-	}
-	w.Close()
 	cl := build(seed, sc, c.newController)
-	defer cl.w.Close()
 	cl.run()
-
-	o := &outcome{creates: cl.creates}
-	cols := columns
-	if len(sc.scales) == 0 {
-		cols = columns[:5]
-	}
-	timeline := func(focus time.Duration) string {
-		return cl.w.Timeline(sim.TimelineOptions{Columns: cols, Focus: focus, MaxRows: 40, Width: 27, Filter: quiet})
-	}
-	details := scene
-	if sc.crash != "" {
-		details += fmt.Sprintf("\n  this run: controller-a starts at %s, controller-b at %s; %s crashes at %s and restarts at %s; kubectl scales web to 2 at %s and to 6 at %s.",
-			suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash, suite.FormatTime(sc.crashAt), suite.FormatTime(sc.restart),
-			suite.FormatTime(sc.scales[0].at), suite.FormatTime(sc.scales[1].at))
-	}
-
-	if cl.runErr != nil {
-		f := suite.RunFailure(cl.runErr)
+	o := &outcome{s: cl.s, creates: cl.creates, log: cl.log}
+	if err := cl.s.Err; err != nil {
+		f := suite.RunFailure(err)
 		if f.At == 0 {
-			f.At = cl.w.Now()
+			f.At = cl.s.W.Now()
 		}
-		f.At = f.At.Round(100 * time.Microsecond)
-		f.Clause, f.Seed, f.Timeline = course.OneHistory, seed, timeline(f.At)
-		f.Details = strings.TrimSpace(f.Details + "\n\n" + details)
+		f.Clause = course.OneHistory
+		f.Details = strings.TrimSpace(f.Details + "\n\n" + scene)
 		o.runErr = &f
 		return o
 	}
 	if v := cl.over; v != nil {
-		o.over = &suite.Failure{Name: "too-many-pods", Clause: course.AgreementFirst, Seed: seed, At: v.at.Round(100 * time.Microsecond),
-			Story:    overStory(v),
-			Details:  details + "\n\n" + overDetails(v),
-			Timeline: timeline(v.at)}
+		f := overFailure(cl, v)
+		f.Details = scene + "\n\n" + f.Details
+		o.over = &f
 	}
-	o.monitorV = cl.monitor.Result()
-	if o.monitorV != nil && o.monitorV.Name == "too-many-pods" {
-		o.monitorV = nil // told by o.over
+	if v := cl.newer; v != nil {
+		o.newer = &suite.Failure{Name: "deleted-a-newer-pod", Clause: course.OneHistory, At: v.at,
+			Story:   newerStory(v),
+			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
 	}
-	if pods, desired := cl.countPods(), cl.desired; pods != desired {
-		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, Seed: seed, At: cl.w.Now().Round(100 * time.Microsecond),
-			Story: fmt.Sprintf("at %s, long after the last fault, %s wants %d pods and the history holds %d (%s)",
-				suite.FormatTime(cl.w.Now()), web, desired, pods, strings.Join(cl.podNames(), ", ")),
-			Details:  details + "\n\n" + logTable(cl.log, 15),
-			Timeline: timeline(cl.w.Now())}
+	if pods := cl.podNames(); len(pods) != cl.desired {
+		end := cl.s.W.Now()
+		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: end,
+			Story: fmt.Sprintf("at %s, the end of the run, long after the last fault, %s wants %d pods and the history holds %d (%s)",
+				suite.FormatTime(end), web, cl.desired, len(pods), strings.Join(pods, ", ")),
+			Details: scene + "\n\n" + logTable(cl.log, 15)}
 	}
-	var faults []check.Fault
-	for _, f := range cl.w.Faults() {
-		if f.Node != "" { // the crash; the slow link lasts the whole run and proves nothing
-			faults = append(faults, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-		}
-	}
-	o.vacuous = check.Exercised(cl.history, faults, 10)
 	return o
 }
 
-// quiet keeps the timeline to what the story needs: the clients' notes,
-// etcd's accepted changes, the writes on their way, crashes and faults;
-// not the caches' watches nor the reads relayed to etcd.
-func quiet(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	case sim.EvTimeout:
-		_, watch := e.Msg.(kube.WatchRequest)
-		return !watch
-	case sim.EvSend:
-		_, ok := e.Msg.(relayed)
-		return ok
+// overFailure names and tells the first create that went over: a desired
+// count the history had left behind, if the creator acted on one, else a
+// pods count that stopped being true before the create landed.
+func overFailure(cl *cluster, v *overshoot) suite.Failure {
+	b := v.beliefs[v.by]
+	var story string
+	name := "too-many-pods"
+	tail := fmt.Sprintf(", but the history had been scaled to %d at %s (accepted by etcd); on that count it created %s through %s, "+
+		"accepted by etcd at %s: %d pods where %d were desired",
+		v.desired, suite.FormatTime(v.scaledAt), v.key, v.via, suite.FormatTime(v.at), v.pods, v.desired)
+	switch remembered, ok := rememberedDesired(b); {
+	case b.desired.ok && b.desired.value > v.desired && b.desired.value > v.justified:
+		// It acted on the last count it was told, and that count was stale.
+		name = "stale-desired-count"
+		story = fmt.Sprintf("%s acted on a stale desired count: ", v.by)
+		if b.desired.cached {
+			story += fmt.Sprintf("%s answered from its cache at %s that web wants %d", b.server, suite.FormatTime(b.desired.at), b.desired.value)
+		} else {
+			story += fmt.Sprintf("it had last read that web wants %d at %s (read with Latest)", b.desired.value, suite.FormatTime(b.desired.at))
+		}
+		story += tail
+	case ok && remembered.value > v.desired && calledFor(v.key, b.desired.value):
+		// It created up to a count it had been told earlier, not the last one.
+		name = "stale-desired-count"
+		story = fmt.Sprintf("%s acted on a stale desired count: it counted %d pods and sent %d %s, as if web still wanted %d, "+
+			"the count it was told at %s (%s); it had been told %d since, at %s",
+			v.by, b.decision.value, b.creates, plural(b.creates, "create"), remembered.value, suite.FormatTime(remembered.at),
+			remembered.how(b.server), b.desired.value, suite.FormatTime(b.desired.at)) + tail
+	default:
+		story = tooManyStory(cl, v)
 	}
-	return false
+	return suite.Failure{Name: name, Clause: course.OneHistory, At: v.at, Story: story, Details: overDetails(cl, v)}
 }
 
-// overStory is the one line: which create went over, and why it was made.
-func overStory(v *overshoot) string {
-	s := fmt.Sprintf("%s created %s through %s, the %s pod of %s, which wants %d",
-		v.by, v.pod, v.via, ordinal(v.pods), web, v.desired)
-	var why []string
-	for _, id := range []sim.NodeID{controllerA, controllerB} {
-		if d := v.beliefs[id].decision; d.made {
-			why = append(why, fmt.Sprintf("%s had counted %d pods and sent %d %s on that count", id, d.pods, d.creates, plural(d.creates, "create")))
+// rememberedDesired is the earlier desired count a controller's creates
+// filled up to, when they filled up to one it had been told before its last
+// read and not to the last one: a count it remembered.
+func rememberedDesired(b belief) (read, bool) {
+	if !b.decision.ok || b.creates == 0 || !b.desired.ok {
+		return read{}, false
+	}
+	filled := b.decision.value + b.creates
+	if filled <= b.desired.value {
+		return read{}, false
+	}
+	for i := len(b.earlier) - 1; i >= 0; i-- {
+		if b.earlier[i].value == filled {
+			return b.earlier[i], true
 		}
 	}
-	if len(why) > 0 {
-		s += "; " + strings.Join(why, ", ") + ": each created the difference it saw"
+	return read{}, false
+}
+
+// calledFor reports whether the pod at key is one only a desired count above
+// last would call for: web-i with i >= last, or a name that is not web-i.
+func calledFor(key string, last int) bool {
+	i, err := strconv.Atoi(strings.TrimPrefix(key, "pods/web-"))
+	return err != nil || i >= last
+}
+
+// tooManyStory: who counted what, who created how many on it, and what the
+// history made of it.
+func tooManyStory(cl *cluster, v *overshoot) string {
+	var decided []string
+	var ids []sim.NodeID
+	for _, id := range []sim.NodeID{controllerA, controllerB} {
+		if b := v.beliefs[id]; b.creates > 0 && b.decision.ok {
+			decided = append(decided, fmt.Sprintf("%s counted %d (%s, answered at %s) and sent %d %s",
+				id, b.decision.value, b.decision.how(b.server), suite.FormatTime(b.decision.at), b.creates, plural(b.creates, "create")))
+			ids = append(ids, id)
+		}
+	}
+	peak, peakAt := v.pods, v.at
+	for _, c := range cl.log[v.index+1:] {
+		if !c.create {
+			break
+		}
+		if c.pods > peak {
+			peak, peakAt = c.pods, c.at
+		}
+	}
+	var s string
+	switch len(ids) {
+	case 2:
+		s = fmt.Sprintf("controller-a and controller-b each created pods for the same shortfall of %s, and nothing refused the second set: %s",
+			web, strings.Join(decided, "; "))
+	case 1:
+		s = fmt.Sprintf("%s created more pods than its own count called for: %s", ids[0], decided[0])
+	default:
+		s = fmt.Sprintf("%s created a pod that no count called for", v.by)
+	}
+	s += fmt.Sprintf(". etcd accepted the %s pod, %s from %s through %s, at %s, where %d were desired",
+		ordinal(v.pods), v.key, v.by, v.via, suite.FormatTime(v.at), v.desired)
+	if peak > v.pods {
+		s += fmt.Sprintf(", and the one history went on to %d pods (the last of them accepted at %s)", peak, suite.FormatTime(peakAt))
 	}
 	return s
 }
 
 // overDetails says what each controller had been told, and lists the
-// changes that led to the overshoot.
-func overDetails(v *overshoot) string {
+// changes that led to the overshoot and the burst it belongs to.
+func overDetails(cl *cluster, v *overshoot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "what each controller had been told when %s landed:\n", v.pod)
-	server := map[sim.NodeID]sim.NodeID{controllerA: server1, controllerB: server2}
+	fmt.Fprintf(&b, "what each controller had been told when etcd accepted %s (times are when its server answered):\n", v.key)
 	for _, id := range []sim.NodeID{controllerA, controllerB} {
 		x := v.beliefs[id]
-		fmt.Fprintf(&b, "  %s (through %s):", id, server[id])
-		if d := x.decision; d.made {
-			fmt.Fprintf(&b, " created %d on a count of %d pods (%s list at %s);", d.creates, d.pods, d.mode, suite.FormatTime(d.at))
+		fmt.Fprintf(&b, "  %s (through %s):", id, x.server)
+		if x.creates > 0 && x.decision.ok {
+			fmt.Fprintf(&b, " sent %d %s on a count of %d pods (%s at %s);", x.creates, plural(x.creates, "create"), x.decision.value, x.decision.how(x.server), suite.FormatTime(x.decision.at))
 		}
-		if x.desiredSeen {
-			fmt.Fprintf(&b, " web wants %d (%s read at %s);", x.desired, x.desiredMode, suite.FormatTime(x.desiredAt))
+		if x.desired.ok {
+			fmt.Fprintf(&b, " web wants %d (%s at %s);", x.desired.value, x.desired.how(x.server), suite.FormatTime(x.desired.at))
 		}
-		if x.podsSeen {
-			fmt.Fprintf(&b, " %d pods (%s list at %s, a view at rv=%d while the history was at rv=%d)",
-				x.pods, x.podsMode, suite.FormatTime(x.podsAt), x.podsView, x.podsTruth)
+		if x.pods.ok {
+			fmt.Fprintf(&b, " last count %d pods (%s at %s, a view at rv=%d while the history was at rv=%d)",
+				x.pods.value, x.pods.how(x.server), suite.FormatTime(x.pods.at), x.pods.view, x.pods.truth)
 		}
-		if !x.desiredSeen && !x.podsSeen {
+		if !x.desired.ok && !x.pods.ok {
 			b.WriteString(" nothing yet")
 		}
 		b.WriteString("\n")
@@ -246,9 +359,23 @@ func overDetails(v *overshoot) string {
 	if v.justified > v.desired {
 		fmt.Fprintf(&b, "  (%s's Latest read in this reconcile said %d, which would have allowed up to %d pods)\n", v.by, v.justified, v.justified)
 	}
-	b.WriteString("\nthe pods of web in the one history, change by change:\n")
-	b.WriteString(logTable(v.log, 14))
+	end := v.index + 1
+	for end < len(cl.log) && cl.log[end].create {
+		end++
+	}
+	b.WriteString("\nthe pods of web in the one history, change by change (times: accepted by etcd):\n")
+	b.WriteString(logTable(cl.log[:end], 14))
 	return b.String()
+}
+
+// newerStory: which delete removed a pod version its controller never saw.
+func newerStory(v *newerDelete) string {
+	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
+	if v.made.by != "" {
+		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
+	}
+	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
+	return s
 }
 
 // logTable renders the last n changes.
@@ -258,7 +385,7 @@ func logTable(log []change, n int) string {
 		fmt.Fprintf(&b, "  … %d earlier changes\n", len(log)-n)
 		log = log[len(log)-n:]
 	}
-	fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4s  %7s\n", "at", "change", "by", "via", "pods", "desired")
+	fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4s  %7s\n", "accepted", "change", "by", "via", "pods", "desired")
 	for _, c := range log {
 		mark := ""
 		if c.over {

@@ -6,9 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"onehistory/internal/harness/check"
-	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
@@ -24,10 +23,25 @@ const (
 
 	web = "deployments/web"
 
-	// slowPath is the extra latency of the story, each way between etcd and
-	// server-2.
-	slowPath = 400 * ms
+	// requestTimeout is how long a client waits for an answer: a write
+	// through server-2 crosses the slow link twice.
+	requestTimeout = 2*slowMax + 300*ms
+	// relayTimeout is how long a server waits for etcd.
+	relayTimeout = 2*slowMax + 100*ms
 )
+
+// The story's slow link: server-2's path to the one history, each way.
+const (
+	slowMin = 400 * ms
+	slowMax = 410 * ms
+)
+
+// slowLink is the week's trouble: the link between etcd and server-2 takes
+// 400–410ms each way for the whole run, so server-2's cache is that far
+// behind the history, and its writes take that long to land.
+func slowLink(end time.Duration) scene.SlowLink {
+	return scene.SlowLink{A: etcd, B: server2, Link: sim.Link{Min: slowMin, Max: slowMax}, From: 0, For: end}
+}
 
 // Controller is what the learner's New makes: one ReplicaSet-style
 // controller.
@@ -37,14 +51,13 @@ type Controller interface {
 
 // scenario is what one world does.
 type scenario struct {
-	initial          int              // web's desired count at the start
-	pods             int              // pods web-0 … that already exist
-	startA, startB   time.Duration    // each controller's first reconcile
-	period           [2]time.Duration // the pause between reconciles: uniform in [min, max]
-	crash            sim.NodeID       // a controller to crash, or ""
-	crashAt, restart time.Duration
-	scales           []scale // kubectl's scale changes, through server-1
-	end              time.Duration
+	initial        int              // web's desired count at the start
+	pods           int              // pods web-0 … that already exist
+	startA, startB time.Duration    // each controller's first reconcile
+	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
+	crash          *scene.Crash     // a controller that crashes and restarts, or nil
+	scales         []scale          // kubectl's scale changes, through server-1
+	end            time.Duration
 }
 
 // scale is one change of web's desired count.
@@ -53,59 +66,81 @@ type scale struct {
 	replicas int
 }
 
+// read is one answer a controller was given about web: its desired count or
+// its pods.
+type read struct {
+	value  int           // the desired count, or the number of web's pods
+	cached bool          // answered from the server's watch cache (rv "0"), not with Latest
+	at     time.Duration // when the server answered
+	view   int64         // the resourceVersion of the answer: how far the view had come
+	truth  int64         // the history's resourceVersion when the server answered
+	ok     bool
+}
+
+// how says where a read was answered from, for a story.
+func (r read) how(server sim.NodeID) string {
+	if r.cached {
+		return fmt.Sprintf("%s's cache, rv=\"0\"", server)
+	}
+	return "read with Latest"
+}
+
 // belief is what one controller has been told, as its server answered it.
 type belief struct {
-	desired     int
-	desiredMode string
-	desiredAt   time.Duration
-	desiredSeen bool
+	server  sim.NodeID
+	desired read
+	pods    read
+	earlier []read           // every desired count it was told before the last
+	seen    map[version]bool // every object version a list or get showed it
 
-	pods      int
-	podsMode  string
-	podsAt    time.Duration
-	podsView  int64 // the resourceVersion of the list: how far the view had come
-	podsTruth int64 // the history's resourceVersion when the list was answered
-	podsSeen  bool
-
-	// decision is the count the controller's latest creates were made on.
-	decision     decision
-	sinceListing int // creates sent since the last pods list
+	// decision is the pods count the controller's latest creates were sent
+	// on, and how many it sent.
+	decision     read
+	creates      int
+	sinceListing int
 
 	// justified is the desired count the controller read with Latest in its
 	// current reconcile (0 if none): a create it makes may fill up to it.
 	justified int
 }
 
-// decision is a pods count a controller created pods on.
-type decision struct {
-	pods    int
-	mode    string
-	at      time.Duration
-	creates int
-	made    bool
-}
-
 // change is one accepted change to web or its pods, for the story.
 type change struct {
-	at      time.Duration
-	what    string // "ADDED pods/web-3"
+	at      time.Duration // when etcd accepted it
+	what    string        // "ADDED pods/web-3"
+	key     string
+	rv      int64
+	create  bool
 	by, via sim.NodeID
 	pods    int
 	desired int
 	over    bool
 }
 
-// overshoot is the create that left more pods than desired.
+// overshoot is the first create that left more pods than desired.
 type overshoot struct {
-	at        time.Duration
-	pod       string
-	by, via   sim.NodeID
-	pods      int
-	desired   int
+	change
 	justified int
+	scaledAt  time.Duration // when the history's desired count last changed before it
 	beliefs   map[sim.NodeID]belief
-	log       []change
+	index     int // its place in the log
 }
+
+// newerDelete is a delete of a pod version the deleting controller never saw.
+type newerDelete struct {
+	change
+	seenRV int64 // the version of the pod it had seen, 0 if none
+	seenAt time.Duration
+	made   change // the create of the version it removed
+}
+
+// version is one version of one object: pods/web-3 at resourceVersion 12.
+type version struct {
+	key string
+	rv  int64
+}
+
+func versionOf(o kube.Object) version { return version{o.Key(), o.ResourceVersion} }
 
 // relayed is a write a server hands to etcd on behalf of a client.
 type relayed struct {
@@ -122,6 +157,9 @@ func (r relayed) String() string {
 	case kube.UpdateRequest:
 		return fmt.Sprintf("UPDATE %s replicas=%d for %s", q.Object.Key(), q.Object.Replicas, r.By)
 	case kube.DeleteRequest:
+		if q.ResourceVersion != 0 {
+			return fmt.Sprintf("DELETE %s if rv=%d for %s", q.Key, q.ResourceVersion, r.By)
+		}
 		return fmt.Sprintf("DELETE %s for %s", q.Key, r.By)
 	}
 	return fmt.Sprintf("%T for %s", r.Req, r.By)
@@ -129,38 +167,29 @@ func (r relayed) String() string {
 
 // cluster is one world of the chapter and what the suite learns from it.
 type cluster struct {
-	w       *sim.World
+	s       *scene.Scene
 	sc      scenario
 	store   *kube.MemStore
-	history *check.History
-	monitor *check.Monitor
 	beliefs map[sim.NodeID]*belief
 
-	desired    int
-	log        []change
-	over       *overshoot
-	creates    int // pod creates accepted
-	reconciles int
-	runErr     error
+	desired  int
+	scaledAt time.Duration // when the history's desired count last changed
+	log      []change
+	over     *overshoot
+	newer    *newerDelete
+	created  map[version]change // the create of each pod version
+	creates  int                // pod creates accepted
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
-// made by newController, and kubectl.
+// made by newController, and kubectl; the slow link and the crash, if any.
 func build(seed int64, sc scenario, newController func() Controller) *cluster {
-	w := sim.New(seed, sim.Latency(1*ms, 8*ms))
-	cl := &cluster{w: w, sc: sc, store: kube.NewMemStore(0), history: check.NewHistory(),
-		beliefs: map[sim.NodeID]*belief{controllerA: {}, controllerB: {}}, desired: sc.initial}
-	cl.monitor = check.NewMonitor(check.Invariant{
-		Name:   "too-many-pods",
-		Rule:   "no create leaves more pods than desired",
-		Clause: course.AgreementFirst,
-		Check: func() error {
-			if o := cl.over; o != nil {
-				return fmt.Errorf("%d pods for %s, %d desired", o.pods, web, o.desired)
-			}
-			return nil
-		},
-	})
+	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
+	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
+		beliefs: map[sim.NodeID]*belief{
+			controllerA: {server: server1, seen: map[version]bool{}},
+			controllerB: {server: server2, seen: map[version]bool{}},
+		}}
 
 	// The state before the story: web and the pods yesterday's controller made.
 	mustCreate := func(o kube.Object) {
@@ -173,39 +202,50 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 		mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
 	}
 	for i, o := range cl.store.Objects() { // web, then web-0, web-1, …
-		cl.log = append(cl.log, change{what: "ADDED " + o.Key(), by: "(before)", pods: i, desired: sc.initial})
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: i, desired: sc.initial}
+		cl.log = append(cl.log, c)
+		cl.created[versionOf(o)] = c
 	}
 
-	w.AddNode(etcd, cl.bootEtcd)
-	w.AddNode(server1, cl.bootServer)
-	w.AddNode(server2, cl.bootServer)
-	w.AddNode(controllerA, cl.bootController(controllerA, server1, sc.startA, newController))
-	w.AddNode(controllerB, cl.bootController(controllerB, server2, sc.startB, newController))
+	s.Inject(slowLink(sc.end))
+	if sc.crash != nil {
+		s.Inject(*sc.crash)
+	}
+	s.W.AddNode(etcd, cl.bootEtcd)
+	s.W.AddNode(server1, cl.bootServer)
+	s.W.AddNode(server2, cl.bootServer)
+	s.Client(string(controllerA), cl.controller(controllerA, sc.startA, newController))
+	s.Client(string(controllerB), cl.controller(controllerB, sc.startB, newController))
+	lanes := []sim.NodeID{controllerA, server1, etcd, server2, controllerB}
 	if len(sc.scales) > 0 {
-		w.AddNode(kubectl, cl.kubectl)
+		s.Client(string(kubectl), cl.kubectl)
+		lanes = append(lanes, kubectl)
 	}
-	w.SetLinks(etcd, server2, sim.Link{Min: slowPath, Max: slowPath + 20*ms})
-	w.Fault("etcd ⇄ server-2 takes 400ms each way", 0, sc.end)
-	if sc.crash != "" {
-		w.At(sc.crashAt, func() { w.Crash(sc.crash) })
-		w.At(sc.restart, func() { w.Restart(sc.crash) })
-	}
+	s.Lanes(lanes...)
+	s.Show(quiet)
 	return cl
 }
 
-// run runs the world to its end; the caller closes it.
-func (cl *cluster) run() { cl.runErr = cl.w.Run(cl.sc.end) }
-
-// countPods is the number of pods web owns in the history now.
-func (cl *cluster) countPods() int {
-	n := 0
-	for _, o := range cl.store.Objects() {
-		if o.Kind == "pods" && o.Owner == web {
-			n++
-		}
+// quiet keeps the timeline to what the story needs: the clients' notes and
+// the servers' (what a cache answered), etcd's accepted changes, the writes
+// on their way, crashes and faults; not the caches' watches nor the reads
+// relayed to etcd.
+func quiet(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	case sim.EvTimeout:
+		_, watch := e.Msg.(kube.WatchRequest)
+		return !watch
+	case sim.EvSend:
+		_, ok := e.Msg.(relayed)
+		return ok
 	}
-	return n
+	return false
 }
+
+// run runs the world to its end; the caller closes it.
+func (cl *cluster) run() { _ = cl.s.Run(cl.sc.end) }
 
 // podNames lists web's pods in the history now.
 func (cl *cluster) podNames() []string {
@@ -219,7 +259,7 @@ func (cl *cluster) podNames() []string {
 }
 
 // bootEtcd serves the one history. Every write arrives relayed by a server;
-// each accepted change steps the monitor.
+// each accepted change is judged as it is accepted.
 func (cl *cluster) bootEtcd(p *sim.Proc) {
 	serve := kube.Handler(cl.store)
 	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
@@ -227,17 +267,21 @@ func (cl *cluster) bootEtcd(p *sim.Proc) {
 		if !ok {
 			return serve(p, from, req)
 		}
-		before := cl.store.ResourceVersion()
+		var before kube.Object
+		if d, ok := r.Req.(kube.DeleteRequest); ok {
+			before, _ = cl.store.Get(p, d.Key, kube.ReadOptions{ResourceVersion: kube.Latest})
+		}
+		rv := cl.store.ResourceVersion()
 		reply, err := serve(p, from, r.Req) // a MemStore write never blocks
-		if cl.store.ResourceVersion() != before {
-			cl.accepted(p, r, from, reply.(kube.Object))
+		if cl.store.ResourceVersion() != rv {
+			cl.accepted(p, r, from, reply.(kube.Object), before)
 		}
 		return reply, err
 	})
 }
 
-// accepted notes one accepted change and checks the invariant.
-func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o kube.Object) {
+// accepted notes one accepted change and judges it.
+func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before kube.Object) {
 	var what, sign string
 	switch r.Req.(type) {
 	case kube.CreateRequest:
@@ -247,28 +291,33 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o kube.Objec
 	case kube.DeleteRequest:
 		what, sign = "DELETED "+o.Key(), "− "
 	}
-	if o.Key() == web {
-		cl.desired = o.Replicas
+	if o.Key() == web && o.Replicas != cl.desired {
+		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
-	pods := cl.countPods()
-	ch := change{at: p.Now(), what: what, by: r.By, via: via, pods: pods, desired: cl.desired}
-	isCreate := false
-	if _, ok := r.Req.(kube.CreateRequest); ok && o.Kind == "pods" && o.Owner == web {
-		isCreate = true
+	pods := len(cl.podNames())
+	ch := change{at: p.Now(), what: what, key: o.Key(), rv: o.ResourceVersion, by: r.By, via: via, pods: pods, desired: cl.desired}
+	_, isCreate := r.Req.(kube.CreateRequest)
+	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
+	if ch.create {
 		cl.creates++
+		cl.created[versionOf(o)] = ch
 	}
-	if isCreate && pods > max(cl.desired, r.Justified) && cl.over == nil {
+	if ch.create && pods > max(cl.desired, r.Justified) && cl.over == nil {
 		ch.over = true
-		cl.over = &overshoot{at: p.Now(), pod: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired,
-			justified: r.Justified, beliefs: map[sim.NodeID]belief{}}
+		cl.over = &overshoot{change: ch, justified: r.Justified, scaledAt: cl.scaledAt, beliefs: map[sim.NodeID]belief{}, index: len(cl.log)}
 		for id, b := range cl.beliefs {
-			cl.over.beliefs[id] = *b
+			x := *b
+			x.earlier = slices.Clone(b.earlier)
+			cl.over.beliefs[id] = x
+		}
+	}
+	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
+		if b := cl.beliefs[r.By]; b != nil && !b.seen[versionOf(before)] {
+			cl.newer = &newerDelete{change: ch, made: cl.created[versionOf(before)]}
+			_ = del
 		}
 	}
 	cl.log = append(cl.log, ch)
-	if cl.over != nil && cl.over.log == nil {
-		cl.over.log = slices.Clone(cl.log)
-	}
 	switch {
 	case o.Key() == web:
 		p.Logf("web %s%d: %d of %d", sign, o.Replicas, pods, cl.desired)
@@ -277,7 +326,6 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o kube.Objec
 	case o.Kind == "pods":
 		p.Logf("%s%s: %d of %d", sign, o.Key(), pods, cl.desired)
 	}
-	cl.monitor.Step(p.Now())
 }
 
 // server is one API server: writes and Latest reads go to etcd, Any reads
@@ -334,25 +382,36 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	b := s.cl.beliefs[from] // nil for kubectl
 	switch r := req.(type) {
 	case kube.GetRequest:
+		kind, _ := kube.SplitKey(r.Key)
+		cached := r.Opts.ResourceVersion == kube.Any && s.cache[kind] != nil
 		var o kube.Object
 		var err error
-		kind, _ := kube.SplitKey(r.Key)
-		if r.Opts.ResourceVersion == kube.Any && s.cache[kind] != nil {
+		if cached {
 			o, err = s.cache[kind].Get(p, r.Key, r.Opts)
 		} else {
 			o, err = s.etcd(p).Get(r.Key, r.Opts)
 		}
-		if err == nil && b != nil && r.Key == web {
-			b.desired, b.desiredMode, b.desiredAt, b.desiredSeen = o.Replicas, mode(r.Opts), p.Now(), true
-			if r.Opts.ResourceVersion == kube.Latest {
-				b.justified = o.Replicas
+		if err == nil && b != nil {
+			b.seen[versionOf(o)] = true
+			if r.Key == web {
+				if b.desired.ok {
+					b.earlier = append(b.earlier, b.desired)
+				}
+				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
+				if !cached {
+					b.justified = o.Replicas
+				}
+				if cached {
+					p.Logf("from cache for %s: web wants %d", from, o.Replicas)
+				}
 			}
 		}
 		return o, err
 	case kube.ListRequest:
+		cached := r.Opts.ResourceVersion == kube.Any && s.cache[r.Kind] != nil
 		var l kube.List
 		var err error
-		if r.Opts.ResourceVersion == kube.Any && s.cache[r.Kind] != nil {
+		if cached {
 			l, err = s.cache[r.Kind].List(p, r.Kind, r.Opts)
 		} else {
 			l, err = s.etcd(p).List(r.Kind, r.Opts)
@@ -360,27 +419,31 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		if err == nil && b != nil && r.Kind == "pods" {
 			n := 0
 			for _, o := range l.Items {
+				b.seen[versionOf(o)] = true
 				if o.Owner == web {
 					n++
 				}
 			}
-			b.pods, b.podsMode, b.podsAt, b.podsView, b.podsTruth, b.podsSeen = n, mode(r.Opts), p.Now(), l.ResourceVersion, s.cl.store.ResourceVersion(), true
+			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
 			b.sinceListing = 0
+			if cached {
+				p.Logf("from cache for %s: %d pods of web (view at rv=%d)", from, n, l.ResourceVersion)
+			}
 		}
 		return l, err
 	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
 		rel := relayed{By: from, Req: req}
 		if b != nil {
 			rel.Justified = b.justified
-			if _, ok := req.(kube.CreateRequest); ok && b.podsSeen {
+			if _, ok := req.(kube.CreateRequest); ok && b.pods.ok {
 				if b.sinceListing == 0 {
-					b.decision = decision{pods: b.pods, mode: b.podsMode, at: b.podsAt, made: true}
+					b.decision = b.pods
 				}
 				b.sinceListing++
-				b.decision.creates = b.sinceListing
+				b.creates = b.sinceListing
 			}
 		}
-		reply, err := p.Call(etcd, rel, 2*slowPath+100*ms)
+		reply, err := p.Call(etcd, rel, relayTimeout)
 		if errors.Is(err, sim.ErrTimeout) {
 			return nil, &kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
 		}
@@ -396,28 +459,20 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 
 // etcd is a client of the history for one request of the server.
 func (s *server) etcd(p *sim.Proc) *kube.Client {
-	return kube.NewClient(p, etcd).Quiet().WithTimeout(2*slowPath + 100*ms)
+	return kube.NewClient(p, etcd).Quiet().WithTimeout(relayTimeout)
 }
 
-func mode(o kube.ReadOptions) string {
-	if o.ResourceVersion == kube.Latest {
-		return "Latest"
-	}
-	return fmt.Sprintf("rv=%q", o.ResourceVersion)
-}
-
-// bootController runs one controller: a new Controller at every boot, a
-// reconcile of web every period.
-func (cl *cluster) bootController(id, srv sim.NodeID, start time.Duration, newController func() Controller) func(p *sim.Proc) {
-	return func(p *sim.Proc) {
+// controller runs one controller: a new Controller at every boot, pinned to
+// its server, a reconcile of web every period.
+func (cl *cluster) controller(id sim.NodeID, start time.Duration, newController func() Controller) func(p *sim.Proc, api *kube.Client) {
+	return func(p *sim.Proc, api *kube.Client) {
 		ctl := newController()
-		c := kube.NewClient(p, srv).Named(string(id)).WithTimeout(2*slowPath + 300*ms).Record(cl.history)
+		c := api.Pin(cl.beliefs[id].server)
 		if d := start - p.Now(); d > 0 {
 			p.Sleep(d)
 		}
 		for {
 			cl.beliefs[id].justified = 0
-			cl.reconciles++
 			if err := ctl.Reconcile(p, c, web); err != nil {
 				p.Logf("reconcile: %v", err)
 			}
@@ -429,8 +484,8 @@ func (cl *cluster) bootController(id, srv sim.NodeID, start time.Duration, newCo
 
 // kubectl scales web as the scenario says, through server-1, retrying on
 // Conflict as kubectl scale does.
-func (cl *cluster) kubectl(p *sim.Proc) {
-	c := kube.NewClient(p, server1).Named(string(kubectl)).WithTimeout(time.Second).Record(cl.history)
+func (cl *cluster) kubectl(p *sim.Proc, api *kube.Client) {
+	c := api.Pin(server1)
 	for _, s := range cl.sc.scales {
 		if d := s.at - p.Now(); d > 0 {
 			p.Sleep(d)

@@ -2,79 +2,195 @@ package ex06suite
 
 import (
 	"fmt"
+	"math/rand"
 	"time"
 
-	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
-// workload shapes a randomized world: clients that scale and read a few
-// Deployments through either server, while the link between the servers
-// slows down to the story's 400ms now and then.
-type workload struct {
-	clients  int
-	keys     []string
-	reads    float64       // the share of operations that are reads
-	duration time.Duration // how long the clients keep going
-}
+// requestTimeout is how long a client waits for any answer. A write sent to
+// a server that is not the one deciding crosses the servers' link four
+// times; over the story's 400ms link that is 1.6s, well within it.
+const requestTimeout = 4 * time.Second
 
-// The times of a randomized world: setup creates the Deployments, the clients
-// work from start to start+duration, and the auditor looks after everything
-// has had time to settle.
-const (
-	workStart = 500 * time.Millisecond
-	settle    = 2 * time.Second
+// acceptedShare is the least share of the writes no cut could hold up that
+// a randomized world must see accepted (or refused by the API's own rules).
+const acceptedShare = 0.9
+
+// The objects the randomized clients work on: web and api exist from the
+// start; batch is created and deleted over and over.
+var (
+	keys     = []string{"deployments/web", "deployments/api", "deployments/batch"}
+	lasting  = keys[:2]
+	batchKey = keys[2]
 )
 
-// runWorkload runs one randomized world of wl with seed.
-func runWorkload(seed int64, serve Server, wl workload) *run {
-	w := sim.New(seed, sim.Latency(2*time.Millisecond, 20*time.Millisecond))
-	r := &run{w: w, h: check.NewHistory()}
-	normal := sim.Link{Min: 5 * time.Millisecond, Max: 60 * time.Millisecond}
-	slow := sim.Link{Min: 100 * time.Millisecond, Max: 400 * time.Millisecond}
-	addServers(w, serve)
-	w.SetLinks("server-1", "server-2", normal)
+// The times of a randomized world: the clients work from workStart to
+// workEnd (shortEnd in a world whose cut is short), and the auditor reads
+// both servers at auditAt.
+const (
+	workStart = 300 * ms
+	workEnd   = 2500 * ms
+	shortEnd  = 1900 * ms
+	auditAt   = 15 * time.Second
+)
 
-	// One or two spells of a slow link between the servers, each 300–800ms,
-	// inside the clients' working time.
-	rnd := w.Rand()
-	for range 1 + rnd.Intn(2) {
-		length := 300*time.Millisecond + time.Duration(rnd.Int63n(int64(500*time.Millisecond)))
-		start := workStart + time.Duration(rnd.Int63n(int64(wl.duration-length)))
-		w.At(start, func() {
-			w.SetLinks("server-1", "server-2", slow)
-			w.Fault("slow link server-1 ↔ server-2 (100–400ms)", start, start+length)
-		})
-		w.At(start+length, func() { w.SetLinks("server-1", "server-2", normal) })
+// baseLink is the servers' link until the first fault; after a cut it is
+// the scene's default link again.
+var baseLink = sim.Link{Min: 5 * ms, Max: 60 * ms}
+
+// window is a stretch of between min and max inside the clients' working
+// time, which ends at end.
+func window(r *rand.Rand, end, min, max time.Duration) (from, length time.Duration) {
+	length = min + time.Duration(r.Int63n(int64(max-min)))
+	from = workStart + time.Duration(r.Int63n(int64(end-workStart-length)))
+	return from, length
+}
+
+// longCut is the least length of a long cut: longer than a client waits
+// for an answer, and than any call a server makes to another should wait.
+const longCut = requestTimeout
+
+// faults are a randomized world's faults: a spell of the story's slow
+// link, a spell in which the link loses 30% of its messages, and a cut
+// longer than most calls to the other server wait (with long set, one that
+// begins early and outlasts every timeout: between longCut and a second
+// more). (The link does not
+// repeat messages here: a write that reaches the one server deciding twice
+// is a second write, and telling them apart is a later chapter's work.)
+func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
+	slowFrom, slowFor := window(r, end, 300*ms, 800*ms)
+	lossFrom, lossFor := window(r, end, 300*ms, 800*ms)
+	cutFrom, cutFor := window(r, end, 800*ms, 1200*ms)
+	if long {
+		cutFrom = workStart + 300*ms + time.Duration(r.Int63n(int64(700*ms)))
+		cutFor = longCut + time.Duration(r.Int63n(int64(time.Second)))
 	}
+	return []scene.Fault{
+		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 300 * ms, Max: 400 * ms}, From: slowFrom, For: slowFor, Normal: baseLink},
+		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 5 * ms, Max: 100 * ms, Drop: 0.3}, From: lossFrom, For: lossFor, Normal: baseLink},
+		scene.Cut{A: server1, B: server2, From: cutFrom, For: cutFor},
+	}
+}
 
-	w.AddNode("kubectl", func(p *sim.Proc) {
-		for _, key := range wl.keys {
-			newClient(p, r).create("server-1", key, 1)
+// burstSize is how many writes a burst sends at once.
+const burstSize = 4
+
+// workloadScene builds and runs one randomized world for seed:
+//
+//   - kubectl creates web and api through server-1;
+//   - controller-a, controller-b and controller-c each write through either
+//     server, the server picked anew for each write: unconditional scales
+//     (kubectl scale), scales conditional on the version just read (now and
+//     then one off either way, which must conflict), creations and
+//     deletions of batch with and without a precondition, and now and then a
+//     burst of burstSize scales sent at once;
+//   - dashboards (as many as given) get (Latest), list (Latest) and read
+//     with kube.Any through either server while the controllers work;
+//   - the auditor reads both servers at auditAt.
+//
+// Every value written is new, so a read says which write it saw.
+func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 30*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	s.W.SetLinks(server1, server2, baseLink)
+	end := shortEnd
+	if long {
+		end = workEnd
+	}
+	s.Inject(faults(r, end, long)...)
+
+	next := 100 // the next value to write: every write is new
+	value := func() int { next++; return next }
+	servers := []sim.NodeID{server1, server2}
+	var created sim.Group
+	created.Add(1)
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		defer created.Done()
+		for _, key := range lasting {
+			_, name := kube.SplitKey(key)
+			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
 	})
-	next := 1 // replica counts are unique per key, so a change can be found by its value
-	for i := range wl.clients {
-		w.AddNode(sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i)), func(p *sim.Proc) {
-			c := newClient(p, r)
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
-			for p.Now() < workStart+wl.duration {
-				server := servers[p.Rand().Intn(len(servers))]
-				key := wl.keys[p.Rand().Intn(len(wl.keys))]
-				if p.Rand().Float64() < wl.reads {
-					c.get(server, key)
-				} else {
-					next++
-					c.scale(server, key, next)
-				}
-				p.Sleep(time.Duration(p.Rand().Int63n(int64(40 * time.Millisecond))))
+	for _, name := range []string{"controller-a", "controller-b", "controller-c"} {
+		s.Client(name, func(p *sim.Proc, api *kube.Client) {
+			created.Wait(p)
+			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
+			for p.Now() < end {
+				write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
 			}
 		})
 	}
-	w.AddNode("auditor", func(p *sim.Proc) {
-		p.Sleep(workStart + wl.duration + settle)
-		audit(p, r, wl.keys)
-	})
-	r.finish(workStart + wl.duration + settle + 10*time.Second)
-	return r
+	for i := range dashboards {
+		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
+			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
+			for p.Now() < end {
+				read(s, p, api.Pin(servers[p.Rand().Intn(2)]))
+				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
+			}
+		})
+	}
+	s.AuditAt(auditAt, "deployments", keys...)
+	s.Run(auditAt + 30*time.Second)
+	return s
+}
+
+// write makes one write of a controller, or a burst of them, then pauses.
+// Each request goes through the server pick chooses: a controller may read
+// through one server and update through the other.
+func write(p *sim.Proc, pick func() *kube.Client, value func() int) {
+	r := p.Rand()
+	api := pick()
+	key := lasting[r.Intn(len(lasting))]
+	_, name := kube.SplitKey(key)
+	switch n := r.Intn(12); {
+	case n >= 10: // a burst: burstSize scales at once, each from its own process
+		var done sim.Group
+		done.Add(burstSize)
+		for i := range burstSize {
+			p.Go(fmt.Sprintf("burst-%d", i), func(q *sim.Proc) {
+				defer done.Done()
+				api.For(q).Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
+		}
+		done.Wait(p)
+	case n < 4: // kubectl scale: no precondition
+		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+	case n < 7: // a controller: read, then update at the version read
+		obj, err := api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
+		if err != nil {
+			break
+		}
+		rv := obj.ResourceVersion
+		switch r.Intn(6) {
+		case 0:
+			rv-- // one behind: must conflict
+		case 1:
+			rv++ // one ahead: must conflict
+		}
+		pick().Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
+	case n == 7:
+		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: value()})
+	case n == 8:
+		api.Delete(batchKey, 0)
+	default: // delete batch at the version read
+		if obj, err := api.Get(batchKey, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+			pick().Delete(batchKey, obj.ResourceVersion)
+		}
+	}
+	p.Sleep(time.Duration(r.Int63n(int64(40 * ms))))
+}
+
+// read makes one read of a dashboard through api.
+func read(s *scene.Scene, p *sim.Proc, api *kube.Client) {
+	switch n := p.Rand().Intn(10); {
+	case n < 5:
+		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Latest})
+	case n < 8:
+		s.List(p, api, "deployments", keys...)
+	default:
+		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Any})
+	}
 }

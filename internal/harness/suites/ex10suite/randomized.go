@@ -50,7 +50,7 @@ func randomBurst(seed int64, serve scene.Boot) *sizedBurst {
 // and had settle to catch up.
 const (
 	workStart = 500 * time.Millisecond
-	work      = 5 * time.Second
+	work      = 4 * time.Second
 	settle    = 5 * time.Second
 	// Each client waits thinkMin to thinkMax between two requests.
 	thinkMin = 20 * time.Millisecond

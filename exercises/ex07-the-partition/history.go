@@ -1,0 +1,141 @@
+package ex07
+
+import (
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+// You do not need to change this file. It is ex06's copy of the cluster, kept
+// by each server: the changes it has applied, in the order it applied them,
+// and the objects as they stand after the last one, plus after, which hands
+// out a stretch of the history to send to a server that lags behind. Your
+// work is in server.go: which changes reach this history, in which order,
+// and when a client may hear yes.
+
+// Op says what a Write does.
+type Op string
+
+// The three kinds of write a client can ask for.
+const (
+	Create Op = "create"
+	Update Op = "update"
+	Delete Op = "delete"
+)
+
+// Write is one client write as it travels between servers: what to do, to
+// which object. A non-zero Object.ResourceVersion on an Update or a Delete is
+// a precondition: the write fails with Conflict unless the stored object is
+// still at that version.
+type Write struct {
+	Op     Op
+	Object kube.Object // for a Delete, only Kind, Name and ResourceVersion count
+}
+
+// String is "update deployments/web{replicas=5 rv=0}".
+func (w Write) String() string { return string(w.Op) + " " + w.Object.String() }
+
+// history is one server's copy of the cluster. Position n of the history is
+// the change whose ResourceVersion is n: events[n-1].
+type history struct {
+	events  []kube.Event           // every change applied, in order
+	objects map[string]kube.Object // the objects after the last change, by key
+	changed sim.Cond               // broadcast after every change
+}
+
+func newHistory() *history {
+	return &history{objects: map[string]kube.Object{}, changed: sim.Cond{Name: "history changed"}}
+}
+
+// position is the number of changes applied: the ResourceVersion of the
+// last one, 0 for an empty history.
+func (h *history) position() int64 { return int64(len(h.events)) }
+
+// apply checks w against the objects as they stand and, if it may go ahead,
+// appends its change at the next position. It returns the change, or the API
+// error that refused it (NotFound, AlreadyExists, Conflict); a refused write
+// changes nothing and takes no position.
+func (h *history) apply(w Write) (kube.Event, error) {
+	key := w.Object.Key()
+	old, exists := h.objects[key]
+	switch w.Op {
+	case Create:
+		if exists {
+			return kube.Event{}, kube.AlreadyExists(key)
+		}
+		return h.append(kube.Event{Type: kube.Added, Object: w.Object}), nil
+	case Update, Delete:
+		if !exists {
+			return kube.Event{}, kube.NotFound(key)
+		}
+		if rv := w.Object.ResourceVersion; rv != 0 && rv != old.ResourceVersion {
+			return kube.Event{}, kube.Conflict(key, rv, old.ResourceVersion)
+		}
+		if w.Op == Delete {
+			return h.append(kube.Event{Type: kube.Deleted, Object: old}), nil
+		}
+		return h.append(kube.Event{Type: kube.Modified, Object: w.Object}), nil
+	}
+	return kube.Event{}, kube.Unavailable("unknown write " + string(w.Op))
+}
+
+// append adds a change that has already been decided (by apply, here or on
+// another server) at the next position, and returns it as stored: its
+// Object.ResourceVersion is that position, whatever it was before.
+func (h *history) append(ev kube.Event) kube.Event {
+	ev.Object.ResourceVersion = h.position() + 1
+	h.events = append(h.events, ev)
+	if ev.Type == kube.Deleted {
+		delete(h.objects, ev.Object.Key())
+	} else {
+		h.objects[ev.Object.Key()] = ev.Object
+	}
+	h.changed.Broadcast()
+	return ev
+}
+
+// after returns a copy of the changes after position pos, in order: the
+// stretch a server that holds pos changes is missing.
+func (h *history) after(pos int64) []kube.Event {
+	return append([]kube.Event(nil), h.events[min(max(pos, 0), h.position()):]...)
+}
+
+// get returns the object stored under key, or NotFound.
+func (h *history) get(key string) (kube.Object, error) {
+	obj, ok := h.objects[key]
+	if !ok {
+		return kube.Object{}, kube.NotFound(key)
+	}
+	return obj, nil
+}
+
+// list returns every object of kind, and the position it reflects.
+func (h *history) list(kind string) kube.List {
+	l := kube.List{ResourceVersion: h.position()}
+	for _, ev := range h.events {
+		if obj, ok := h.objects[ev.Object.Key()]; ok && obj.Kind == kind && obj.ResourceVersion == ev.Object.ResourceVersion {
+			l.Items = append(l.Items, obj)
+		}
+	}
+	return l
+}
+
+// watch returns the changes to kind after position rv, in order, waiting up
+// to wait for at least one. This history keeps every change, so it never
+// answers Gone.
+func (h *history) watch(p *sim.Proc, kind string, rv int64, wait time.Duration) []kube.Event {
+	deadline := p.Now() + wait
+	for {
+		var out []kube.Event
+		for _, ev := range h.events[min(max(rv, 0), h.position()):] {
+			if ev.Object.Kind == kind {
+				out = append(out, ev)
+			}
+		}
+		if len(out) > 0 || p.Now() >= deadline {
+			return out
+		}
+		h.changed.WaitTimeout(p, deadline-p.Now())
+	}
+}

@@ -1,0 +1,180 @@
+package scene
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// List lists kind through api, a Latest read, and records it as reads of
+// keys: the recording client records each item the list holds as a read of
+// its key, and List adds a read that found nothing for each of keys the list
+// does not hold, at the same call and return times. A list that misses an
+// object every client was told exists is then a stale read, as a Get would
+// be. api should be pinned to one server, which the records name.
+func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string) (kube.List, error) {
+	call := p.Now()
+	l, err := api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
+	if err != nil {
+		return l, err
+	}
+	held := map[string]bool{}
+	for _, o := range l.Items {
+		held[o.Key()] = true
+	}
+	server := ""
+	if srv := api.Servers(); len(srv) == 1 {
+		server = string(srv[0])
+	}
+	for _, key := range keys {
+		if !held[key] {
+			id := s.History.Call(api.Name(), server, check.Read(key), call)
+			s.History.Return(id, check.Fail(check.NotFound), p.Now())
+		}
+	}
+	return l, nil
+}
+
+// ReportOneHistory reports servers whose audited histories are not prefixes
+// of one, most specific cause first: a server that holds one change twice
+// (it applied a repeated message as a new change, numbering it again) is
+// named before the position where the histories part, since that double
+// numbering is what made them part. Histories that agree but hold one write
+// twice are reported too (AppliedTwice). It says whether the check may go
+// on.
+func (s *Scene) ReportOneHistory(t testing.TB) bool {
+	t.Helper()
+	if v := NumberedTwice(s.Histories); v != nil {
+		return s.Report(t, v)
+	}
+	if v := check.OneHistory(s.Histories); v != nil {
+		return s.Report(t, v)
+	}
+	return s.Report(t, AppliedTwice(s.History, s.Longest()))
+}
+
+// AppliedTwice finds a write that the one history holds twice (the same key
+// set to the same value at two positions, every server agreeing: the scenes
+// write unique values), such as a write sent to the server that orders
+// writes a second time after its answer was lost. It returns the violation
+// "write-applied-twice" of clause 1, naming the client's operation, or nil.
+func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
+	seen := map[string]int{}
+	for i, c := range final {
+		if c.Deleted {
+			continue
+		}
+		k := fmt.Sprint(c.Key, "=", c.Value)
+		first, twice := seen[k]
+		if !twice {
+			seen[k] = i + 1
+			continue
+		}
+		var writers []check.Operation
+		for _, op := range h.Operations() {
+			if op.Input.Kind.Mutates() && op.Input.Key == c.Key && op.Input.Value != nil && fmt.Sprint(op.Input.Value) == fmt.Sprint(c.Value) {
+				writers = append(writers, op)
+			}
+		}
+		if len(writers) != 1 {
+			continue // not one client's write: the value came from somewhere else
+		}
+		op := writers[0]
+		who := fmt.Sprintf("%s's %s (sent to %s at %s, %s)", op.Client, op.Input, op.Server, fmtTime(op.Call), op.Result.Outcome)
+		return &check.Violation{Clause: course.OneHistory, Name: "write-applied-twice", At: c.At,
+			Story: fmt.Sprintf("the servers agree on one history, but it holds %s=%v twice, at positions %d and %d: %s was applied as two changes",
+				c.Key, c.Value, first, i+1, who)}
+	}
+	return nil
+}
+
+// NumberedTwice finds, among servers whose histories are not prefixes of
+// one, a server whose history holds the same change (the same key set to
+// the same value: the scenes write unique values) at two positions, and
+// returns the violation "divergent-history" whose story starts with that
+// double numbering, or nil.
+func NumberedTwice(histories map[string][]check.Change) *check.Violation {
+	if check.OneHistory(histories) == nil {
+		return nil // every server holds the same repeat: one history, written twice
+	}
+	for _, id := range sortedNames(histories) {
+		seen := map[string]int{}
+		for i, c := range histories[id] {
+			if c.Deleted {
+				continue
+			}
+			k := fmt.Sprint(c.Key, "=", c.Value)
+			first, twice := seen[k]
+			if !twice {
+				seen[k] = i + 1
+				continue
+			}
+			v := check.OneHistory(histories)
+			v.Story = fmt.Sprintf("%s numbered one change twice: it holds %s=%v at position %d and again at position %d, "+
+				"so its history and the others' part (%s)", id, c.Key, c.Value, first, i+1, v.Story)
+			v.Servers = []string{id}
+			return v
+		}
+	}
+	return nil
+}
+
+func sortedNames(m map[string][]check.Change) []string {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			if names[j] < names[i] {
+				names[i], names[j] = names[j], names[i]
+			}
+		}
+	}
+	return names
+}
+
+// Impossible is one sentence saying why no single order explains a
+// linearizability violation: the operation it contradicts had finished
+// before the culprit began, so every order puts it first, and there the
+// culprit's answer cannot be. It is empty when the violation names no such
+// pair.
+func Impossible(ops []check.Operation, v *check.Violation) string {
+	if v == nil || len(v.Ops) < 2 {
+		return ""
+	}
+	c, w := ops[v.Ops[0]], ops[v.Ops[1]]
+	if w.Indefinite() || w.Return >= c.Call {
+		return ""
+	}
+	what := ""
+	switch {
+	case c.Input.Kind == check.KindRead && c.Result.Outcome == check.OK:
+		what = fmt.Sprintf("%s is no longer %v", c.Input.Key, c.Result.Value)
+	case c.Input.Kind == check.KindRead && c.Result.Outcome == check.NotFound:
+		what = fmt.Sprintf("%s exists", c.Input.Key)
+	case c.Input.Kind == check.KindCompareAndSet && c.Result.Outcome == check.OK:
+		what = fmt.Sprintf("%s is no longer at %s", c.Input.Key, versionOf(c.Input))
+	}
+	why := fmt.Sprintf("That is impossible in one history: %s's operation ended at %s, before %s's began at %s, so every order puts it first",
+		w.Client, fmtTime(w.Return), c.Client, fmtTime(c.Call))
+	if what == "" {
+		return why + ", and none that does explains the later answer."
+	}
+	return why + ", and after it " + what + "."
+}
+
+func versionOf(in check.Input) string {
+	if !in.ByValue && in.IfVersion != 0 {
+		return fmt.Sprintf("rv %d", in.IfVersion)
+	}
+	return "the version it expected"
+}
+
+func fmtTime(d time.Duration) string { return suite.FormatTime(d.Round(100 * time.Microsecond)) }

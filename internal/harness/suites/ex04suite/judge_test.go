@@ -1,0 +1,53 @@
+package ex04suite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// recorder is a testing.TB that keeps what a report says.
+type recorder struct {
+	testing.TB
+	errors, logs []string
+}
+
+func (r *recorder) Helper()           {}
+func (r *recorder) Name() string      { return "TestEx04/acknowledged" }
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
+func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
+
+// lonely servers say yes to every write and tell no one: the survivor of
+// the acknowledged scene holds nothing server-1 acknowledged.
+func lonely(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) }
+
+func TestAYesGivenBeforeTheCopyIsToldAsClauseThree(t *testing.T) {
+	s := acknowledgedScene(3, lonely)
+	defer s.Close()
+	r := &recorder{TB: t}
+	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
+	assert.False(t, reportLostOnCrash(r, s))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "lost-write", f.Name)
+	assert.EqualValues(t, 3, f.Clause, "a yes before the change is anywhere else breaks clause 3")
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 told controller its create deployments/web=3 was accepted at "), f.Story)
+	assert.Contains(t, f.Story, "(when the answer was received), then was cut off at ")
+	assert.Contains(t, f.Details, "crash server-1 at ", "the faults are described from their own values")
+}
+
+// One store behind both servers loses nothing when server-1 dies.
+func TestOneStoreBehindBothServersLosesNothing(t *testing.T) {
+	shared := kube.NewMemStore(0)
+	s := acknowledgedScene(3, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) })
+	defer s.Close()
+	r := &recorder{TB: t}
+	assert.True(t, s.ReportRun(r) && reportLostOnCrash(r, s), strings.Join(r.errors, "\n"))
+}

@@ -1,0 +1,28 @@
+// Package ex06suite is the hidden suite of chapter 6, "Both servers say
+// yes". It runs the learner's API server as server-1 and server-2 of
+// simulated clusters, has clients write through both at once, and then asks
+// every server for its history:
+//
+//   - story: the book's scene (Failure 03 of the source). controller-a
+//     scales deployments/web to 5 through server-1 while controller-b scales
+//     it to 2 through server-2, over the story's slow link. Both must be told
+//     yes, and both servers must end with one history and the same
+//     Deployment.
+//   - one-history: three controllers write through either server (gets,
+//     conditional and unconditional scales, creations and deletions, bursts)
+//     while the servers' link slows down, loses and repeats messages, and is
+//     cut for longer than a call to the other server waits. The servers'
+//     histories must be prefixes of one sequence, the servers must converge
+//     once the clients stop, no acknowledged write may be missing, and most
+//     writes must be acknowledged.
+//   - linearizable: the same with readers that get, list and read with
+//     kube.Any through both servers; porcupine must find one order of every
+//     Get and List.
+//
+// The servers' histories are read the way any client would: a watch of
+// deployments from resourceVersion 0, sent to each server (this workbook's
+// servers replay their whole history for it; see the chapter's history.go).
+//
+// make seeds CH=ex06 prints the stub's and the solution's rates over 1000
+// seeds and the wall time of 10,000.
+package ex06suite

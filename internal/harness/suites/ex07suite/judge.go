@@ -1,0 +1,303 @@
+package ex07suite
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// run is one world that ran: its scene, what its faults did, and the Any
+// reads its clients made.
+type run struct {
+	s   *scene.Scene
+	pl  *plan
+	rec *recorder
+}
+
+// The judges, in the order a world is judged: the most specific cause
+// first. Each reports its failure and says whether judging may go on.
+
+// splitBrain: the servers' histories are prefixes of one sequence. When two
+// differ, the story starts from the server that said yes on its own, cut
+// off from a majority, if one did, and says who wrote each of the two
+// changes at the first position where they differ.
+func (r *run) splitBrain(t testing.TB) bool {
+	v := check.OneHistory(r.s.Histories)
+	if v == nil {
+		return true
+	}
+	pos, a, b := firstDifference(r.s.Histories, r.s.Servers)
+	if pos < 0 { // the checker saw what this search did not: tell its story
+		return r.s.Report(t, &check.Violation{Name: "split-brain", Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details})
+	}
+	ca, cb := r.s.Histories[a][pos], r.s.Histories[b][pos]
+	if r.alone(cb) && !r.alone(ca) {
+		a, b, ca, cb = b, a, cb, ca
+	}
+	var story string
+	at := max(ca.At, cb.At)
+	if op, ok := r.writer(ca); ok && r.alone(ca) {
+		story = fmt.Sprintf("%s said yes on its own while it was %s: rv %d there is %s, while %s holds %s at rv %d. "+
+			"After the heal the two histories stay apart, and nothing in the cluster will ever merge them",
+			op.Server, r.pl.cutOff(op.Return, sim.NodeID(op.Server)), pos+1, r.describeChange(ca), b, r.describeChange(cb), pos+1)
+		at = op.Return
+	} else {
+		story = fmt.Sprintf("%s and %s hold different changes at rv %d: %s holds %s, %s holds %s. Two servers applied different changes at the same position, and nothing in the cluster will ever merge the two histories",
+			a, b, pos+1, a, r.describeChange(ca), b, r.describeChange(cb))
+	}
+	r.s.Fail(t, suite.Failure{Name: "split-brain", Clause: course.DurableAgreement, Story: story, At: at, Details: v.Details})
+	return false
+}
+
+// alone reports whether c's write was acknowledged by a server that could
+// not have had a majority when it said yes.
+func (r *run) alone(c check.Change) bool {
+	op, ok := r.writer(c)
+	return ok && op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server))
+}
+
+// firstDifference finds the first position where two servers' histories
+// differ, and the two servers (in the order of servers).
+func firstDifference(h map[string][]check.Change, servers []sim.NodeID) (int, string, string) {
+	for pos := 0; ; pos++ {
+		var first string
+		found := false
+		for _, id := range servers {
+			c, ok := at(h[string(id)], pos)
+			if !ok {
+				continue
+			}
+			found = true
+			if first == "" {
+				first = string(id)
+				continue
+			}
+			if f, _ := at(h[first], pos); !sameChange(f, c) {
+				return pos, first, string(id)
+			}
+		}
+		if !found {
+			return -1, "", ""
+		}
+	}
+}
+
+func at(h []check.Change, pos int) (check.Change, bool) {
+	if pos < len(h) {
+		return h[pos], true
+	}
+	return check.Change{}, false
+}
+
+func sameChange(a, b check.Change) bool {
+	return a.Version == b.Version && a.Key == b.Key && fmt.Sprint(a.Value) == fmt.Sprint(b.Value) && a.Deleted == b.Deleted
+}
+
+// describeChange says what a change is and who asked for it: "web=2
+// (controller-b through server-3, acknowledged at 1712ms)".
+func (r *run) describeChange(c check.Change) string {
+	what := fmt.Sprintf("%s=%v", short(c.Key), c.Value)
+	if c.Deleted {
+		what = "the deletion of " + short(c.Key)
+	}
+	op, ok := r.writer(c)
+	if !ok {
+		return what + " (no client asked for it)"
+	}
+	s := fmt.Sprintf("%s (%s through %s, ", what, op.Client, op.Server)
+	if !op.Acknowledged() {
+		return s + "never acknowledged)"
+	}
+	return s + "acknowledged at " + suite.FormatTime(op.Return.Round(100*time.Microsecond)) + ")"
+}
+
+// writer finds the operation that wrote c: values are unique per key in
+// every world of the chapter.
+func (r *run) writer(c check.Change) (check.Operation, bool) {
+	for _, op := range r.s.History.Operations() {
+		if !op.Input.Kind.Mutates() || op.Input.Key != c.Key {
+			continue
+		}
+		if c.Deleted && op.Input.Kind == check.KindDelete || !c.Deleted && fmt.Sprint(op.Input.Value) == fmt.Sprint(c.Value) {
+			return op, true
+		}
+	}
+	return check.Operation{}, false
+}
+
+// ackedAlone: no write is acknowledged by a server that could not have had
+// a majority at any moment while it was asked.
+func (r *run) ackedAlone(t testing.TB) bool {
+	var bad []check.Operation
+	for _, op := range r.s.History.Operations() {
+		if op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+			bad = append(bad, op)
+		}
+	}
+	if len(bad) == 0 {
+		return true
+	}
+	op := bad[0]
+	story := fmt.Sprintf("%s told %s yes for %s at %s, although from the request (%s) to the answer it was %s: "+
+		"no majority of the %d servers could have held the write, so the yes was one side's opinion, not the cluster's agreement",
+		op.Server, op.Client, op.Input, suite.FormatTime(op.Return.Round(100*time.Microsecond)),
+		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), len(r.pl.servers))
+	r.s.Fail(t, suite.Failure{Name: "acknowledged-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
+		Details: "writes acknowledged without a majority:\n" + opLines(bad)})
+	return false
+}
+
+// readAlone: no Latest read is answered by a server that could not have
+// had a majority at any moment while it was asked.
+func (r *run) readAlone(t testing.TB) bool {
+	var bad []check.Operation
+	for _, op := range r.s.History.Operations() {
+		if op.Input.Kind == check.KindRead && op.Completed() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+			bad = append(bad, op)
+		}
+	}
+	if len(bad) == 0 {
+		return true
+	}
+	op := bad[0]
+	story := fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
+		"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest read claims it knows",
+		op.Server, op.Client, op.Input.Key, suite.FormatTime(op.Return.Round(100*time.Microsecond)), result(op),
+		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
+	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
+		Details: "Latest reads answered without a majority:\n" + opLines(bad)})
+	return false
+}
+
+// lostWrite: every acknowledged write is in the longest history left.
+func (r *run) lostWrite(t testing.TB) bool {
+	return r.s.Report(t, check.Durable(r.s.History, r.s.Longest()))
+}
+
+// slowAnswer: every write and Latest read is answered within the bound, and
+// every Any read is answered (found or not found) within it too, unless the
+// server crashed while it was asked: a crashed server answers nothing.
+func (r *run) slowAnswer(t testing.TB) bool {
+	for _, op := range r.s.History.Operations() {
+		if r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
+			continue
+		}
+		if took := op.Return - op.Call; op.Result.Outcome != check.Pending && took > bound {
+			story := fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), answered(op, took), bound)
+			r.s.Fail(t, suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: op.Call + bound,
+				Details: "the request:\n  " + op.String()})
+			return false
+		}
+	}
+	for _, a := range r.rec.anyReads {
+		if r.pl.crashedDuring(a.call, a.call+bound, sim.NodeID(a.server)) {
+			continue
+		}
+		if took := a.ret - a.call; took > bound || refused(a.err) {
+			how := fmt.Sprintf("got %v after %s", a.err, suite.FormatTime(took))
+			if a.err == nil {
+				how = "waited " + suite.FormatTime(took)
+			}
+			story := fmt.Sprintf("%s read %s from %s with resourceVersion \"0\" at %s and %s: an Any read asks for whatever the server holds, and a server cut off from the others still holds something",
+				a.client, a.key, a.server, suite.FormatTime(a.call.Round(100*time.Microsecond)), how)
+			r.s.Fail(t, suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.ret})
+			return false
+		}
+	}
+	for _, u := range r.rec.unclear {
+		story := fmt.Sprintf("%s asked %s (%s) at %s and got %q at %s: a server that cannot get a majority says so with kube.Unavailable (500), so that a client knows to wait and retry rather than guess what went wrong",
+			u.client, u.server, u.what, suite.FormatTime(u.call.Round(100*time.Microsecond)), u.err.Error(), suite.FormatTime(u.ret.Round(100*time.Microsecond)))
+		r.s.Fail(t, suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.ret})
+		return false
+	}
+	return true
+}
+
+func answered(op check.Operation, took time.Duration) string {
+	if op.Result.Outcome == check.Indefinite && took >= clientTimeout {
+		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
+	}
+	return fmt.Sprintf("heard %s only after %s", result(op), suite.FormatTime(took.Round(100*time.Microsecond)))
+}
+
+// result is what an operation came to, in a word or a value: "replicas=5
+// (rv 2)", "ok (rv 3)", "not-found", "indefinite".
+func result(op check.Operation) string {
+	r := op.Result
+	switch {
+	case r.Outcome == check.OK && op.Input.Kind == check.KindRead:
+		return fmt.Sprintf("replicas=%v (rv %d)", r.Value, r.Version)
+	case r.Outcome == check.OK:
+		return fmt.Sprintf("yes (rv %d)", r.Version)
+	case r.Outcome == check.Indefinite:
+		return "Unavailable or no answer"
+	}
+	return r.Outcome.String()
+}
+
+// converged: once every fault has healed, every server that is up holds
+// the same objects. A world whose sequencer is gone promises nothing here.
+func (r *run) converged(t testing.TB) bool {
+	if !r.pl.up(r.s.AuditedAt, sequencer) {
+		return true
+	}
+	v := check.Converged(r.s.States, r.s.AuditedAt)
+	if v == nil {
+		return true
+	}
+	// The most specific cause: a server that never caught up.
+	longest := len(r.s.Longest())
+	for _, id := range r.s.Servers {
+		if h, ok := r.s.Histories[string(id)]; ok && len(h) < longest {
+			healed := time.Duration(0)
+			for _, e := range r.pl.episodes {
+				healed = max(healed, e.until)
+			}
+			v.Story = fmt.Sprintf("%s never caught up: at %s it holds %d of the %d changes of the one history, although the last fault ended at %s. %s",
+				id, suite.FormatTime(r.s.AuditedAt.Round(100*time.Microsecond)), len(h), longest, suite.FormatTime(healed), upperFirst(v.Story))
+			break
+		}
+	}
+	return r.s.Report(t, v)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// refusedWhileCalm: every write and Latest read asked at a calm moment (no
+// fault from settle before to bound after) is answered yes, or with a
+// definite no (NotFound, AlreadyExists, Conflict).
+func (r *run) refusedWhileCalm(t testing.TB) bool {
+	for _, op := range r.s.History.Operations() {
+		if r.pl.calm(op.Call) && !op.Completed() {
+			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s: "+
+				"a cluster that keeps one history by refusing everything keeps nothing",
+				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), settle, bound, result(op))
+			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: op.Return,
+				Details: "the request:\n  " + op.String()})
+			return false
+		}
+	}
+	return true
+}
+
+func opLines(ops []check.Operation) string {
+	lines := make([]string, len(ops))
+	for i, op := range ops {
+		lines[i] = "  " + op.String()
+	}
+	return strings.Join(slices.Compact(lines), "\n")
+}

@@ -1,0 +1,107 @@
+// Package ex07suite is the hidden suite of chapter 7, "The partition". It
+// runs the learner's API server on every server node of simulated clusters
+// (server-1 is the sequencer), splits the network under clients that keep
+// writing on both sides, and then asks every server for its history:
+//
+//   - story: the book's scenario. server-3 is cut off with controller-b while
+//     controller-a scales deployments/web to 5 through server-1 and
+//     controller-b scales it to 2 through server-3. The majority side says
+//     yes; server-3 says Unavailable within the bound, still answers Any
+//     reads, and after the heal holds the one history.
+//   - even-split: four servers split two and two. Neither side has a
+//     majority, so both refuse, within the bound; after the heal both say yes.
+//   - partitions: randomized splits, heals, crashes of servers other than
+//     the sequencer (and, now and then, the sequencer lost for good) and
+//     links slowed past every timeout, under clients making every kind of
+//     request through every server. One history, nothing acknowledged lost,
+//     no yes without a majority, every answer within the bound, convergence
+//     after the heal, and yes whenever the cluster is calm.
+//   - linearizable: the same worlds with more reads; porcupine must find one
+//     order of all operations that explains every answer.
+//
+// A world is judged in this order, the most specific cause first:
+// split-brain, acknowledged-without-majority, lost-write,
+// read-without-majority, no-answer-in-time, stale-read-refused,
+// unclear-refusal, no-convergence, refused-while-healthy, then porcupine's
+// verdict.
+//
+// The chapter's promise, which the suite holds a server to: every write and
+// Latest read is answered within bound (1 s), with kube.Unavailable when no
+// majority can be had; Any reads are always answered; and while the network
+// has been whole and every server up for settle (0.5 s), and stays so for
+// the bound, every write and Latest read is answered yes or with a definite
+// no. The sequencer never restarts: when it crashes it stays down, and the
+// suite then asks only that nothing acknowledged was lost on the servers
+// left.
+package ex07suite
+
+import (
+	"testing"
+
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// Server is the learner's API server, as the thin test file hands it over
+// (the exercise's Serve): the boot function of one server node. self is the
+// node it runs on; servers lists every server node, self included, in the
+// same order for each, the sequencer first.
+type Server func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID)
+
+// Run runs the chapter's checks against serve.
+func Run(t *testing.T, serve Server) {
+	suite.Run(t, "ex07", map[string]suite.CheckFunc{
+		"story":        func(t *testing.T) { storyCheck(t, serve) },
+		"even-split":   func(t *testing.T) { evenSplitCheck(t, serve) },
+		"partitions":   func(t *testing.T) { partitionsCheck(t, serve) },
+		"linearizable": func(t *testing.T) { linearizableCheck(t, serve) },
+	})
+}
+
+// Default seeds per check: enough to meet every kind of fault at every
+// moment of a request many times over, few enough that the suite stays
+// well under a second.
+const (
+	storySeeds        = 10
+	evenSplitSeeds    = 10
+	partitionsSeeds   = 120
+	linearizableSeeds = 80
+)
+
+// partitionsCheck: randomized faults; every judge but porcupine.
+func partitionsCheck(t *testing.T, serve Server) {
+	search(t, serve, partitionsSeeds, partitionsWork, func(t *testing.T, r *run) bool {
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t)
+	})
+}
+
+// linearizableCheck: randomized faults, more reads; one history, then
+// porcupine.
+func linearizableCheck(t *testing.T, serve Server) {
+	search(t, serve, linearizableSeeds, linearizableWork, func(t *testing.T, r *run) bool {
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.s.Linearizable(t)
+	})
+}
+
+// search runs the randomized worlds of wl over the check's seeds, with the
+// guard against worlds whose faults met an idle cluster.
+func search(t *testing.T, serve Server, seeds int, wl workload, judge func(t *testing.T, r *run) bool) {
+	runs := map[*scene.Scene]*run{}
+	scene.Search{
+		Seeds: suite.Seeds(seeds),
+		Build: func(seed int64) *scene.Scene {
+			r := runWorkload(seed, serve, wl)
+			runs[r.s] = r
+			return r.s
+		},
+		Judge: func(t *testing.T, s *scene.Scene) bool {
+			r := runs[s]
+			delete(runs, s)
+			return judge(t, r)
+		},
+		MinCompleted: 20,
+		MinCovered:   0.9,
+	}.Run(t)
+}

@@ -1,0 +1,175 @@
+package ex07suite
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+// workload shapes a randomized world: three servers, a controller next to
+// each, every kind of request through every server, now and then in bursts,
+// while the network splits, servers crash and links slow down past every
+// timeout.
+type workload struct {
+	keys  []string
+	reads float64 // the share of requests that are reads
+}
+
+// The times of a randomized world: kubectl creates the Deployments, the
+// controllers work from workStart to workEnd, faults come and go between
+// faultsFrom and faultsUntil, and the auditor reads every server at
+// workAudit, after everything has had time to heal and settle.
+const (
+	workStart   = 300 * time.Millisecond
+	faultsFrom  = 400 * time.Millisecond
+	faultsUntil = 2000 * time.Millisecond
+	workEnd     = faultsUntil + settle + 600*time.Millisecond
+	workAudit   = workEnd + bound + 300*time.Millisecond
+)
+
+// slow is a link whose delays outlast any server's timeout and the bound
+// itself.
+var slow = sim.Link{Min: 400 * time.Millisecond, Max: 1500 * time.Millisecond}
+
+var (
+	partitionsWork   = workload{keys: []string{"deployments/web", "deployments/api"}, reads: 0.4}
+	linearizableWork = workload{keys: []string{"deployments/web", "deployments/api"}, reads: 0.6}
+)
+
+// runWorkload runs one randomized world of wl with seed.
+func runWorkload(seed int64, serve Server, wl workload) *run {
+	s := newScene(seed, serve, 3)
+	r := &run{s: s, pl: newPlan(s.Servers), rec: &recorder{}}
+	rnd := s.W.Rand()
+	homes := map[sim.NodeID]sim.NodeID{}
+	var clients []sim.NodeID
+	for i, server := range s.Servers {
+		c := sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i))
+		homes[c] = server
+		clients = append(clients, c)
+	}
+	r.faults(rnd, homes)
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		for _, key := range wl.keys {
+			newCtl(p, api, sequencer, r.rec).create(key, 1)
+		}
+	})
+	next := 1 // replica counts are unique across the world, so a change is found by its value
+	for _, c := range clients {
+		s.Client(string(c), func(p *sim.Proc, api *kube.Client) {
+			ctl := newCtl(p, api, homes[c], r.rec)
+			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
+			for p.Now() < workEnd {
+				next++
+				err := ctl.request(wl, next)
+				pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
+				switch {
+				case refused(err): // a controller backs off when the cluster says no
+					pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
+				case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
+					pause = 0
+				}
+				p.Sleep(pause)
+			}
+		})
+	}
+	s.Lanes(append(clients, s.Servers...)...)
+	s.Show(showNotes)
+	s.AuditAt(workAudit, "deployments", wl.keys...)
+	s.Run(workAudit + 10*time.Second)
+	return r
+}
+
+// request makes one request of every kind a controller makes: reads Latest
+// and Any, lists, scales with and without a precondition, deletes and
+// creates. value is unique to this request. It returns the error of a
+// request the cluster refused, nil for a yes or a definite no.
+func (c ctl) request(wl workload, value int) error {
+	rnd := c.p.Rand()
+	key := wl.keys[rnd.Intn(len(wl.keys))]
+	var err error
+	switch x := rnd.Float64(); {
+	case x < wl.reads*0.5:
+		_, err = c.get(key)
+	case x < wl.reads*0.75:
+		_, err = c.getAny(key)
+	case x < wl.reads:
+		err = c.list("deployments")
+	case x < wl.reads+(1-wl.reads)*0.5:
+		err = c.scale(key, value, 0)
+	case x < wl.reads+(1-wl.reads)*0.75:
+		// read, then scale only if nobody changed it since
+		var cur kube.Object
+		if cur, err = c.get(key); err == nil {
+			err = c.scale(key, value, cur.ResourceVersion)
+		}
+	case x < wl.reads+(1-wl.reads)*0.85:
+		err = c.del(key)
+	default:
+		err = c.create(key, value)
+	}
+	if refused(err) {
+		return err
+	}
+	return nil
+}
+
+// faults plans one to three faults, one after another, between faultsFrom
+// and faultsUntil: a partition of the servers (each controller on its
+// server's side), a crash of a server other than the sequencer that comes
+// back with its memory gone,
+// a link between the sequencer and another server slowed past every
+// timeout, or, last and now and then, the sequencer lost for good.
+func (r *run) faults(rnd *rand.Rand, homes map[sim.NodeID]sim.NodeID) {
+	servers := r.s.Servers
+	at := faultsFrom + time.Duration(rnd.Int63n(int64(300*time.Millisecond)))
+	for n := 1 + rnd.Intn(3); n > 0 && at < faultsUntil-300*time.Millisecond; n-- {
+		length := min(300*time.Millisecond+time.Duration(rnd.Int63n(int64(1200*time.Millisecond))), faultsUntil-at)
+		switch x := rnd.Float64(); {
+		case x < 0.5:
+			r.pl.partition(r.s, randomSplit(rnd, servers, homes), at, length)
+		case x < 0.7:
+			follower := servers[1+rnd.Intn(len(servers)-1)]
+			r.pl.slowLink(r.s, sequencer, follower, slow, at, length)
+		case x < 0.9 || n > 1:
+			r.pl.crash(r.s, servers[1+rnd.Intn(len(servers)-1)], at, length)
+		default:
+			r.pl.crash(r.s, sequencer, at, 0)
+			return
+		}
+		at += length + time.Duration(rnd.Int63n(int64(400*time.Millisecond)))
+	}
+}
+
+// randomSplit splits the servers in two or three groups, each with the
+// controllers whose server it holds.
+func randomSplit(rnd *rand.Rand, servers []sim.NodeID, homes map[sim.NodeID]sim.NodeID) [][]sim.NodeID {
+	var groups [][]sim.NodeID
+	if rnd.Intn(4) == 0 { // every server alone
+		for _, s := range servers {
+			groups = append(groups, []sim.NodeID{s})
+		}
+	} else { // one server cut off from the other two
+		alone := rnd.Intn(len(servers))
+		groups = [][]sim.NodeID{{servers[alone]}, nil}
+		for i, s := range servers {
+			if i != alone {
+				groups[1] = append(groups[1], s)
+			}
+		}
+	}
+	for i, g := range groups {
+		for _, c := range slices.Sorted(maps.Keys(homes)) {
+			if slices.Contains(g, homes[c]) {
+				groups[i] = append(groups[i], c)
+			}
+		}
+	}
+	return groups
+}

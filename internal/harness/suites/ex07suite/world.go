@@ -1,0 +1,368 @@
+package ex07suite
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+)
+
+// The chapter's numbers, stated once. Every story, check title and page
+// prints them from here.
+const (
+	// bound is the chapter's promise: every write and Latest read is
+	// answered within it, as the client measures it, yes or no.
+	bound = time.Second
+	// clientTimeout is how long a client waits before giving up: twice the
+	// bound, so a server that breaks the promise is seen breaking it.
+	clientTimeout = 2 * bound
+	// settle is how long after the last fault ends the cluster may take to
+	// be whole again (a heal, a restart): after it, with no fault coming,
+	// every write and Latest read must succeed.
+	settle = 500 * time.Millisecond
+	// sequencer is servers[0], the one server that orders writes.
+	sequencer sim.NodeID = "server-1"
+)
+
+// Every link between a client and its server and between two servers:
+// 2–20 ms, as the chapter's doc tells the learner.
+const (
+	linkMin = 2 * time.Millisecond
+	linkMax = 20 * time.Millisecond
+)
+
+// episode is one fault of a world, as the judges see it: what it did to
+// which nodes, from when until when (forever: math.MaxInt64).
+type episode struct {
+	fault       scene.Fault
+	from, until time.Duration
+	groups      [][]sim.NodeID // a partition: the groups (servers and their clients)
+	down        sim.NodeID     // a crash: the node that is down
+	slow        [2]sim.NodeID  // a slow link: its two ends
+}
+
+const forever = time.Duration(math.MaxInt64)
+
+func (e episode) active(t time.Duration) bool { return e.from <= t && t < e.until }
+
+// plan is what a world's faults do, second by second: which servers can
+// reach which, which are up. The judges ask it whether a server could have
+// had a majority at a moment, and whether a moment was calm.
+type plan struct {
+	servers  []sim.NodeID
+	episodes []episode
+}
+
+func newPlan(servers []sim.NodeID) *plan { return &plan{servers: servers} }
+
+// majority is the fewest servers any two groups of that size share.
+func (pl *plan) majority() int { return len(pl.servers)/2 + 1 }
+
+// partition records and injects a partition of the servers into groups
+// (each with its clients) from from for length.
+func (pl *plan) partition(s *scene.Scene, groups [][]sim.NodeID, from, length time.Duration) {
+	f := scene.Partition{Groups: groups, From: from, For: length}
+	s.Inject(f)
+	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, groups: groups})
+}
+
+// crash records and injects a crash of node at at, restarted length later
+// (zero: it stays down).
+func (pl *plan) crash(s *scene.Scene, node sim.NodeID, at, length time.Duration) {
+	f := scene.Crash{Node: node, At: at, For: length}
+	s.Inject(f)
+	until := at + length
+	if length == 0 {
+		until = forever
+	}
+	pl.episodes = append(pl.episodes, episode{fault: f, from: at, until: until, down: node})
+}
+
+// slowLink records and injects a slow link between a and b.
+func (pl *plan) slowLink(s *scene.Scene, a, b sim.NodeID, l sim.Link, from, length time.Duration) {
+	f := scene.SlowLink{A: a, B: b, Link: l, From: from, For: length}
+	s.Inject(f)
+	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, slow: [2]sim.NodeID{a, b}})
+}
+
+// up reports whether node is up at t.
+func (pl *plan) up(t time.Duration, node sim.NodeID) bool {
+	for _, e := range pl.episodes {
+		if e.down == node && e.active(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// crashedDuring reports whether node was down at any moment from a to b.
+func (pl *plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
+	for _, e := range pl.episodes {
+		if e.down == node && e.from <= b && e.until > a {
+			return true
+		}
+	}
+	return false
+}
+
+// connected reports whether a and b can reach each other at t: no active
+// partition puts them in different groups (nodes in no group are one more
+// group).
+func (pl *plan) connected(t time.Duration, a, b sim.NodeID) bool {
+	for _, e := range pl.episodes {
+		if e.groups != nil && e.active(t) && group(e.groups, a) != group(e.groups, b) {
+			return false
+		}
+	}
+	return true
+}
+
+func group(groups [][]sim.NodeID, id sim.NodeID) int {
+	for i, g := range groups {
+		if slices.Contains(g, id) {
+			return i
+		}
+	}
+	return -1
+}
+
+// reachable counts the servers up and connected to the sequencer at t, the
+// sequencer included (zero if it is down).
+func (pl *plan) reachable(t time.Duration) int {
+	if !pl.up(t, sequencer) {
+		return 0
+	}
+	n := 0
+	for _, id := range pl.servers {
+		if pl.up(t, id) && pl.connected(t, sequencer, id) {
+			n++
+		}
+	}
+	return n
+}
+
+// majorityFor reports whether server could have had a majority behind it at
+// t: it is up and connected to the sequencer, which is up and connected to
+// a majority of the servers.
+func (pl *plan) majorityFor(t time.Duration, server sim.NodeID) bool {
+	return pl.up(t, server) && pl.connected(t, server, sequencer) && pl.reachable(t) >= pl.majority()
+}
+
+// majorityDuring reports whether server could have had a majority at any
+// moment from call to ret.
+func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
+	if pl.majorityFor(call, server) {
+		return true
+	}
+	for _, e := range pl.episodes {
+		for _, t := range []time.Duration{e.from, e.until} {
+			if t > call && t <= ret && pl.majorityFor(t, server) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// calm reports whether t is a moment of the chapter's liveness promise: no
+// fault active from settle before t to bound after it, and the sequencer
+// up.
+func (pl *plan) calm(t time.Duration) bool {
+	for _, e := range pl.episodes {
+		if e.from <= t+bound && e.until > t-settle {
+			return false
+		}
+	}
+	return true
+}
+
+// cutOff describes how server stood at t, for stories: "cut off from
+// server-1 (partition server-3 controller-b | the rest from 1000ms for
+// 2000ms)", or "" when it could reach a majority.
+func (pl *plan) cutOff(t time.Duration, server sim.NodeID) string {
+	if pl.majorityFor(t, server) {
+		return ""
+	}
+	var why []string
+	for _, e := range pl.episodes {
+		if e.active(t) && (e.groups != nil || e.down != "") {
+			why = append(why, e.fault.String())
+		}
+	}
+	if !pl.up(t, sequencer) {
+		return fmt.Sprintf("the sequencer %s was down (%s)", sequencer, strings.Join(why, "; "))
+	}
+	if !pl.connected(t, server, sequencer) {
+		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, strings.Join(why, "; "))
+	}
+	if server == sequencer {
+		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
+	}
+	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
+}
+
+// anyRead is one Any read ("0"), which kube.Client does not record: it
+// promises no freshness, but the chapter promises an answer.
+type anyRead struct {
+	client, server string
+	key            string
+	call, ret      time.Duration
+	err            error
+}
+
+// unclear is a refusal that came in time but was not kube.Unavailable.
+type unclear struct {
+	client, server, what string
+	call, ret            time.Duration
+	err                  error
+}
+
+// recorder keeps what the judges need beyond the scene's history.
+type recorder struct {
+	anyReads []anyRead
+	unclear  []unclear
+}
+
+// ctl is one controller inside a world: a quiet recording kube.Client
+// pinned to its server, that writes one short note per request for the
+// timeline ("web=5 → yes rv 2", "get web → Unavailable"), and records the Any
+// reads kube.Client does not.
+type ctl struct {
+	p   *sim.Proc
+	api *kube.Client
+	rec *recorder
+}
+
+func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID, rec *recorder) ctl {
+	return ctl{p: p, api: api.Pin(server).Quiet(), rec: rec}
+}
+
+// scale sets key's replicas, with a resourceVersion precondition if rv is
+// not zero: kubectl scale [--resource-version].
+func (c ctl) scale(key string, replicas int, rv int64) error {
+	kind, name := kube.SplitKey(key)
+	call := c.p.Now()
+	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
+	what := fmt.Sprintf("%s=%d", name, replicas)
+	if rv != 0 {
+		what += fmt.Sprintf(" if rv %d", rv)
+	}
+	c.note(what, call, obj, err)
+	return err
+}
+
+// create creates key with replicas.
+func (c ctl) create(key string, replicas int) error {
+	kind, name := kube.SplitKey(key)
+	call := c.p.Now()
+	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
+	c.note(fmt.Sprintf("create %s=%d", name, replicas), call, obj, err)
+	return err
+}
+
+// del deletes key.
+func (c ctl) del(key string) error {
+	call := c.p.Now()
+	obj, err := c.api.Delete(key, 0)
+	c.note("delete "+short(key), call, obj, err)
+	return err
+}
+
+// get reads key, Latest.
+func (c ctl) get(key string) (kube.Object, error) {
+	call := c.p.Now()
+	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
+	c.refusal("get "+short(key), call, err)
+	c.noteRead("get "+short(key), obj, err)
+	return obj, err
+}
+
+// getAny reads key with resourceVersion "0" and records the read.
+func (c ctl) getAny(key string) (kube.Object, error) {
+	call := c.p.Now()
+	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
+	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: string(c.api.Servers()[0]), key: key, call: call, ret: c.p.Now(), err: err})
+	c.noteRead("get(0) "+short(key), obj, err)
+	return obj, err
+}
+
+// list lists kind, Latest.
+func (c ctl) list(kind string) error {
+	call := c.p.Now()
+	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
+	c.refusal("list", call, err)
+	if err == nil {
+		c.p.Logf("list → %d items rv %d", len(l.Items), l.ResourceVersion)
+		return nil
+	}
+	c.p.Logf("list → %s", reason(err))
+	return err
+}
+
+func (c ctl) note(what string, call time.Duration, obj kube.Object, err error) {
+	c.refusal(what, call, err)
+	if err == nil {
+		c.p.Logf("%s → yes rv %d", what, obj.ResourceVersion)
+		return
+	}
+	c.p.Logf("%s → %s", what, reason(err))
+}
+
+func (c ctl) noteRead(what string, obj kube.Object, err error) {
+	if err == nil {
+		c.p.Logf("%s → %d rv %d", what, obj.Replicas, obj.ResourceVersion)
+		return
+	}
+	c.p.Logf("%s → %s", what, reason(err))
+}
+
+// refusal records a refusal that is not kube.Unavailable, unless it is the
+// client's own timeout (which the bound judges).
+func (c ctl) refusal(what string, call time.Duration, err error) {
+	if !refused(err) || errors.Is(err, kube.ErrUnavailable) || errors.Is(err, kube.ErrTimeout) && c.p.Now()-call >= clientTimeout {
+		return
+	}
+	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: string(c.api.Servers()[0]), what: what, call: call, ret: c.p.Now(), err: err})
+}
+
+// reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
+func reason(err error) string {
+	var status *kube.StatusError
+	if errors.As(err, &status) {
+		return status.Reason
+	}
+	return err.Error()
+}
+
+// refused reports whether err is an answer that says neither yes nor a
+// definite no: Unavailable, Timeout, or a failure to reach the server.
+func refused(err error) bool {
+	return err != nil && !errors.Is(err, kube.ErrNotFound) && !errors.Is(err, kube.ErrAlreadyExists) && !errors.Is(err, kube.ErrConflict)
+}
+
+// servers lists n server names, server-1 first.
+func serverNames(n int) []sim.NodeID {
+	out := make([]sim.NodeID, n)
+	for i := range out {
+		out[i] = sim.NodeID(fmt.Sprintf("server-%d", i+1))
+	}
+	return out
+}
+
+// newScene builds a world of n servers running serve, with the chapter's
+// links and client timeout.
+func newScene(seed int64, serve Server, n int) *scene.Scene {
+	return scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
+}
+
+// short is a Deployment's name without its kind: "web".
+func short(key string) string {
+	_, name := kube.SplitKey(key)
+	return name
+}
