@@ -16,8 +16,8 @@ import (
 // cluster, and the auditor reads every server settle after the work ends.
 const (
 	workStart = 200 * time.Millisecond
-	chaosEnd  = 1600 * time.Millisecond
-	workEnd   = 2700 * time.Millisecond
+	chaosEnd  = 1400 * time.Millisecond
+	workEnd   = 2400 * time.Millisecond
 	settle    = 600 * time.Millisecond
 	// requestTimeout is how long a client waits for any answer.
 	requestTimeout = time.Second
@@ -87,7 +87,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 				if c.op() {
 					p.Sleep(backoff + jitter(p.Rand(), backoff))
 				}
-				p.Sleep(15*time.Millisecond + jitter(p.Rand(), 60*time.Millisecond))
+				p.Sleep(20*time.Millisecond + jitter(p.Rand(), 65*time.Millisecond))
 			}
 		})
 	}

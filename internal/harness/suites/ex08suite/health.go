@@ -10,7 +10,7 @@ import (
 
 // healthEvery is how often the suite looks at the cluster for the liveness
 // check. No fault of the chapter's worlds is shorter.
-const healthEvery = 10 * time.Millisecond
+const healthEvery = 20 * time.Millisecond
 
 // health is what the suite saw of the cluster while the clients worked:
 // for each client and server, the moments that server could not have been

@@ -22,15 +22,16 @@ import (
 // disks held the change it was about.
 type world struct {
 	*scene.Scene
-	keys   []string
-	value  map[string]int   // the next replicas to write, per key: values are unique per key
-	seen   map[string]int64 // the last resourceVersion a client saw, per key
-	early  *suite.Failure   // the first answer before agreement
-	health *health          // when each server could answer each client (watchHealth)
+	keys    []string
+	value   map[string]int   // the next replicas to write, per key: values are unique per key
+	seen    map[string]int64 // the last resourceVersion a client saw, per key
+	early   *suite.Failure   // the first answer before agreement
+	health  *health          // when each server could answer each client (watchHealth)
+	decoded decoder          // the log entries read off the disks so far
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
-	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}}
+	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, decoded: decoder{}}
 	s.Show(w.show)
 	for i, k := range keys {
 		w.value[k] = 10 * (i + 1)
@@ -58,7 +59,7 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 	}
 	var holders []string
 	for _, id := range w.Servers {
-		if holds(w.W, id, index, key, deleted, replicas) {
+		if w.decoded.holds(w.W, id, index, key, deleted, replicas) {
 			holders = append(holders, string(id))
 		}
 	}
@@ -92,7 +93,7 @@ func (w *world) readCommitted(p *sim.Proc, client, server, key string, obj kube.
 	}
 	var holders []string
 	for _, id := range w.Servers {
-		if holds(w.W, id, obj.ResourceVersion, key, false, obj.Replicas) {
+		if w.decoded.holds(w.W, id, obj.ResourceVersion, key, false, obj.Replicas) {
 			holders = append(holders, string(id))
 		}
 	}
