@@ -16,7 +16,7 @@ PACKAGES = $$($(GO) list ./... | grep -v '/exercises/')
 VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 
 .DEFAULT_GOAL := help
-.PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate $(CHAPTERS)
+.PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate lab-etcd test-lab-etcd $(CHAPTERS)
 
 help: ## list the targets
 	@echo "One History: a workbook on where \"the cluster\" lives."
@@ -25,6 +25,7 @@ help: ## list the targets
 	@echo "  make exNN         one chapter, told in full: make ex01 (SEED=42 replays, RUNS=1000 widens, WIDE=1 unwraps timelines)"
 	@echo "  make test         the workbook's own tests (harness, grader, solutions pass, stubs fail)"
 	@echo "  make bench        simulation throughput and grader timings"
+	@echo "  make lab-etcd     your ex03 drill against a real three-member etcd (labs/etcd, needs Go $(LAB_ETCD_GO))"
 	@echo "  make seeds        (course authors) stub failure and solution pass rates per seed, N=1000"
 	@echo "  make mutants      (course authors) which deliberate mistakes each suite catches: CH=ex01 for one"
 	@echo
@@ -42,6 +43,26 @@ $(CHAPTERS):
 # solution passing (grader/workbook_test.go).
 test: vet fmt-check ## the workbook's own tests
 	$(GO) test $(PACKAGES)
+	@$(MAKE) --no-print-directory test-lab-etcd
+
+# The etcd lab is a module of its own (labs/etcd) that needs a newer Go than
+# the workbook. GOTOOLCHAIN=local: never download a toolchain for it.
+LAB_ETCD_GO := $(shell sed -n 's/^go //p' labs/etcd/go.mod)
+LAB_GO = GOTOOLCHAIN=local $(GO)
+
+lab-etcd: ## the ex03 drill against a real three-member etcd (DRILL=solution for the reference)
+	@cd labs/etcd && $(LAB_GO) build -o ../../bin/lab-etcd ./cmd/lab-etcd && ../../bin/lab-etcd $(if $(DRILL),-drill $(DRILL))
+
+# make test runs the lab's tests when the Go in use is new enough, and says
+# so plainly when it is not.
+test-lab-etcd:
+	@have=$$($(LAB_GO) env GOVERSION); need=go$(LAB_ETCD_GO); \
+	if [ "$$(printf '%s\n%s\n' "$$need" "$$have" | sort -V | head -n1)" != "$$need" ]; then \
+		echo "make test: skipped the etcd lab (labs/etcd): it needs $$need or newer, and this go is $$have"; \
+	else \
+		echo "make test: the etcd lab (labs/etcd) with $$have"; \
+		cd labs/etcd && $(LAB_GO) vet ./... && $(LAB_GO) test ./...; \
+	fi
 
 vet:
 	$(GO) vet $(PACKAGES) $(VET_EXTRA)

@@ -53,6 +53,7 @@ Usage:
   grader list                 the chapters, their clauses and points
   grader watch [exNN]         grade again whenever you save (Enter grades by hand, q quits)
   grader reset exNN [--yes]   put the chapter's stub back as shipped (your files are backed up)
+  grader lab-etcd [-drill solution]  your drill against a real etcd (labs/etcd; outside the score)
 
 Flags:
   --seed N         replay one world: pass SEED=N to the suites (make ex03 SEED=N)
@@ -87,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return resetCmd(wb, args[1:], stdout, stderr) })
 		case "watch":
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return watchCmd(wb, args[1:], stdout, stderr) })
+		case "lab-etcd":
+			return labEtcdCmd(args[1:], stdout, stderr)
 		}
 	}
 	return withWorkbook(stderr, func(wb workbook.Workbook) int { return gradeCmd(wb, args, stdout, stderr) })

@@ -51,7 +51,9 @@ func TestEx01MutantsMeetTheBars(t *testing.T) {
 	}
 	s := Summarize(outcomes)
 	require.Len(t, s, 1)
-	t.Log("\n" + strings.Join(lines, "\n") + "\n" + s[0].Line())
+	report := strings.Join(lines, "\n") + "\n" + s[0].Line()
+	assert.Empty(t, s[0].Shortfalls(), report)
+	t.Log("\n" + report)
 }
 
 // A mutant whose old text is no longer in the solution is a tool error that

@@ -54,8 +54,10 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 	const workEnd = 6000 * ms
 	judgeAt := 13000 * ms
 
-	store := mk(50 + r.Intn(50))
-	w.AddNode(server, func(p *sim.Proc) { kube.Serve(p, store) })
+	retain := 50 + r.Intn(50)
+	store := mk(retain)
+	aud := newAuditor(store, retain)
+	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
 
 	h := check.NewHistory()
 	w.AddNode("kubectl", func(p *sim.Proc) {
@@ -123,8 +125,10 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 			{who: "dashboard", rv: dashPods.ResourceVersion(), pods: ownedBy(dashPods.List())},
 		}
 		w.Go(server, "judge", func(p *sim.Proc) {
-			l, err := store.List(p, "pods", kube.ReadOptions{})
-			d, derr := store.Get(p, "deployments/web", kube.ReadOptions{})
+			resp, err := aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+			l, _ := resp.(kube.List)
+			dresp, derr := aud.Do(p, "the check", kube.GetRequest{Key: "deployments/web"})
+			d, _ := dresp.(kube.Object)
 			if err == nil {
 				err = derr
 			}
@@ -148,6 +152,13 @@ func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (boo
 		details += fmt.Sprintf("deployments/web desires %d pods\nfaults: %s", desired, faultList(faults))
 		suite.Report(t, suite.Failure{Name: name, Clause: course.OneHistory, Story: story, At: at, Seed: seed, Details: details,
 			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 30})})
+		return false, nil
+	}
+	if f := aud.Finding(); f != nil {
+		f.Clause, f.Seed = course.OneHistory, seed
+		f.Details += "\nfaults: " + faultList(faults)
+		f.Timeline = w.Timeline(sim.TimelineOptions{Columns: cols, Focus: f.At, MaxRows: 40, Width: 30})
+		suite.Report(t, *f)
 		return false, nil
 	}
 	if judgeErr != nil {

@@ -27,7 +27,7 @@ var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "
 // historyCoverage counts what the probe exercised across seeds, so that a
 // check that never saw a Conflict, a Gone or a replay cannot pass.
 type historyCoverage struct {
-	conflicts, gones, replays, followed int
+	conflicts, gones, replays, followed, bursts int
 }
 
 func history(t *testing.T, mk func(int) kube.Storage) {
@@ -49,6 +49,9 @@ func history(t *testing.T, mk func(int) kube.Storage) {
 	}
 	if cov.replays == 0 {
 		missing = append(missing, "no watch that replayed changes")
+	}
+	if cov.bursts == 0 {
+		missing = append(missing, "no burst of changes")
 	}
 	if cov.followed == 0 {
 		missing = append(missing, "no change followed by the watcher")
@@ -77,7 +80,8 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 	defer w.Close()
 	retain := 3 + w.Rand().Intn(6)
 	store, ref := mk(retain), kube.NewMemStore(retain)
-	w.AddNode(server, func(p *sim.Proc) { kube.Serve(p, store) })
+	aud := newAuditor(store, retain)
+	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
 
 	var fail *suite.Failure
 	var truth []kube.Event // every accepted change, as the reference numbered it
@@ -87,7 +91,29 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 		c := kube.NewClient(p, server).Named("kubectl")
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && fail == nil; i++ {
-			pr := nextProbe(p.Rand(), ref)
+			pr := nextProbe(p.Rand(), ref, retain)
+			if pr.op == "burst" {
+				// More changes than the store retains, accepted in one
+				// instant on server-1 itself, while the watcher is most
+				// likely parked in a watch: when it wakes, its version
+				// has been compacted away.
+				reqs := burst(p.Rand(), ref, retain+1+p.Rand().Intn(3))
+				for _, req := range reqs {
+					if ev, err := applyRef(p, ref, req); err == nil {
+						if ev, ok := ev.(kube.Event); ok {
+							truth = append(truth, ev)
+						}
+					}
+				}
+				p.World().Go(server, "burst", func(bp *sim.Proc) {
+					for _, req := range reqs {
+						aud.Do(bp, "a burst on server-1", requestOf(req))
+					}
+				})
+				cov.bursts++
+				p.Sleep(5 * ms)
+				continue
+			}
 			start := p.Now().Round(100 * time.Microsecond)
 			got, gotErr := apply(c, pr)
 			want, wantErr := applyRef(p, ref, pr)
@@ -147,6 +173,9 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 	if err := w.Run(time.Minute); err != nil {
 		runFailure(t, w, seed, err, []sim.NodeID{"kubectl", server, "watcher"})
 		return false
+	}
+	if f := aud.Finding(); f != nil {
+		fail = f // the store's first wrong answer, as server-1 gave it
 	}
 	if fail == nil {
 		fail = checkFollowed(segs, truth, w.Now(), cov)
@@ -211,7 +240,7 @@ func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *hi
 
 // nextProbe draws the next operation, knowing the reference's state so that
 // it can aim at stale preconditions and compacted versions on purpose.
-func nextProbe(r *rand.Rand, ref *kube.MemStore) probe {
+func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
 	key := historyKeys[r.Intn(len(historyKeys))]
 	kind, name := kube.SplitKey(key)
 	obj := kube.Object{Kind: kind, Name: name}
@@ -227,16 +256,27 @@ func nextProbe(r *rand.Rand, ref *kube.MemStore) probe {
 			cur = o.ResourceVersion
 		}
 	}
-	// precondition: none, the current version, or a stale one.
+	// precondition: none, the current version, a stale one, or one on
+	// either side of the current version (the boundaries a comparison
+	// with < or > gets wrong), or one from the future.
 	pre := func() (int64, bool) {
-		switch x := r.Intn(10); {
+		switch x := r.Intn(14); {
 		case x < 2 || cur == 0:
 			return 0, false
 		case x < 6:
 			return cur, false
-		default:
+		case x < 9:
 			return 1 + r.Int63n(cur), cur > 1 // 1..cur, mostly stale
+		case x < 11:
+			return max(1, cur-1), cur > 1
+		case x < 13:
+			return cur + 1, true
+		default:
+			return head + 1 + r.Int63n(3), true
 		}
+	}
+	if r.Intn(40) == 0 {
+		return probe{op: "burst", describe: "a burst of changes"}
 	}
 	switch x := r.Intn(100); {
 	case x < 25:
@@ -255,12 +295,66 @@ func nextProbe(r *rand.Rand, ref *kube.MemStore) probe {
 	}
 	rv := int64(0)
 	if head > 0 {
-		rv = r.Int63n(head + 1)
-		if r.Intn(2) == 0 { // aim near the head: inside the window
+		compacted := max(0, head-int64(retain)) // the newest dropped version
+		switch r.Intn(4) {
+		case 0:
+			rv = r.Int63n(head + 1)
+		case 1: // near the head: inside the window
 			rv = max(0, head-int64(r.Intn(4)))
+		default: // at the window's edge: just dropped, the edge, just kept
+			rv = max(0, compacted-1+int64(r.Intn(3)))
 		}
 	}
 	return probe{op: "watch", key: kind, rv: rv, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
+}
+
+// burst draws n changes to pods, each valid against the reference as the
+// ones before it leave it (creations, updates with and without a
+// precondition, deletions), and applies none of them.
+func burst(r *rand.Rand, ref *kube.MemStore, n int) []probe {
+	live := map[string]kube.Object{}
+	for _, o := range ref.Objects() {
+		live[o.Key()] = o
+	}
+	var out []probe
+	next := ref.ResourceVersion()
+	pods := []string{"pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
+	for len(out) < n {
+		key := pods[r.Intn(len(pods))]
+		kind, name := kube.SplitKey(key)
+		cur, ok := live[key]
+		next++
+		switch {
+		case !ok:
+			obj := kube.Object{Kind: kind, Name: name, Owner: "deployments/web"}
+			out = append(out, probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()})
+			obj.ResourceVersion = next
+			live[key] = obj
+		case r.Intn(3) == 0:
+			rv := []int64{0, cur.ResourceVersion}[r.Intn(2)]
+			out = append(out, probe{op: "delete", key: key, rv: rv, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
+			delete(live, key)
+		default:
+			obj := cur
+			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "deployments/web"}[cur.Owner]
+			obj.ResourceVersion = []int64{0, cur.ResourceVersion}[r.Intn(2)]
+			out = append(out, probe{op: "update", key: key, obj: obj, rv: obj.ResourceVersion, describe: "updated " + obj.String()})
+			obj.ResourceVersion = next
+			live[key] = obj
+		}
+	}
+	return out
+}
+
+// requestOf is the wire request of a write probe.
+func requestOf(pr probe) any {
+	switch pr.op {
+	case "create":
+		return kube.CreateRequest{Object: pr.obj}
+	case "update":
+		return kube.UpdateRequest{Object: pr.obj}
+	}
+	return kube.DeleteRequest{Key: pr.key, ResourceVersion: pr.rv}
 }
 
 // apply sends the probe through kubectl; the answer is an Object, a List or

@@ -55,7 +55,8 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	cols := []sim.NodeID{"kubectl", server, "controller"}
 
 	store := mk(1000)
-	w.AddNode(server, func(p *sim.Proc) { kube.Serve(p, store) })
+	aud := newAuditor(store, 1000)
+	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
 
 	var deleted kube.Object
 	var deleteErr error
@@ -98,7 +99,9 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 	w.At(judgeAt, func() {
 		cached, cachedRV = owned(inf, "deployments/web"), inf.ResourceVersion()
 		w.Go(server, "judge", func(p *sim.Proc) {
-			truth, truthErr = store.List(p, "pods", kube.ReadOptions{})
+			resp, err := aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+			truth, _ = resp.(kube.List)
+			truthErr = err
 			p.World().Stop()
 		})
 	})
@@ -112,6 +115,12 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 			Details:  details,
 			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 30})})
 		return false
+	}
+	// The auditor names the store's wrong answer; a missed change is told
+	// as the scene saw it, with the answer that missed it in the details.
+	found := aud.Finding()
+	if found != nil && found.Name != "missed-change" {
+		return fail(found.Name, found.Story, found.Details, found.At)
 	}
 	switch {
 	case deleteErr != nil:
@@ -130,6 +139,9 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 		}
 	}
 	if strings.Join(stored, ",") == strings.Join(cached, ",") {
+		if found != nil {
+			return fail(found.Name, found.Story, found.Details, found.At)
+		}
 		return true
 	}
 	ghost := ""
@@ -139,18 +151,21 @@ func reconnectRun(t *testing.T, mk func(int) kube.Storage, seed int64) bool {
 			break
 		}
 	}
-	story := fmt.Sprintf("the controller's informer was cut off from %s from %s to %s; at %s kubectl deleted %s there (rv %d). ",
+	story := fmt.Sprintf("the controller's informer was cut off from %s from %s to %s; at %s kubectl sent the deletion of %s, accepted there as rv %d. ",
 		server, suite.FormatTime(cutAt), suite.FormatTime(healAt), suite.FormatTime(deleteAt), victim, deleted.ResourceVersion)
 	if ghost != "" {
-		story += fmt.Sprintf("The informer reconnected and asked for the changes after rv %d, but at %s its cache still holds %s: "+
+		story += fmt.Sprintf("The informer reconnected and asked for the changes after rv %d, but at %s, when the check compared, its cache still holds %s: "+
 			"the controller counts %d pods for deployments/web where %s holds %d, and will never replace the one that is gone",
 			cachedRV, suite.FormatTime(judgeAt), ghost, len(cached), server, len(stored))
 	} else {
-		story += fmt.Sprintf("At %s, after it reconnected, the informer's cache (rv %d) does not match the store: %d pods cached, %d stored",
+		story += fmt.Sprintf("At %s, when the check compared, long after it reconnected, the informer's cache (rv %d) does not match the store: %d pods cached, %d stored",
 			suite.FormatTime(judgeAt), cachedRV, len(cached), len(stored))
 	}
 	details := fmt.Sprintf("controller's cache (rv %d): %s\n%s (rv %d):        %s",
 		cachedRV, strings.Join(cached, " "), server, truth.ResourceVersion, strings.Join(stored, " "))
+	if found != nil {
+		details += "\n\nthe answer that missed it: " + found.Story
+	}
 	return fail("missed-change", story, details, deleteAt)
 }
 

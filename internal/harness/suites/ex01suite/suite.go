@@ -23,6 +23,16 @@
 // second of wall time. Points and hints are in the chapter's registry entry
 // (internal/harness/course/ex01.go).
 //
+// In every check an auditor stands between server-1 and the store (audit.go):
+// it asks the reference history each question the store is asked, at the
+// same instant, and a check reports the most specific wrong answer it found
+// (a stale precondition accepted, a deletion delivered as a modification, a
+// watch answered only when its wait ran out) before the symptom its scene
+// shows. The history probe aims preconditions on both sides of the stored
+// version and watches at the edge of the retained window, and now and then
+// accepts more changes than the store retains in one instant on server-1
+// itself, while the watcher is parked.
+//
 // The informers resume their watch from their last version after a
 // failure and list again only on Gone, as client-go's reflector does
 // (kube.Informer): that is what makes the store's history matter, since a

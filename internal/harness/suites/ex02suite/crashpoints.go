@@ -135,7 +135,7 @@ func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 			crash bool
 		}{{crash1, true}, {restart1, false}, {crash2, true}, {restart2, false}} {
 			if x.crash {
-				c.w.At(x.at, func() { c.w.Crash(apiserver) })
+				c.w.At(x.at, func() { c.j.crash() })
 			} else {
 				c.w.At(x.at, func() { c.w.Restart(apiserver) })
 			}
@@ -153,6 +153,9 @@ func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		c.auditAt(end+40*time.Millisecond, "deployments")
 		err := c.w.Run(end + 50*time.Millisecond)
 		c.w.Close()
+		if explained(t, c, seed, cols...) {
+			return
+		}
 		if err != nil {
 			runError(t, c, seed, err, cols...)
 			return
@@ -227,11 +230,11 @@ func reportLost(t *testing.T, c *cluster, seed int64, v *check.Violation, pts []
 			break
 		}
 	}
-	story := fmt.Sprintf("the apiserver acknowledged %s's %s (rv %d) at %s", op.Client, op.Input, op.Result.Version, suite.FormatTime(op.Return))
+	story := fmt.Sprintf("%s received the apiserver's ok for its %s (rv %d) at %s", op.Client, op.Input, op.Result.Version, suite.FormatTime(op.Return))
 	at := op.Return
 	if pt != nil {
 		at = pt.at
-		story += fmt.Sprintf(", crashed at %s %s", suite.FormatTime(pt.at), pt)
+		story += fmt.Sprintf("; the apiserver crashed at %s %s", suite.FormatTime(pt.at), pt)
 		if pt.restart != 0 {
 			story += fmt.Sprintf(", and came back at %s without it", suite.FormatTime(pt.restart))
 		}

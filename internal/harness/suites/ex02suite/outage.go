@@ -27,7 +27,7 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		down := 150*time.Millisecond + time.Duration(r.Int63n(int64(150*time.Millisecond)))
 		up := down + 300*time.Millisecond + time.Duration(r.Int63n(int64(1200*time.Millisecond)))
 		end := up + 500*time.Millisecond
-		c.w.At(down, func() { c.w.Crash(apiserver) })
+		c.w.At(down, func() { c.j.crash() })
 		c.w.At(up, func() { c.w.Restart(apiserver) })
 		c.w.AddNode("kubectl", func(p *sim.Proc) {
 			k := kube.NewClient(p, apiserver).Record(c.h).WithTimeout(50 * time.Millisecond)
@@ -50,6 +50,9 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 		c.auditAt(end-10*time.Millisecond, "deployments")
 		err := c.w.Run(end)
 		c.w.Close()
+		if explained(t, c, seed, cols...) {
+			return
+		}
 		if err != nil {
 			runError(t, c, seed, err, cols...)
 			return

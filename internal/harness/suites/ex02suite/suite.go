@@ -26,7 +26,13 @@
 //     cluster, which is a dishonest answer).
 //
 // A failure is reported for the first failing seed only, as a story with
-// the timeline around the decisive moment.
+// the timeline around the decisive moment. Before any checker's symptom, the
+// journal (journal.go) of what the apiserver answered, what each crash left
+// on its disk and what each boot recovered names the cause at the first boot
+// that went wrong: a write the store failed, a torn record left in the log,
+// a deletion undone, an acknowledgement sent before the change was on disk,
+// a synced record the boot did not read back, a change read before it was
+// on disk.
 //
 // Figures (go1.26, a shared 2-CPU machine under load), for the reference
 // solution and the stub:
@@ -74,6 +80,7 @@ type cluster struct {
 	h     *check.History
 	store kube.Storage // the store of the apiserver's current incarnation
 	boots int
+	j     *journal // what the apiserver answered, what crashes left, what boots recovered
 
 	final   []check.Change // the apiserver's history, read by audit
 	audited bool
@@ -83,11 +90,13 @@ type cluster struct {
 // newCluster makes a world whose node "apiserver" boots open and serves it.
 func newCluster(seed int64, open func(p *sim.Proc) kube.Storage, opts ...sim.Option) *cluster {
 	c := &cluster{w: sim.New(seed, opts...), h: check.NewHistory()}
+	c.j = &journal{w: c.w}
 	c.w.AddNode(apiserver, func(p *sim.Proc) {
 		c.boots++
 		s := open(p)
 		c.store = s
-		kube.Serve(p, s)
+		c.j.booted(p, c.boots, s)
+		p.Serve(c.j.serve(c.boots, s))
 	})
 	return c
 }
@@ -163,6 +172,18 @@ func fail(t *testing.T, c *cluster, seed int64, name string, at time.Duration, s
 		Name: name, Clause: course.DurableAgreement, Story: story, At: at, Seed: seed,
 		Details: details, Timeline: c.timeline(at, cols...),
 	})
+}
+
+// explained reports the journal's explanation of the world, if it has one:
+// the most specific cause, before any checker's symptom.
+func explained(t *testing.T, c *cluster, seed int64, cols ...sim.NodeID) bool {
+	t.Helper()
+	f := c.j.explain()
+	if f == nil {
+		return false
+	}
+	fail(t, c, seed, f.name, f.at, f.story, f.details, cols...)
+	return true
 }
 
 // runError reports a run that could not go on: a panic (in recovery, say),

@@ -1,0 +1,345 @@
+package ex02suite
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+var fmtT = suite.FormatTime
+
+// The journal is the apiserver's side of every world: what it answered and
+// when, what its disk held at that instant, what each crash left on the
+// disk and what each boot recovered from it. A failing world is explained
+// from it, the most specific cause first: a write the store failed, a torn
+// record left in the log, a deletion undone, an acknowledgement sent before
+// the change was on disk, a record on disk the boot did not read back, a
+// change read before it was on disk.
+
+// answer is one request the apiserver answered, as it answered it.
+type answer struct {
+	boot     int // the incarnation that answered
+	client   string
+	req      any
+	start    time.Duration // when the apiserver took the request
+	answered time.Duration // when it sent the answer
+	obj      kube.Object   // the object answered (writes, gets)
+	list     kube.List     // the list answered
+	err      error
+	// durable: a write whose bytes, appended while it was handled, were
+	// all synced when it was answered; appended: it appended any.
+	durable, appended bool
+}
+
+func (a answer) write() bool {
+	switch a.req.(type) {
+	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		return true
+	}
+	return false
+}
+
+// key is the object the request is about.
+func (a answer) key() string {
+	switch r := a.req.(type) {
+	case kube.CreateRequest:
+		return r.Object.Key()
+	case kube.UpdateRequest:
+		return r.Object.Key()
+	case kube.DeleteRequest:
+		return r.Key
+	case kube.GetRequest:
+		return r.Key
+	}
+	return ""
+}
+
+// acked reports whether the answer told a writer its change was accepted.
+func (a answer) acked() bool { return a.write() && a.err == nil }
+
+// crashRec is one crash: the disk before and after it.
+type crashRec struct {
+	at                    time.Duration
+	sizeBefore, syncedAt  int // bytes on the disk, and of those durable, at the instant of the crash
+	sizeAfter             int // what the crash left
+	bootAfter             *bootRec
+	unsynced, kept, shorn int // bytes unsynced, of those kept, and cut by the next boot
+}
+
+// torn reports whether the crash kept part of what was unsynced.
+func (c crashRec) torn() bool { return c.kept > 0 && c.kept < c.unsynced }
+
+// bootRec is one boot: what Open recovered.
+type bootRec struct {
+	n        int
+	at       time.Duration
+	head     int64 // the resourceVersion of the last change recovered
+	objects  map[string]kube.Object
+	sizeOpen int // bytes on the disk when Open returned
+	ok       bool
+}
+
+type journal struct {
+	w       *sim.World
+	answers []answer
+	crashes []*crashRec
+	boots   []*bootRec
+}
+
+// disk is the total size and durable size of the apiserver's files.
+func (j *journal) disk() (size, synced int) {
+	d := j.w.Disk(apiserver)
+	for _, name := range d.Files() {
+		f := d.Open(name)
+		size += f.Size()
+		synced += f.Synced()
+	}
+	return size, synced
+}
+
+// serve wraps the store's handler: the store answers, the journal notes.
+func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
+	inner := kube.Handler(s)
+	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		start := p.Now()
+		size0, _ := j.disk()
+		resp, err := inner(p, from, req)
+		a := answer{boot: boot, client: string(from), req: req, start: start, answered: p.Now(), err: err}
+		switch r := resp.(type) {
+		case kube.Object:
+			a.obj = r
+		case kube.List:
+			a.list = r
+		}
+		if a.write() {
+			size1, synced1 := j.disk()
+			a.appended = size1 > size0
+			a.durable = a.appended && synced1 >= size1
+		}
+		j.answers = append(j.answers, a)
+		return resp, err
+	}
+}
+
+// booted notes what a boot recovered, read from the store before it serves.
+func (j *journal) booted(p *sim.Proc, n int, s kube.Storage) {
+	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, ok: true}
+	for _, kind := range []string{"deployments", "pods"} {
+		l, err := s.List(p, kind, kube.ReadOptions{})
+		if err != nil {
+			b.ok = false
+			continue
+		}
+		b.head = max(b.head, l.ResourceVersion)
+		for _, o := range l.Items {
+			b.objects[o.Key()] = o
+		}
+	}
+	b.sizeOpen, _ = j.disk()
+	j.boots = append(j.boots, b)
+	if k := len(j.crashes); k > 0 && j.crashes[k-1].bootAfter == nil {
+		c := j.crashes[k-1]
+		c.bootAfter = b
+		c.shorn = c.sizeAfter - b.sizeOpen
+	}
+}
+
+// crash crashes the apiserver, noting the disk before and after.
+func (j *journal) crash() {
+	if !j.w.Up(apiserver) {
+		return
+	}
+	c := &crashRec{at: j.w.Now()}
+	c.sizeBefore, c.syncedAt = j.disk()
+	j.w.Crash(apiserver)
+	c.sizeAfter, _ = j.disk()
+	c.unsynced, c.kept = c.sizeBefore-c.syncedAt, c.sizeAfter-c.syncedAt
+	j.crashes = append(j.crashes, c)
+}
+
+// finding is the journal's explanation of a failing world.
+type finding struct {
+	name    string
+	at      time.Duration
+	story   string
+	details string
+}
+
+// explain looks for the most specific cause of a failure in the journal,
+// or returns nil if the apiserver's answers and boots are all consistent.
+func (j *journal) explain() *finding {
+	if x := j.internalError(); x != nil {
+		return x
+	}
+	// The first boot that went wrong is where the cause is.
+	for _, c := range j.crashes {
+		if c.bootAfter == nil || !c.bootAfter.ok {
+			continue
+		}
+		for _, f := range []func(*crashRec) *finding{j.tornKept, j.resurrected, j.lostAck, j.unsyncedRead} {
+			if x := f(c); x != nil {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// internalError: a write the store answered with an error of its own, not
+// one of the API's: two writes numbered alike, most often, when the write
+// path lets a second writer in between numbering a change and applying it.
+func (j *journal) internalError() *finding {
+	for _, a := range j.answers {
+		var se *kube.StatusError
+		if !a.write() || a.err == nil || errors.As(a.err, &se) {
+			continue
+		}
+		name, why := "internal-error", ""
+		if strings.Contains(a.err.Error(), "is not after the last applied change") {
+			name = "duplicate-version"
+			why = ": two writes were numbered the same resourceVersion, the second while the first was still syncing " +
+				"(the write path must admit one change at a time between Propose and Apply)"
+		}
+		return &finding{name: name, at: a.answered, story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
+			fmtT(a.answered), a.client, a.req, why, a.err)}
+	}
+	return nil
+}
+
+// lostAt finds the first change acknowledged before crash c that the boot
+// after it did not recover (its resourceVersion is after the last one
+// recovered).
+func (j *journal) lostAt(c *crashRec) *answer {
+	var first *answer
+	for i := range j.answers {
+		a := &j.answers[i]
+		if a.acked() && a.answered <= c.at && a.obj.ResourceVersion > c.bootAfter.head && (first == nil || a.obj.ResourceVersion < first.obj.ResourceVersion) {
+			first = a
+		}
+	}
+	return first
+}
+
+// tornKept: a crash kept a torn record, the next boot left it in the log,
+// and a later boot lost changes acknowledged after it.
+func (j *journal) tornKept(at *crashRec) *finding {
+	lost := j.lostAt(at)
+	if lost == nil {
+		return nil
+	}
+	for _, c := range j.crashes {
+		if c.at >= at.at || c.bootAfter == nil || !c.torn() || c.shorn > 0 || lost.answered < c.bootAfter.at {
+			continue
+		}
+		return &finding{name: "torn-record-kept", at: c.at, story: fmt.Sprintf(
+			"the crash at %s tore the last record of the log (it kept %dB of %dB unsynced), and the boot at %s recovered %d changes "+
+				"but left the torn bytes in the file: every record appended after them sat behind bytes no reader gets past. "+
+				"%s's %v, answered ok (rv %d) at %s, was one of them: the boot after the crash at %s stopped at the torn record and lost it",
+			fmtT(c.at), c.kept, c.unsynced, fmtT(c.bootAfter.at), c.bootAfter.head,
+			lost.client, lost.req, lost.obj.ResourceVersion, fmtT(lost.answered), fmtT(at.at)),
+			details: j.bootLines()}
+	}
+	return nil
+}
+
+// resurrected: a boot recovered an object, as it was at or before an
+// acknowledged deletion of it: the deletion was replayed as something else.
+func (j *journal) resurrected(c *crashRec) *finding {
+	b := c.bootAfter
+	for _, a := range j.answers {
+		if _, del := a.req.(kube.DeleteRequest); !del || !a.acked() || a.answered > c.at {
+			continue
+		}
+		if o, ok := b.objects[a.key()]; ok && o.ResourceVersion <= a.obj.ResourceVersion {
+			return &finding{name: "resurrected-deletion", at: b.at, story: fmt.Sprintf(
+				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
+					"the log was replayed without the deletion's meaning, and an object the cluster had removed came back",
+				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o)}
+		}
+	}
+	return nil
+}
+
+// lostAck: an acknowledged change a boot did not recover; either it was
+// answered before its record was on disk, or it was on disk and the boot
+// did not read it back.
+func (j *journal) lostAck(c *crashRec) *finding {
+	a := j.lostAt(c)
+	if a == nil {
+		return nil
+	}
+	recv := ""
+	if r, ok := j.receivedAt(*a); ok {
+		recv = fmt.Sprintf("; %s received the ok at %s", a.client, fmtT(r))
+	}
+	if !a.durable {
+		how := "before its record on disk was synced"
+		if !a.appended {
+			how = "without writing the change to its disk"
+		}
+		return &finding{name: "lost-acknowledged-write", at: a.answered, story: fmt.Sprintf(
+			"the apiserver answered %s's %v with ok (rv %d) at %s, %s, and crashed at %s%s; "+
+				"it came back at %s holding changes up to rv %d, without it",
+			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), how, fmtT(c.at), recv, fmtT(c.bootAfter.at), c.bootAfter.head),
+			details: j.bootLines()}
+	}
+	return &finding{name: "unrecovered-write", at: c.bootAfter.at, story: fmt.Sprintf(
+		"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
+			"recovered changes only up to rv %d: the record was on the disk and Open did not read it back",
+		a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), fmtT(c.bootAfter.at), fmtT(c.at), c.bootAfter.head),
+		details: j.bootLines()}
+}
+
+// unsyncedRead: a read answered with a change that the next boot did not
+// recover: the change was visible before it was on disk.
+func (j *journal) unsyncedRead(c *crashRec) *finding {
+	b := c.bootAfter
+	for _, a := range j.answers {
+		if a.answered > c.at || a.err != nil || a.write() {
+			continue
+		}
+		rv := a.obj.ResourceVersion
+		if _, isList := a.req.(kube.ListRequest); isList {
+			rv = a.list.ResourceVersion
+		}
+		if rv > b.head {
+			return &finding{name: "read-of-unsynced-write", at: a.answered, story: fmt.Sprintf(
+				"the apiserver answered %s's %v at %s with the change at rv %d before that change was on disk; it crashed at %s "+
+					"and came back at %s with changes only up to rv %d: a reader saw a change the history never kept",
+				a.client, a.req, fmtT(a.answered), rv, fmtT(c.at), fmtT(b.at), b.head), details: j.bootLines()}
+		}
+	}
+	return nil
+}
+
+// receivedAt is when the client received the answer, from the trace.
+func (j *journal) receivedAt(a answer) (time.Duration, bool) {
+	for _, e := range j.w.Trace().Events() {
+		if e.Kind == sim.EvRecvReply && e.At >= a.answered && string(e.Node) == a.client && e.Peer == apiserver && e.Msg == any(a.obj) {
+			return e.At, true
+		}
+	}
+	return 0, false
+}
+
+// bootLines lists the crashes and what each boot recovered, for details.
+func (j *journal) bootLines() string {
+	var b strings.Builder
+	b.WriteString("the apiserver's crashes and boots:\n")
+	for _, c := range j.crashes {
+		fmt.Fprintf(&b, "  crashed at %s with %dB unsynced, of which the disk kept %dB", fmtT(c.at), c.unsynced, c.kept)
+		if c.bootAfter != nil {
+			fmt.Fprintf(&b, "; booted at %s, recovered up to rv %d", fmtT(c.bootAfter.at), c.bootAfter.head)
+			if c.shorn > 0 {
+				fmt.Fprintf(&b, ", cutting %dB off the log", c.shorn)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
