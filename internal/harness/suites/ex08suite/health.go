@@ -1,0 +1,92 @@
+package ex08suite
+
+import (
+	"slices"
+	"time"
+
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+)
+
+// healthEvery is how often the suite looks at the cluster for the liveness
+// check. No fault of the chapter's worlds is shorter.
+const healthEvery = 20 * time.Millisecond
+
+// health is what the suite saw of the cluster while the clients worked:
+// for each client and server, the moments that server could not have been
+// expected to answer that client. It could be expected to whenever the
+// leader was up, a majority of the servers (the leader among them) were up
+// and connected to it over ordinary links, and the server itself was one
+// of them and reachable from the client.
+type health struct {
+	bad map[[2]sim.NodeID][]time.Duration // (client, server) → moments it was not whole, in order
+}
+
+// watchHealth samples the cluster every healthEvery until until.
+func (w *world) watchHealth(until time.Duration) {
+	w.health = &health{bad: map[[2]sim.NodeID][]time.Duration{}}
+	var look func()
+	look = func() {
+		now := w.W.Now()
+		var clients []sim.NodeID
+		for _, id := range w.W.Nodes() {
+			if !w.IsServer(id) && id != scene.Auditor {
+				clients = append(clients, id)
+			}
+		}
+		serving := w.serving(now)
+		for _, c := range clients {
+			for _, x := range w.Servers {
+				if !slices.Contains(serving, x) || !w.W.Connected(c, x) {
+					key := [2]sim.NodeID{c, x}
+					w.health.bad[key] = append(w.health.bad[key], now)
+				}
+			}
+		}
+		if now+healthEvery <= until {
+			w.W.After(healthEvery, look)
+		}
+	}
+	w.W.At(0, look)
+}
+
+// serving lists the servers that could answer at time t: none if the
+// leader is down or cannot reach a majority over ordinary links, else the
+// leader and every server up and reachable from it over an ordinary link.
+func (w *world) serving(t time.Duration) []sim.NodeID {
+	leader := w.Servers[0]
+	if !w.W.Up(leader) {
+		return nil
+	}
+	var with []sim.NodeID
+	for _, x := range w.Servers {
+		if x == leader || (w.W.Up(x) && w.W.Connected(leader, x) && !w.slowAt(leader, x, t)) {
+			with = append(with, x)
+		}
+	}
+	if len(with) < w.majority() {
+		return nil
+	}
+	return with
+}
+
+// slowAt reports whether a declared slow link joins a and b at time t.
+func (w *world) slowAt(a, b sim.NodeID, t time.Duration) bool {
+	for _, f := range w.Declared() {
+		if s, ok := f.(scene.SlowLink); ok && ((s.A == a && s.B == b) || (s.A == b && s.B == a)) && s.From <= t && t <= s.From+s.For {
+			return true
+		}
+	}
+	return false
+}
+
+// whole reports whether server could be expected to answer client at every
+// moment of [from, to].
+func (h *health) whole(client, server sim.NodeID, from, to time.Duration) bool {
+	for _, t := range h.bad[[2]sim.NodeID{client, server}] {
+		if from <= t && t <= to {
+			return false
+		}
+	}
+	return true
+}

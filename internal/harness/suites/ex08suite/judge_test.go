@@ -1,0 +1,172 @@
+package ex08suite
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+)
+
+const ms = time.Millisecond
+
+// judged is a world with no servers running, whose history and audit the
+// test writes by hand.
+func judged(servers int) *world {
+	return newWorld(scene.New(1, nil, scene.Servers(servers)), "deployments/web")
+}
+
+// op records one operation of client through server, from call to ret.
+func op(w *world, client, server string, in check.Input, call, ret time.Duration, r check.Result) {
+	id := w.History.Call(client, server, in, call)
+	w.History.Return(id, r, ret)
+}
+
+func TestAnOlderWriteThatEveryServerHoldsIsTheStorysFailure(t *testing.T) {
+	w := judged(3)
+	op(w, "controller-a", "server-3", check.Write("deployments/web", 5), 1000*ms, 1010*ms, check.Acked(2))
+	op(w, "controller-b", "server-1", check.Write("deployments/web", 2), 1200*ms, 1210*ms, check.Acked(3))
+	w.States = map[string]map[string]any{"server-1": {"deployments/web": 5}, "server-2": {"deployments/web": 5}, "server-3": {"deployments/web": 5}}
+	w.AuditedAt = 3000 * ms
+
+	f := overwritten(w, "")
+	require.NotNil(t, f)
+	assert.Equal(t, "overwritten-by-older-write", f.Name)
+	assert.Equal(t, 1210*ms, f.At, "the failure is the moment the lost write was acknowledged")
+	assert.Contains(t, f.Story, "controller-b's write deployments/web=2 through server-1, acknowledged at 1210ms, is gone")
+	assert.Contains(t, f.Story, "all 3 servers hold deployments/web=5, the value of controller-a's write")
+}
+
+func TestTheLastWriteStayingIsNoFailureAndNeitherIsALaggingServer(t *testing.T) {
+	w := judged(3)
+	op(w, "controller-a", "server-3", check.Write("deployments/web", 5), 1000*ms, 1010*ms, check.Acked(2))
+	op(w, "controller-b", "server-1", check.Write("deployments/web", 2), 1200*ms, 1210*ms, check.Acked(3))
+	w.States = map[string]map[string]any{"server-1": {"deployments/web": 2}, "server-2": {"deployments/web": 2}, "server-3": {"deployments/web": 2}}
+	assert.Nil(t, overwritten(w, ""), "the later write is the one every server holds")
+
+	w.States["server-3"] = map[string]any{"deployments/web": 5}
+	assert.Nil(t, overwritten(w, ""), "servers that disagree have not converged: that is no-convergence, not this")
+
+	w.States = map[string]map[string]any{"server-1": {"deployments/web": 5}, "server-2": {"deployments/web": 5}, "server-3": {"deployments/web": 5}}
+	w.History = check.NewHistory()
+	op(w, "controller-a", "server-3", check.Write("deployments/web", 5), 1000*ms, 1300*ms, check.Acked(2))
+	op(w, "controller-b", "server-1", check.Write("deployments/web", 2), 1200*ms, 1210*ms, check.Acked(3))
+	assert.Nil(t, overwritten(w, ""), "two writes that overlap may take effect in either order")
+}
+
+func TestARequestToAWholeClusterMustBeAnswered(t *testing.T) {
+	w := judged(3)
+	w.Faults = []check.Fault{{Name: "crash server-1", Start: 500 * ms, End: 900 * ms}, {Name: "clock skew", Start: 0, End: 0}}
+	op(w, "client-a", "server-2", check.Write("deployments/web", 7), 700*ms, 1700*ms, check.Result{Outcome: check.Indefinite})
+	op(w, "client-a", "server-2", check.Write("deployments/web", 8), 2000*ms, 3000*ms, check.Result{Outcome: check.Indefinite})
+	op(w, "client-b", "server-3", check.Write("deployments/web", 9), 2100*ms, 2110*ms, check.Acked(4))
+
+	f := stalled(w, 0, time.Second)
+	require.NotNil(t, f, "the write at 2000ms met a whole cluster and got no answer")
+	assert.Equal(t, "unavailable-while-majority-up", f.Name)
+	assert.Contains(t, f.Story, "client-a's write deployments/web=8 through server-2 at 2000ms got no answer")
+	assert.Contains(t, f.Story, "the leader and a majority of the servers had been up and connected")
+	assert.Contains(t, f.Story, "1 of 2 such requests failed", "the write during the crash is not held against the cluster")
+
+	assert.True(t, calm(w.Faults, 1000*ms, 1100*ms), "a clock skew is no outage")
+	assert.False(t, calm(w.Faults, 400*ms, 500*ms), "a request in flight when the crash began met it")
+}
+
+// frame writes e as record.go does.
+func frame(e entry) []byte {
+	payload, _ := json.Marshal(e)
+	b := make([]byte, headerSize, headerSize+len(payload))
+	binary.BigEndian.PutUint32(b[0:4], uint32(len(payload)))
+	binary.BigEndian.PutUint32(b[4:8], crc32.ChecksumIEEE(payload))
+	return append(b, payload...)
+}
+
+func TestAnEntryCountsOnlyWhereItIsSyncedAtItsPosition(t *testing.T) {
+	web := func(i int64, replicas int) entry {
+		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	}
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open(logFile)
+		f.Append(frame(web(1, 3)))
+		f.Append(frame(web(2, 5)))
+		f.Sync(p)
+		f.Append(frame(web(3, 2))) // not synced
+	})
+	w.AddNode("server-2", func(p *sim.Proc) {
+		f := p.Disk().Open(logFile)
+		f.Append(frame(web(2, 5))) // entry 2 at position 1
+		f.Sync(p)
+	})
+	w.AddNode("server-3", func(p *sim.Proc) {})
+	require.NoError(t, w.Run(time.Second))
+
+	assert.True(t, holds(w, "server-1", 2, "deployments/web", false, 5))
+	assert.False(t, holds(w, "server-1", 2, "deployments/web", false, 7), "another value at that position is another change")
+	assert.False(t, holds(w, "server-1", 3, "deployments/web", false, 2), "appended but not synced: a crash may take it")
+	assert.False(t, holds(w, "server-2", 2, "deployments/web", false, 5), "an entry at the wrong position of the log")
+	assert.False(t, holds(w, "server-3", 1, "deployments/web", false, 3), "a server that never opened its log holds nothing")
+	assert.Len(t, durableLog(w, "server-1"), 2)
+}
+
+func TestTheTimelineLeavesOutHeartbeatsAcksAndRepairs(t *testing.T) {
+	type Append struct{ Entries []int }
+	type Ack struct{ Have int }
+	type Repair struct{ Copies []int }
+	assert.True(t, quiet(Append{}))
+	assert.False(t, quiet(Append{Entries: []int{1}}))
+	assert.True(t, quiet(Ack{}))
+	assert.True(t, quiet(Repair{Copies: []int{1}}))
+	assert.False(t, quiet("GET deployments/web"))
+}
+
+func TestARequestIsDueOnlyWhereTheLeaderAndAMajorityCouldAnswerIt(t *testing.T) {
+	w := judged(3)
+	w.health = &health{bad: map[[2]sim.NodeID][]time.Duration{}}
+	for at := 500 * ms; at <= 900*ms; at += 10 * ms { // server-2 down from 500ms to 900ms
+		w.health.bad[[2]sim.NodeID{"client-a", "server-2"}] = append(w.health.bad[[2]sim.NodeID{"client-a", "server-2"}], at)
+	}
+	op(w, "client-a", "server-2", check.Write("deployments/web", 7), 1200*ms, 2200*ms, check.Result{Outcome: check.Indefinite})
+	assert.Nil(t, stalled(w, 0, time.Second), "server-2 came back less than a second before the request")
+
+	op(w, "client-a", "server-1", check.Write("deployments/web", 8), 700*ms, 1700*ms, check.Result{Outcome: check.Indefinite})
+	f := stalled(w, 0, time.Second)
+	require.NotNil(t, f, "with server-2 down, the leader and server-3 are a majority: the leader must answer")
+	assert.Contains(t, f.Story, "client-a's write deployments/web=8 through server-1 at 700ms got no answer")
+}
+
+func TestAServerMayHoldOnlyWhatItsDiskCanGiveBack(t *testing.T) {
+	web := func(i int64, replicas int) entry {
+		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	}
+	w := judged(1)
+	w.W.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open(logFile)
+		f.Append(frame(web(1, 3)))
+		f.Append([]byte{0, 0, 1}) // a torn entry left in the file
+		f.Append(frame(web(2, 5)))
+		f.Sync(p)
+	})
+	require.NoError(t, w.Run(time.Second))
+	defer w.Close()
+	w.Histories = map[string][]check.Change{"server-1": {
+		{Version: 1, Key: "deployments/web", Value: 3},
+		{Version: 2, Key: "deployments/web", Value: 5},
+	}}
+	f := lostOnRestart(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "lost-on-restart", f.Name)
+	assert.Contains(t, f.Story, "server-1 has applied 2 changes, but its log on disk gives back only the first 1 of them")
+
+	w.Histories["server-1"] = w.Histories["server-1"][:1]
+	assert.Nil(t, lostOnRestart(w), "what it applied is all readable")
+}

@@ -1,0 +1,494 @@
+package ex08suite
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// world is one scene of the chapter and what the suite notes while it runs:
+// the values it hands out, the versions clients saw, and the first answer
+// (a yes, or a Latest read) that came before a majority of the servers'
+// disks held the change it was about.
+type world struct {
+	*scene.Scene
+	keys    []string
+	value   map[string]int   // the next replicas to write, per key: values are unique per key
+	seen    map[string]int64 // the last resourceVersion a client saw, per key
+	early   *suite.Failure   // the first answer before agreement
+	health  *health          // when each server could answer each client (watchHealth)
+	decoded decoder          // the log entries read off the disks so far
+}
+
+func newWorld(s *scene.Scene, keys ...string) *world {
+	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, decoded: decoder{}}
+	s.Show(w.show)
+	for i, k := range keys {
+		w.value[k] = 10 * (i + 1)
+	}
+	return w
+}
+
+// majority is how many servers make a majority of the cluster.
+func (w *world) majority() int { return len(w.Servers)/2 + 1 }
+
+// next hands out a replicas count no write to key has used.
+func (w *world) next(key string) int {
+	w.value[key]++
+	return w.value[key]
+}
+
+// acknowledged is called the moment a client hears yes for a change to key
+// (index is the resourceVersion the answer carries). It looks at every
+// server's disk: a yes is agreement only if a majority of them hold the
+// change, synced, at that position of the log. The first yes that came
+// earlier is kept as the run's failure.
+func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, deleted bool, replicas int, index int64) {
+	if w.early != nil {
+		return
+	}
+	var holders []string
+	for _, id := range w.Servers {
+		if w.decoded.holds(w.W, id, index, key, deleted, replicas) {
+			holders = append(holders, string(id))
+		}
+	}
+	if len(holders) >= w.majority() {
+		return
+	}
+	held := "no server's disk held it"
+	if len(holders) > 0 {
+		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
+	}
+	w.early = &suite.Failure{
+		Name:   "acknowledged-before-majority",
+		Clause: course.AgreementFirst,
+		At:     p.Now(),
+		Story: fmt.Sprintf("%s told %s yes for %s (rv %d) at %s, but at that moment %s at position %d of the log; "+
+			"a majority of the %d servers is %d. A yes before a majority holds the change is one machine's opinion: "+
+			"a crash can still take it back", server, client, what, index, suite.FormatTime(p.Now()), held, index,
+			len(w.Servers), w.majority()),
+		Details: w.disks(index),
+	}
+}
+
+// readCommitted is called the moment a client gets the answer to a Latest
+// read: the change that wrote what it read (at position obj's
+// resourceVersion) must be committed, held by a majority of the servers'
+// disks. A value that only some copies hold is not yet part of the one
+// history: another read may not see it, and a crash may take it back.
+func (w *world) readCommitted(p *sim.Proc, client, server, key string, obj kube.Object) {
+	if w.early != nil {
+		return
+	}
+	var holders []string
+	for _, id := range w.Servers {
+		if w.decoded.holds(w.W, id, obj.ResourceVersion, key, false, obj.Replicas) {
+			holders = append(holders, string(id))
+		}
+	}
+	if len(holders) >= w.majority() {
+		return
+	}
+	held := "no server's disk held it"
+	if len(holders) > 0 {
+		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
+	}
+	w.early = &suite.Failure{
+		Name:   "read-uncommitted",
+		Clause: course.AgreementFirst,
+		At:     p.Now(),
+		Story: fmt.Sprintf("%s answered %s's Latest read of %s with replicas=%d (rv %d) at %s, but at that moment %s at position %d of the log; "+
+			"a majority of the %d servers is %d. A Latest read must come from what the one history has committed, not from one machine's copy",
+			server, client, key, obj.Replicas, obj.ResourceVersion, suite.FormatTime(p.Now()), held, obj.ResourceVersion, len(w.Servers), w.majority()),
+		Details: w.disks(obj.ResourceVersion),
+	}
+}
+
+// disks tells what each server's disk held, synced, around position index.
+func (w *world) disks(index int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "each server's log on its disk, synced, around position %d:\n", index)
+	for _, id := range w.Servers {
+		log := durableLog(w.W, id)
+		fmt.Fprintf(&b, "  %-9s %3d entries", id, len(log))
+		for i := max(index-2, 1); i <= index+1 && i <= int64(len(log)); i++ {
+			e := log[i-1]
+			fmt.Fprintf(&b, " · %d: %s", e.Index, e.Event)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// client is one worker's view: its recording kube.Client and the world.
+type client struct {
+	w   *world
+	p   *sim.Proc
+	api *kube.Client
+}
+
+// op sends one random request to a random server: a Latest or an Any read,
+// a Latest list, an update with or without a precondition, a delete, or a
+// create. It reports whether the answer said nothing about the store (a
+// timeout, Unavailable).
+func (c client) op() (unknown bool) {
+	p, w := c.p, c.w
+	server := w.Servers[p.Rand().Intn(len(w.Servers))]
+	key := w.keys[p.Rand().Intn(len(w.keys))]
+	switch r := p.Rand().Float64(); {
+	case r < 0.22:
+		return c.read(server, key, kube.Latest)
+	case r < 0.30:
+		return c.read(server, key, kube.Any)
+	case r < 0.36:
+		l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{})
+		for _, o := range l.Items {
+			c.w.seen[o.Key()] = o.ResourceVersion
+		}
+		return indefinite(err)
+	case r < 0.66:
+		return c.update(server, key, 0)
+	case r < 0.84:
+		return c.update(server, key, w.seen[key])
+	case r < 0.90:
+		return c.remove(server, key)
+	default:
+		return c.create(server, key)
+	}
+}
+
+// probe watches the servers until the work ends, and reads every key
+// (Latest) through each server that has just come back from a crash: the
+// first answers of a restarted server must already reflect every write
+// acknowledged before it went down. It looks every probeDown while a server
+// is down, and every probeUp while all are up (no crash in the chapter's
+// worlds is shorter than that).
+func (c client) probe() {
+	w, p := c.w, c.p
+	down := map[sim.NodeID]bool{}
+	for p.Now() < workEnd {
+		anyDown := false
+		for _, id := range w.Servers {
+			up := w.W.Up(id)
+			if up && down[id] {
+				p.Logf("%s is back", id)
+				for _, key := range w.keys {
+					c.read(id, key, kube.Latest)
+				}
+			}
+			down[id] = !up
+			anyDown = anyDown || !up
+		}
+		if anyDown {
+			p.Sleep(probeDown)
+		} else {
+			p.Sleep(probeUp)
+		}
+	}
+}
+
+// How often the prober looks for a restarted server.
+const (
+	probeDown = 5 * time.Millisecond
+	probeUp   = 50 * time.Millisecond
+)
+
+// indefinite reports whether err leaves the outcome unknown.
+func indefinite(err error) bool {
+	return errors.Is(err, kube.ErrTimeout) || errors.Is(err, kube.ErrUnavailable)
+}
+
+func (c client) read(server sim.NodeID, key, rv string) bool {
+	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+		if rv == kube.Latest {
+			c.w.readCommitted(c.p, c.api.Name(), string(server), key, obj)
+		}
+	}
+	return indefinite(err)
+}
+
+// update scales key to a fresh count through server, on condition that it
+// is still at rv (0: unconditionally).
+func (c client) update(server sim.NodeID, key string, rv int64) bool {
+	kind, name := kube.SplitKey(key)
+	n := c.w.next(key)
+	obj, err := c.api.Pin(server).Update(kube.Object{Kind: kind, Name: name, Replicas: n, ResourceVersion: rv})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its scale of %s to %d", key, n), key, false, n, obj.ResourceVersion)
+	}
+	return indefinite(err)
+}
+
+// create creates key with a fresh count through server.
+func (c client) create(server sim.NodeID, key string) bool {
+	kind, name := kube.SplitKey(key)
+	n := c.w.next(key)
+	obj, err := c.api.Pin(server).Create(kube.Object{Kind: kind, Name: name, Replicas: n})
+	if err == nil {
+		c.w.seen[key] = obj.ResourceVersion
+		c.w.acknowledged(c.p, c.api.Name(), string(server), fmt.Sprintf("its create of %s with %d", key, n), key, false, n, obj.ResourceVersion)
+	}
+	return indefinite(err)
+}
+
+// remove deletes key through server, on condition half the time.
+func (c client) remove(server sim.NodeID, key string) bool {
+	var rv int64
+	if c.p.Rand().Intn(2) == 0 {
+		rv = c.w.seen[key]
+	}
+	obj, err := c.api.Pin(server).Delete(key, rv)
+	if err == nil {
+		c.w.acknowledged(c.p, c.api.Name(), string(server), "its delete of "+key, key, true, 0, obj.ResourceVersion)
+	}
+	return indefinite(err)
+}
+
+// overwritten finds an acknowledged write that is gone although the
+// servers agree: a server's value for a key was written by an operation
+// that had already been acknowledged before another acknowledged write to
+// the key began. In one history the later write comes after it, so the
+// older value cannot be the last one. Only keys on which every audited
+// server agrees count: servers that disagree have another failure. skew,
+// if not empty, is the story's first sentence: why the older write won.
+func overwritten(w *world, skew string) *suite.Failure {
+	ops := w.History.Operations()
+	for _, id := range w.Servers {
+		state := w.States[string(id)]
+		for _, key := range w.keys {
+			v, ok := state[key]
+			if !ok || w.agreeing(key, v) < len(w.States) {
+				continue // servers that disagree have not converged: another failure
+			}
+			var older *check.Operation
+			for i := range ops {
+				op := &ops[i]
+				if op.Acknowledged() && op.Input.Key == key && op.Input.Kind != check.KindDelete && fmt.Sprint(op.Input.Value) == fmt.Sprint(v) {
+					older = op
+				}
+			}
+			if older == nil {
+				continue
+			}
+			for i := range ops {
+				later := &ops[i]
+				if !later.Acknowledged() || later.Input.Key != key || later.Call <= older.Return {
+					continue
+				}
+				holders := fmt.Sprintf("%s holds", id)
+				if len(w.States) > 1 {
+					holders = fmt.Sprintf("all %d servers hold", len(w.States))
+				}
+				lead := "an older write won over a newer one"
+				if skew != "" {
+					lead = skew
+				}
+				story := fmt.Sprintf("%s. %s's %s through %s, acknowledged at %s, is gone: at %s %s %s=%v, "+
+					"the value of %s's %s through %s, acknowledged at %s, before the later write began at %s",
+					lead, later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
+					suite.FormatTime(w.AuditedAt), holders, key, v,
+					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
+				return &suite.Failure{Name: "overwritten-by-older-write", Clause: course.DurableAgreement, At: later.Return,
+					Story: story, Details: statesTable(w)}
+			}
+		}
+	}
+	return nil
+}
+
+// agreeing counts the servers that hold value v for key.
+func (w *world) agreeing(key string, v any) int {
+	n := 0
+	for _, st := range w.States {
+		if x, ok := st[key]; ok && fmt.Sprint(x) == fmt.Sprint(v) {
+			n++
+		}
+	}
+	return n
+}
+
+// statesTable is what each audited server holds, key by key.
+func statesTable(w *world) string {
+	var b strings.Builder
+	b.WriteString("what each server holds at the audit:\n")
+	for _, id := range w.Servers {
+		st, ok := w.States[string(id)]
+		if !ok {
+			fmt.Fprintf(&b, "  %-9s (not audited)\n", id)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-9s", id)
+		for _, key := range w.keys {
+			if v, ok := st[key]; ok {
+				fmt.Fprintf(&b, " %s=%v", key, v)
+			} else {
+				fmt.Fprintf(&b, " %s absent", key)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// stalled finds a request the cluster should have answered and did not:
+// one sent at least margin after the moment its server last could not
+// have answered its client (the leader down, no majority up and connected
+// to the leader, the server cut off), and whole until it returned, that got
+// no answer about the store (a timeout, Unavailable). Without health
+// samples, only requests at least margin after every fault count. A
+// cluster that keeps one history by refusing everything fails here.
+func stalled(w *world, from, margin time.Duration) *suite.Failure {
+	var due, failed []check.Operation
+	for _, op := range w.History.Operations() {
+		if op.Call < from {
+			continue
+		}
+		if w.health != nil {
+			if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-margin, op.Return) {
+				continue
+			}
+		} else if !calm(w.Faults, op.Call-margin, op.Return) {
+			continue
+		}
+		due = append(due, op)
+		if op.Indefinite() { // a timeout or an Unavailable: no answer about the store
+			failed = append(failed, op)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	first := failed[0]
+	lines := make([]string, len(failed))
+	for i, op := range failed {
+		lines[i] = "  " + op.String()
+	}
+	return &suite.Failure{
+		Name:   "unavailable-while-majority-up",
+		Clause: course.OneHistory,
+		At:     first.Return,
+		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although for %s before it the leader and a majority of the servers "+
+			"had been up and connected, %s among them and reachable. %d of %d such requests failed; "+
+			"a cluster keeps one history by agreeing, not by refusing",
+			first.Client, first.Input, first.Server, suite.FormatTime(first.Call), first.Result.Outcome,
+			suite.FormatTime(first.Return), suite.FormatTime(margin), first.Server, len(failed), len(due)),
+		Details: "requests with no answer while the leader and a majority were up and connected:\n" + strings.Join(lines, "\n"),
+	}
+}
+
+// calm reports whether no fault with a duration was in force at any moment
+// of [from, to].
+func calm(faults []check.Fault, from, to time.Duration) bool {
+	for _, f := range faults {
+		if f.End <= f.Start {
+			continue // a clock skew: it changes a reading, not the network
+		}
+		if f.Start <= to && from <= f.End {
+			return false
+		}
+	}
+	return true
+}
+
+// finish completes a failure of w while the world is still there to tell
+// it: the seed, the time rounded to a tenth of a millisecond, the declared
+// faults after the details, and the timeline around it.
+func (w *world) finish(f *suite.Failure) {
+	if f.Seed != 0 || f.Timeline != "" {
+		return // finished already (one failure can serve several checks)
+	}
+	f.Seed = w.Seed
+	f.At = f.At.Round(100 * time.Microsecond)
+	if len(w.Declared()) > 0 {
+		if f.Details != "" {
+			f.Details += "\n"
+		}
+		f.Details += describe(w)
+	}
+	f.Timeline = w.Timeline(f.At)
+}
+
+// violation turns a checker's verdict into a failure of w.
+func (w *world) violation(v *check.Violation) *suite.Failure {
+	if v == nil {
+		return nil
+	}
+	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
+}
+
+// linearizable checks w's client history with porcupine; a contradiction
+// comes with its HTML view, written to .onehistory/.
+func (w *world) linearizable(t *testing.T) *suite.Failure {
+	l := check.Linearizable(w.History, 0)
+	if l.OK() {
+		return nil
+	}
+	f := w.violation(l.Violation)
+	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex08-linearizable-seed-%d", w.Seed), w.Faults); err == nil {
+		f.HTML = html
+	}
+	return f
+}
+
+// ran is what went wrong with the run itself, if anything: the world's own
+// error (a panic, a deadlock, a stuck process), answers the auditor could
+// not read, or an audit that never finished.
+func ran(w *world) *suite.Failure {
+	switch {
+	case w.Err != nil:
+		f := suite.RunFailure(w.Err)
+		return &f
+	case len(w.Problems) > 0:
+		return &suite.Failure{Name: "bad-reply", Clause: course.OneHistory, At: w.W.Now(), Story: w.Problems[0],
+			Details: strings.Join(w.Problems, "\n")}
+	case !w.Audited:
+		return &suite.Failure{Name: "no-audit", At: w.W.Now(),
+			Story: fmt.Sprintf("the world ended at %s before the suite could read the servers' histories", suite.FormatTime(w.W.Now()))}
+	}
+	return nil
+}
+
+// quiet reports whether a message between servers is background the
+// timeline leaves out: a repair job's full copy, an acknowledgement, or an
+// Append that carries no entries (a heartbeat).
+func quiet(msg any) bool {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	switch v.Type().Name() {
+	case "Repair", "Ack":
+		return true
+	case "Append":
+		f := v.FieldByName("Entries")
+		return f.IsValid() && f.Kind() == reflect.Slice && f.Len() == 0
+	}
+	return false
+}
+
+// show keeps, in a timeline, every note (each request and its answer, what
+// the servers log), crashes, restarts and faults, and the messages between
+// servers that carry a change.
+func (w *world) show(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvDisk:
+		return false
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	}
+	return w.IsServer(e.Node) && w.IsServer(e.Peer) && !quiet(e.Msg)
+}
