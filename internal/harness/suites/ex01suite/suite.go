@@ -13,14 +13,7 @@
 //     off at random while kubectl scales and deletes, must end with the same
 //     answer as the store, and with exactly the desired pods.
 //
-// Figures, measured with RUNS=1000 (seeds 1 to 1000 of every check): the
-// reference solution passes every check on all 1,000 seeds; the stub as
-// shipped fails reconnect with "missed-change" on all 1,000, history on all
-// 1,000 (missed-change 789, lost-update 192, not-gone 19) and
-// two-controllers on all 1,000 (all missed-change; 875 before kube.Informer
-// resumed its watch after a partition instead of relisting, which hid the
-// missing history). The default seeds (100, 120, 100) run in about half a
-// second of wall time. Points and hints are in the chapter's registry entry
+// Points and hints are in the chapter's registry entry
 // (internal/harness/course/ex01.go).
 //
 // In every check an auditor stands between server-1 and the store (audit.go):

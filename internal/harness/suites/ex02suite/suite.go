@@ -33,13 +33,6 @@
 // a deletion undone, an acknowledgement sent before the change was on disk,
 // a synced record the boot did not read back, a change read before it was
 // on disk.
-//
-// Figures (go1.26, a shared 2-CPU machine under load), for the reference
-// solution and the stub:
-//
-//	RUNS=1000 go test ./solutions/ex02-the-page/   passes on 1000 of 1000 seeds (22s)
-//	the stub, each check seed by seed (SEED=1…1000) fails on 1000 of 1000 seeds, every check
-//	go test -count=1 ./solutions/ex02-the-page/    0.9s to 1.9s of wall time, about 0.7s of CPU
 package ex02suite
 
 import (
