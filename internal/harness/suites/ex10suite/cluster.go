@@ -61,15 +61,14 @@ type ack struct {
 	index  int64         // its position in the log
 	sent   time.Duration // when the client sent it
 	at     time.Duration // when the client received the yes
-
-	otherAt sim.NodeID // a server whose disk holds a different change at index
 }
 
 // earlyAck is an acknowledgement a majority did not back.
 type earlyAck struct {
 	ack
 	holders []sim.NodeID // the servers whose disks held the entry then
-	other   kube.Event   // a different change another server's disk held at that position, if any
+	otherAt sim.NodeID   // a server whose disk held a different change at that position, if any
+	other   kube.Event   // that change
 }
 
 // newWorld builds a scene of n servers with the chapter's links.
@@ -141,21 +140,16 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 	}
 	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}
 	c.w.acks = append(c.w.acks, a)
-	var holders []sim.NodeID
-	var other *held
+	e := earlyAck{ack: a}
 	for _, id := range c.w.Servers {
 		switch h := c.w.heldAt(id, a.index); {
 		case h.same(obj, deleted):
-			holders = append(holders, id)
-		case h.ok && other == nil:
-			other, a.otherAt = &h, id
+			e.holders = append(e.holders, id)
+		case h.ok && e.otherAt == "":
+			e.otherAt, e.other = id, h.event
 		}
 	}
-	if len(holders) < len(c.w.Servers)/2+1 {
-		e := earlyAck{ack: a, holders: holders}
-		if other != nil {
-			e.other = other.event
-		}
+	if len(e.holders) < len(c.w.Servers)/2+1 {
 		c.w.early = append(c.w.early, e)
 	}
 	return true
