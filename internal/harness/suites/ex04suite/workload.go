@@ -1,27 +1,19 @@
 package ex04suite
 
 import (
-	"fmt"
 	"math/rand"
 	"time"
 
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suites/workload"
 )
 
 // requestTimeout is how long a client waits for any answer. A correct write
 // crosses the servers' link twice, and a few times more when the link loses
 // messages for a while; a correct cluster answers well within it.
 const requestTimeout = 10 * time.Second
-
-// The objects the randomized clients work on: web and api exist from the
-// start; batch is created and deleted over and over.
-var (
-	keys     = []string{"deployments/web", "deployments/api", "deployments/batch"}
-	lasting  = keys[:2]
-	batchKey = keys[2]
-)
 
 // The times of a randomized world. Writers take phase A on one server
 // (chosen by the seed) from workStart until phaseAEnd, and phase B on the
@@ -77,7 +69,7 @@ func progressFaults(r *rand.Rand) []scene.Fault {
 //     conditional on the version just read (a controller's update, now and
 //     then with a version one off either way, which must conflict),
 //     creations and deletions of batch, with and without a precondition,
-//     and now and then a burst of burstSize scales sent at once;
+//     and now and then a burst of workload.BurstSize scales sent at once;
 //   - dashboard-1 (and dashboard-2, if dashboards is 2) get (Latest), list (Latest) and read with
 //     kube.Any through either server, until the writers are done;
 //   - the auditor reads both servers at auditAt.
@@ -101,7 +93,7 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 	writersDone := 0
 
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		for _, key := range lasting {
+		for _, key := range workload.Lasting {
 			_, name := kube.SplitKey(key)
 			api.Pin(first).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
@@ -111,13 +103,13 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 			defer func() { writersDone++ }()
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for p.Now() < phaseAEnd {
-				write(p, api.Pin(first), value)
+				workload.Write(p, func() *kube.Client { return api.Pin(first) }, value)
 			}
 			phaseA.Done()
 			p.Sleep(max(0, phaseBStart-p.Now()))
 			phaseA.Wait(p)
 			for end := p.Now() + phaseLength; p.Now() < end; {
-				write(p, api.Pin(second), value)
+				workload.Write(p, func() *kube.Client { return api.Pin(second) }, value)
 			}
 		})
 	}
@@ -125,71 +117,12 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for writersDone < len(writers) {
-				read(s, p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
+				workload.Read(s, p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
 				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
 		})
 	}
-	s.AuditAt(auditAt, "deployments", keys...)
+	s.AuditAt(auditAt, "deployments", workload.Keys...)
 	s.Run(auditAt + 30*time.Second)
 	return s
-}
-
-// burstSize is how many writes a burst sends at once.
-const burstSize = 4
-
-// write makes one write of a writer through api, or a burst of them, then
-// pauses.
-func write(p *sim.Proc, api *kube.Client, value func() int) {
-	r := p.Rand()
-	key := lasting[r.Intn(len(lasting))]
-	_, name := kube.SplitKey(key)
-	switch n := r.Intn(12); {
-	case n >= 10: // a burst: burstSize scales at once, each from its own process
-		var done sim.Group
-		done.Add(burstSize)
-		for i := range burstSize {
-			p.Go(fmt.Sprintf("burst-%d", i), func(q *sim.Proc) {
-				defer done.Done()
-				api.For(q).Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-			})
-		}
-		done.Wait(p)
-	case n < 4: // kubectl scale: no precondition
-		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-	case n < 7: // a controller: read, then update at the version read
-		obj, err := api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
-		if err != nil {
-			break
-		}
-		rv := obj.ResourceVersion
-		switch r.Intn(6) {
-		case 0:
-			rv-- // one behind: must conflict
-		case 1:
-			rv++ // one ahead: must conflict
-		}
-		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
-	case n == 7:
-		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: value()})
-	case n == 8:
-		api.Delete(batchKey, 0)
-	default: // delete batch at the version read
-		if obj, err := api.Get(batchKey, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
-			api.Delete(batchKey, obj.ResourceVersion)
-		}
-	}
-	p.Sleep(time.Duration(r.Int63n(int64(40 * ms))))
-}
-
-// read makes one read of a dashboard through api.
-func read(s *scene.Scene, p *sim.Proc, api *kube.Client) {
-	switch n := p.Rand().Intn(10); {
-	case n < 5:
-		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Latest})
-	case n < 8:
-		s.List(p, api, "deployments", keys...)
-	default:
-		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Any})
-	}
 }

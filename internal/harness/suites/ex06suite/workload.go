@@ -8,6 +8,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suites/workload"
 )
 
 // requestTimeout is how long a client waits for any answer. A write sent to
@@ -18,14 +19,6 @@ const requestTimeout = 4 * time.Second
 // acceptedShare is the least share of the writes no cut could hold up that
 // a randomized world must see accepted (or refused by the API's own rules).
 const acceptedShare = 0.9
-
-// The objects the randomized clients work on: web and api exist from the
-// start; batch is created and deleted over and over.
-var (
-	keys     = []string{"deployments/web", "deployments/api", "deployments/batch"}
-	lasting  = keys[:2]
-	batchKey = keys[2]
-)
 
 // The times of a randomized world: the clients work from workStart to
 // workEnd (shortEnd in a world whose cut is short), and the auditor reads
@@ -75,9 +68,6 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 	}
 }
 
-// burstSize is how many writes a burst sends at once.
-const burstSize = 4
-
 // workloadScene builds and runs one randomized world for seed:
 //
 //   - kubectl creates web and api through server-1;
@@ -86,7 +76,7 @@ const burstSize = 4
 //     (kubectl scale), scales conditional on the version just read (now and
 //     then one off either way, which must conflict), creations and
 //     deletions of batch with and without a precondition, and now and then a
-//     burst of burstSize scales sent at once;
+//     burst of workload.BurstSize scales sent at once;
 //   - dashboards (as many as given) get (Latest), list (Latest) and read
 //     with kube.Any through either server while the controllers work;
 //   - the auditor reads both servers at auditAt.
@@ -109,7 +99,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 	created.Add(1)
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		defer created.Done()
-		for _, key := range lasting {
+		for _, key := range workload.Lasting {
 			_, name := kube.SplitKey(key)
 			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
@@ -119,7 +109,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			created.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
 			for p.Now() < end {
-				write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
+				workload.Write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
 			}
 		})
 	}
@@ -127,70 +117,12 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for p.Now() < end {
-				read(s, p, api.Pin(servers[p.Rand().Intn(2)]))
+				workload.Read(s, p, api.Pin(servers[p.Rand().Intn(2)]))
 				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
 		})
 	}
-	s.AuditAt(auditAt, "deployments", keys...)
+	s.AuditAt(auditAt, "deployments", workload.Keys...)
 	s.Run(auditAt + 30*time.Second)
 	return s
-}
-
-// write makes one write of a controller, or a burst of them, then pauses.
-// Each request goes through the server pick chooses: a controller may read
-// through one server and update through the other.
-func write(p *sim.Proc, pick func() *kube.Client, value func() int) {
-	r := p.Rand()
-	api := pick()
-	key := lasting[r.Intn(len(lasting))]
-	_, name := kube.SplitKey(key)
-	switch n := r.Intn(12); {
-	case n >= 10: // a burst: burstSize scales at once, each from its own process
-		var done sim.Group
-		done.Add(burstSize)
-		for i := range burstSize {
-			p.Go(fmt.Sprintf("burst-%d", i), func(q *sim.Proc) {
-				defer done.Done()
-				api.For(q).Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-			})
-		}
-		done.Wait(p)
-	case n < 4: // kubectl scale: no precondition
-		api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-	case n < 7: // a controller: read, then update at the version read
-		obj, err := api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
-		if err != nil {
-			break
-		}
-		rv := obj.ResourceVersion
-		switch r.Intn(6) {
-		case 0:
-			rv-- // one behind: must conflict
-		case 1:
-			rv++ // one ahead: must conflict
-		}
-		pick().Update(kube.Object{Kind: "deployments", Name: name, Replicas: value(), ResourceVersion: rv})
-	case n == 7:
-		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: value()})
-	case n == 8:
-		api.Delete(batchKey, 0)
-	default: // delete batch at the version read
-		if obj, err := api.Get(batchKey, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
-			pick().Delete(batchKey, obj.ResourceVersion)
-		}
-	}
-	p.Sleep(time.Duration(r.Int63n(int64(40 * ms))))
-}
-
-// read makes one read of a dashboard through api.
-func read(s *scene.Scene, p *sim.Proc, api *kube.Client) {
-	switch n := p.Rand().Intn(10); {
-	case n < 5:
-		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Latest})
-	case n < 8:
-		s.List(p, api, "deployments", keys...)
-	default:
-		api.Get(keys[p.Rand().Intn(len(keys))], kube.ReadOptions{ResourceVersion: kube.Any})
-	}
 }
