@@ -240,25 +240,10 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 	if err := cmd.Start(); err != nil {
 		return u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
 	}
-	var (
-		mu     sync.Mutex
-		killed bool
-	)
-	kill := func() {
-		mu.Lock()
-		killed = true
-		mu.Unlock()
-		killGroup(cmd)
-	}
-	timer := time.AfterFunc(opts.BuildLimit, kill)
-	stop := context.AfterFunc(ctx, kill)
+	dog := watch(ctx, cmd, opts.BuildLimit)
 	err = cmd.Wait()
-	timer.Stop()
-	stop()
-	killGroup(cmd)
-	mu.Lock()
-	wasKilled := killed
-	mu.Unlock()
+	dog.release()
+	wasKilled := dog.fired()
 	text := strings.ReplaceAll(out.String(), u.tmp+string(filepath.Separator), u.dir+"/")
 	switch {
 	case wasKilled && ctx.Err() != nil:
@@ -368,18 +353,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 		return *u.finish(result.Setup, fmt.Sprintf("cannot run the test binary: %v", startErr), "").done
 	}
 
-	var (
-		mu     sync.Mutex
-		killed bool
-	)
-	kill := func() {
-		mu.Lock()
-		killed = true
-		mu.Unlock()
-		killGroup(bin)
-	}
-	timer := time.AfterFunc(opts.Timeout+grace, kill)
-	stop := context.AfterFunc(ctx, kill)
+	dog := watch(ctx, bin, opts.Timeout+grace)
 
 	rec := newRecord(opts.MaxOutput)
 	v := newVerdicts(nonce)
@@ -389,10 +363,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	go func() { defer readers.Done(); ch.read(v) }()
 
 	waitErr := bin.Wait()
-	timer.Stop()
-	stop()
-	// Whatever the binary started dies with it.
-	killGroup(bin)
+	dog.release() // whatever the binary started dies with it
 	ch.ended()
 	// The readers end when the last writer is gone; a process that left
 	// the group could hold a pipe open, so they get a little time, no more.
@@ -409,9 +380,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	}
 	conv.Wait()
 
-	mu.Lock()
-	wasKilled := killed
-	mu.Unlock()
+	wasKilled := dog.fired()
 	if wasKilled && ctx.Err() != nil {
 		return *u.finish(result.Setup, "grading was interrupted", "").done
 	}
