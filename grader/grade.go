@@ -148,34 +148,51 @@ func parseMinScore(s string) (float64, bool, error) {
 
 // gradeCmd is `grader [flags] [exNN...]`.
 func gradeCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
-	var o gradeOptions
-	fs := flag.NewFlagSet("grader", flag.ContinueOnError)
-	o.flags(fs)
-	ids, err := parse(fs, args)
+	run, err := setUp("grader", args)
+	if err == nil {
+		err = run.opts.checkMinScore(run.chapters)
+	}
+	if err == nil {
+		err = engine.CheckGo(context.Background(), engine.Options{Root: wb.Root, Go: run.goCmd})
+	}
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	if err := o.check(); err != nil {
-		return fail(stderr, "%v", err)
-	}
-	chs, err := chapters(ids)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	if err := o.checkMinScore(chs); err != nil {
-		return fail(stderr, "%v", err)
-	}
-	goCmd, err := goCommand()
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	if err := engine.CheckGo(context.Background(), engine.Options{Root: wb.Root, Go: goCmd}); err != nil {
-		return fail(stderr, "%v", err)
-	}
+	o, goCmd, chs, ids := run.opts, run.goCmd, run.chapters, run.ids
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return grade(ctx, wb, o, goCmd, chs, len(ids) > 0, stdout, stderr)
+}
+
+// gradeRun is what grade and watch share before they grade: the flags, the
+// chapters named on the command line (all of them when none is) and the go
+// command that builds them.
+type gradeRun struct {
+	opts     gradeOptions
+	ids      []string
+	chapters []course.Chapter
+	goCmd    string
+}
+
+// setUp parses a grading command's flags and arguments, as the command
+// named name, and finds its chapters and the go command.
+func setUp(name string, args []string) (gradeRun, error) {
+	var r gradeRun
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	r.opts.flags(fs)
+	var err error
+	if r.ids, err = parse(fs, args); err != nil {
+		return r, err
+	}
+	if err = r.opts.check(); err != nil {
+		return r, err
+	}
+	if r.chapters, err = chapters(r.ids); err != nil {
+		return r, err
+	}
+	r.goCmd, err = goCommand()
+	return r, err
 }
 
 // grade runs one grading pass and reports it: JSON, or the chapters in full

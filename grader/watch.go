@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,26 +27,13 @@ const pollEvery = 300 * time.Millisecond
 // (writing in place, or writing a new file and renaming it over the old
 // one), on every system, including shared folders where events never come.
 func watchCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
-	var o gradeOptions
-	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
-	o.flags(fs)
-	ids, err := parse(fs, args)
+	run, err := setUp("watch", args)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	if err := o.check(); err != nil {
-		return fail(stderr, "%v", err)
-	}
+	o, goCmd, chs, ids := run.opts, run.goCmd, run.chapters, run.ids
 	if o.json || o.junit != "" {
 		return fail(stderr, "watch writes for a person; use grader --json or --junit for reports")
-	}
-	chs, err := chapters(ids)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	goCmd, err := goCommand()
-	if err != nil {
-		return fail(stderr, "%v", err)
 	}
 	var dirs []string
 	for _, ch := range chs {
