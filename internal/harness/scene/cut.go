@@ -20,7 +20,7 @@ type Cut struct {
 }
 
 func (f Cut) String() string {
-	return fmt.Sprintf("link %s ↔ %s cut from %s for %s", f.A, f.B, ms(f.From), ms(f.For))
+	return fmt.Sprintf("link %s ↔ %s cut from %s for %s", f.A, f.B, millis(f.From), millis(f.For))
 }
 
 // Until is when the link is restored: From + For.

@@ -51,7 +51,7 @@ type SlowLink struct {
 }
 
 func (f SlowLink) String() string {
-	return fmt.Sprintf("slow link %s ↔ %s (%s) from %s for %s", f.A, f.B, describeLink(f.Link), ms(f.From), ms(f.For))
+	return fmt.Sprintf("slow link %s ↔ %s (%s) from %s for %s", f.A, f.B, describeLink(f.Link), millis(f.From), millis(f.For))
 }
 
 func (f SlowLink) inject(s *Scene) {
@@ -86,9 +86,9 @@ func (f Partition) String() string {
 		}
 		parts[i] = strings.Join(names, " ")
 	}
-	s := fmt.Sprintf("partition %s | the rest from %s", strings.Join(parts, " | "), ms(f.From))
+	s := fmt.Sprintf("partition %s | the rest from %s", strings.Join(parts, " | "), millis(f.From))
 	if f.For > 0 {
-		s += " for " + ms(f.For)
+		s += " for " + millis(f.For)
 	}
 	return s
 }
@@ -110,9 +110,9 @@ type Crash struct {
 
 func (f Crash) String() string {
 	if f.For == 0 {
-		return fmt.Sprintf("crash %s at %s", f.Node, ms(f.At))
+		return fmt.Sprintf("crash %s at %s", f.Node, millis(f.At))
 	}
-	return fmt.Sprintf("crash %s at %s, restart %s later", f.Node, ms(f.At), ms(f.For))
+	return fmt.Sprintf("crash %s at %s, restart %s later", f.Node, millis(f.At), millis(f.For))
 }
 
 func (f Crash) inject(s *Scene) {
@@ -140,7 +140,7 @@ type Skew struct {
 }
 
 func (f Skew) String() string {
-	return fmt.Sprintf("clock of %s skewed by %s from %s", f.Node, signed(f.By), ms(f.From))
+	return fmt.Sprintf("clock of %s skewed by %s from %s", f.Node, signed(f.By), millis(f.From))
 }
 
 func (f Skew) inject(s *Scene) {
@@ -153,9 +153,9 @@ func (f Skew) inject(s *Scene) {
 
 // describeLink is "380–400ms", with loss and duplication if any.
 func describeLink(l sim.Link) string {
-	s := ms(l.Min)
+	s := millis(l.Min)
 	if l.Max != l.Min {
-		s = strings.TrimSuffix(s, "ms") + "–" + ms(l.Max)
+		s = strings.TrimSuffix(s, "ms") + "–" + millis(l.Max)
 	}
 	if l.Drop > 0 {
 		s += fmt.Sprintf(", %g%% lost", 100*l.Drop)
@@ -166,15 +166,15 @@ func describeLink(l sim.Link) string {
 	return s
 }
 
-// ms prints a duration in milliseconds: "400ms", "1234.5ms".
-func ms(d time.Duration) string {
+// millis prints a duration in milliseconds: "400ms", "1234.5ms".
+func millis(d time.Duration) string {
 	s := fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond))
 	return strings.TrimSuffix(s, ".0") + "ms"
 }
 
 func signed(d time.Duration) string {
 	if d < 0 {
-		return "-" + ms(-d)
+		return "-" + millis(-d)
 	}
-	return "+" + ms(d)
+	return "+" + millis(d)
 }

@@ -24,7 +24,7 @@ type CrashMidWrite struct {
 }
 
 func (f CrashMidWrite) String() string {
-	return fmt.Sprintf("crash %s mid-write (unsynced bytes in %s) after %s, restart %s later", f.Node, f.File, ms(f.From), ms(f.For))
+	return fmt.Sprintf("crash %s mid-write (unsynced bytes in %s) after %s, restart %s later", f.Node, f.File, millis(f.From), millis(f.For))
 }
 
 func (f CrashMidWrite) inject(s *Scene) {

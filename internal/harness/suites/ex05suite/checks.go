@@ -214,7 +214,7 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 		o.runErr = &f
 		return o
 	}
-	if v := cl.over; v != nil {
+	if v := cl.overshoot; v != nil {
 		f := overFailure(cl, v)
 		f.Details = scene + "\n\n" + f.Details
 		o.over = &f
@@ -388,7 +388,7 @@ func logTable(log []change, n int) string {
 	fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4s  %7s\n", "accepted", "change", "by", "via", "pods", "desired")
 	for _, c := range log {
 		mark := ""
-		if c.over {
+		if c.overshot {
 			mark = "  ← too many"
 		}
 		fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4d  %7d%s\n", suite.FormatTime(c.at), c.what, c.by, c.via, c.pods, c.desired, mark)

@@ -106,15 +106,15 @@ type belief struct {
 
 // change is one accepted change to web or its pods, for the story.
 type change struct {
-	at      time.Duration // when etcd accepted it
-	what    string        // "ADDED pods/web-3"
-	key     string
-	rv      int64
-	create  bool
-	by, via sim.NodeID
-	pods    int
-	desired int
-	over    bool
+	at       time.Duration // when etcd accepted it
+	what     string        // "ADDED pods/web-3"
+	key      string
+	rv       int64
+	create   bool
+	by, via  sim.NodeID
+	pods     int
+	desired  int
+	overshot bool // the first create that left more pods than desired
 }
 
 // overshoot is the first create that left more pods than desired.
@@ -172,13 +172,13 @@ type cluster struct {
 	store   *kube.MemStore
 	beliefs map[sim.NodeID]*belief
 
-	desired  int
-	scaledAt time.Duration // when the history's desired count last changed
-	log      []change
-	over     *overshoot
-	newer    *newerDelete
-	created  map[version]change // the create of each pod version
-	creates  int                // pod creates accepted
+	desired   int
+	scaledAt  time.Duration // when the history's desired count last changed
+	log       []change
+	overshoot *overshoot
+	newer     *newerDelete
+	created   map[version]change // the create of each pod version
+	creates   int                // pod creates accepted
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
@@ -302,13 +302,13 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		cl.creates++
 		cl.created[versionOf(o)] = ch
 	}
-	if ch.create && pods > max(cl.desired, r.Justified) && cl.over == nil {
-		ch.over = true
-		cl.over = &overshoot{change: ch, justified: r.Justified, scaledAt: cl.scaledAt, beliefs: map[sim.NodeID]belief{}, index: len(cl.log)}
+	if ch.create && pods > max(cl.desired, r.Justified) && cl.overshoot == nil {
+		ch.overshot = true
+		cl.overshoot = &overshoot{change: ch, justified: r.Justified, scaledAt: cl.scaledAt, beliefs: map[sim.NodeID]belief{}, index: len(cl.log)}
 		for id, b := range cl.beliefs {
 			x := *b
 			x.earlier = slices.Clone(b.earlier)
-			cl.over.beliefs[id] = x
+			cl.overshoot.beliefs[id] = x
 		}
 	}
 	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
@@ -321,7 +321,7 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	switch {
 	case o.Key() == web:
 		p.Logf("web %s%d: %d of %d", sign, o.Replicas, pods, cl.desired)
-	case o.Kind == "pods" && ch.over:
+	case o.Kind == "pods" && ch.overshot:
 		p.Logf("%s%s: %d of %d ✗", sign, o.Key(), pods, cl.desired)
 	case o.Kind == "pods":
 		p.Logf("%s%s: %d of %d", sign, o.Key(), pods, cl.desired)

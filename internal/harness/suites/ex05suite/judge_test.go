@@ -14,7 +14,7 @@ import (
 // when the history wanted desired (scaled at 3.8s) and held pods, with the
 // creator's belief b.
 func overAt(by sim.NodeID, key string, pods, desired, justified int, b belief) (*cluster, *overshoot) {
-	c := change{at: 4500 * ms, what: "ADDED " + key, key: key, create: true, by: by, via: b.server, pods: pods, desired: desired, over: true}
+	c := change{at: 4500 * ms, what: "ADDED " + key, key: key, create: true, by: by, via: b.server, pods: pods, desired: desired, overshot: true}
 	cl := &cluster{log: []change{c}}
 	v := &overshoot{change: c, justified: justified, scaledAt: 3800 * ms, index: 0,
 		beliefs: map[sim.NodeID]belief{by: b}}
