@@ -18,6 +18,7 @@ package ex03suite
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/suites/ex03suite/drill"
@@ -80,25 +82,21 @@ func (g *grading) outcomes(cl cluster) []outcome {
 	}
 	out := make([]outcome, len(g.seeds))
 	for i, seed := range g.seeds {
-		out[i] = g.drive(cl, seed, nil)
+		s, _, o := g.play(cl, seed)
+		s.Close()
+		out[i] = o
 	}
 	g.cache[cl.name] = out
 	return out
 }
 
-// newWorld is the world every cluster lives in: links of 2–20ms.
-func newWorld(seed int64) *sim.World {
-	return sim.New(seed, sim.Latency(2*time.Millisecond, 20*time.Millisecond))
-}
-
-// drive runs the drill on cluster cl in the world of seed. If look is not
-// nil it is called with the world before it closes (to render a story).
-func (g *grading) drive(cl cluster, seed int64, look func(w *sim.World, c *drill.Cluster)) (o outcome) {
-	w := newWorld(seed)
-	defer w.Close()
-	cl.build(w)
-	c := drill.New(w, server1, server2)
-	o.seed = seed
+// play builds the world of cl for seed, the scene's default of two servers
+// on links of 2–20ms, and runs the drill in it. The caller judges the
+// outcome and closes the scene.
+func (g *grading) play(cl cluster, seed int64) (*scene.Scene, *drill.Cluster, outcome) {
+	s := scene.New(seed, cl.boot, scene.Servers(2))
+	c := drill.New(s.W, s.Servers...)
+	o := outcome{seed: seed}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -108,11 +106,17 @@ func (g *grading) drive(cl cluster, seed int64, look func(w *sim.World, c *drill
 		o.finding = g.impl(c)
 	}()
 	o.runs, o.runErr = c.Ran()
-	o.end = w.Now()
-	if look != nil {
-		look(w, c)
-	}
-	return o
+	o.end = s.W.Now()
+	// The timeline: the servers, then the first clients the drill added.
+	clients := c.Clients()
+	s.Lanes(append(slices.Clone(s.Servers), clients[:min(len(clients), 3)]...)...)
+	return s, c, o
+}
+
+// replay plays the world of o again, to tell its story; close it after.
+func (g *grading) replay(cl cluster, o outcome) (*scene.Scene, *drill.Cluster) {
+	s, c, _ := g.play(cl, o.seed)
+	return s, c
 }
 
 // caught counts the seeds on which the drill flagged the cluster.
@@ -195,26 +199,22 @@ func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
 			if !o.flagged() {
 				continue
 			}
-			var timeline string
-			g.drive(cl, o.seed, func(w *sim.World, c *drill.Cluster) {
-				timeline = render(w, c, o.end)
-			})
 			if prefix == "" {
 				prefix = "your drill "
 			}
 			story := fmt.Sprintf("%sreported a finding against the cluster %q, which keeps the contract (seed %d): %s",
 				prefix, cl.name, o.seed, firstLine(o.finding.Error()))
-			suite.Report(t, suite.Failure{
+			s, _ := g.replay(cl, o)
+			defer s.Close()
+			s.Fail(t, suite.Failure{
 				Name:   nameFalseAlarm,
 				Clause: course.OneHistory,
 				Story:  story,
 				At:     o.end,
-				Seed:   o.seed,
 				Details: fmt.Sprintf("the cluster %q %s.\n"+
 					"A refusal (Unavailable, TooManyRequests) or a timeout is honest; only answers that contradict each other are findings.\n"+
 					"A drill that fails every cluster cannot tell a broken one from a correct one.\n\nyour drill's finding, in full:\n%s",
 					cl.name, cl.does, indent(o.finding.Error())),
-				Timeline: timeline,
 			})
 			return false
 		}
@@ -226,32 +226,25 @@ func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
 // error or a panic); it reports whether it did.
 func (g *grading) reportBroken(t *testing.T, cl cluster, out []outcome) bool {
 	for _, o := range out {
-		switch {
-		case o.panicked != "":
-			suite.Report(t, suite.Failure{
-				Name:    suite.PanicName,
-				Clause:  course.OneHistory,
-				Story:   fmt.Sprintf("your drill panicked on the cluster %q", cl.name),
-				At:      o.end,
-				Seed:    o.seed,
-				Details: o.panicked,
-			})
-			return true
-		case o.runErr != nil:
-			var timeline string
-			g.drive(cl, o.seed, func(w *sim.World, c *drill.Cluster) { timeline = render(w, c, o.end) })
-			f := suite.RunFailure(o.runErr)
+		if !o.broke() {
+			continue
+		}
+		f := suite.Failure{Name: suite.PanicName, Story: fmt.Sprintf("your drill panicked on the cluster %q", cl.name), Details: o.panicked}
+		if o.panicked == "" {
+			f = suite.RunFailure(o.runErr)
 			f.Story = fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", cl.name, f.Story)
-			if f.At == 0 {
-				f.At = o.end
-			}
-			f.Clause, f.Seed, f.Timeline = course.OneHistory, o.seed, timeline
 			if f.Details == "" {
 				f.Details = o.runErr.Error()
 			}
-			suite.Report(t, f)
-			return true
 		}
+		if f.At == 0 {
+			f.At = o.end
+		}
+		f.Clause = course.OneHistory
+		s, _ := g.replay(cl, o)
+		defer s.Close()
+		s.Fail(t, f)
+		return true
 	}
 	return false
 }
@@ -259,26 +252,15 @@ func (g *grading) reportBroken(t *testing.T, cl cluster, out []outcome) bool {
 // reportMissed tells the story of a broken cluster the drill declared
 // healthy: what the cluster does, and what the drill did in that world.
 func (g *grading) reportMissed(t *testing.T, cl cluster, o outcome, n, of int, lead ...string) {
-	var timeline, did string
-	focus := o.end
-	g.drive(cl, o.seed, func(w *sim.World, c *drill.Cluster) {
-		did, focus = describe(w, c, o)
-		timeline = render(w, c, focus)
-	})
+	s, c := g.replay(cl, o)
+	defer s.Close()
+	did, focus := describe(s.W, c, o)
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy on %d of %d seeds (it must catch it on %d%%)",
 		cl.name, cl.does, of-n, of, catchPercent)
 	if len(lead) > 0 {
 		story = lead[0] + " " + upperFirst(story)
 	}
-	suite.Report(t, suite.Failure{
-		Name:     nameSilence,
-		Clause:   course.OneHistory,
-		Story:    story,
-		At:       focus,
-		Seed:     o.seed,
-		Details:  did,
-		Timeline: timeline,
-	})
+	s.Fail(t, suite.Failure{Name: nameSilence, Clause: course.OneHistory, Story: story, At: focus, Details: did})
 }
 
 // describe says what the drill did in one world: the faults, the writes
@@ -361,17 +343,6 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 		focus = o.end
 	}
 	return b.String(), focus
-}
-
-// render is the timeline of one world around focus: servers, then clients.
-func render(w *sim.World, c *drill.Cluster, focus time.Duration) string {
-	cols := c.Servers()
-	clients := c.Clients()
-	if len(clients) > 3 {
-		clients = clients[:3]
-	}
-	cols = append(cols, clients...)
-	return w.Timeline(sim.TimelineOptions{Columns: cols, Focus: focus, MaxRows: 40})
 }
 
 func firstLine(s string) string {

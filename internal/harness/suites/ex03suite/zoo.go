@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
@@ -34,8 +35,8 @@ const (
 type cluster struct {
 	name   string // "asynchronous replication", shown to the learner
 	broken bool
-	does   string // what it does, told to the learner when a drill misjudges it
-	build  func(w *sim.World)
+	does   string     // what it does, told to the learner when a drill misjudges it
+	boot   scene.Boot // what each server runs
 }
 
 // The broken clusters, one per catch check, and the correct ones.
@@ -45,33 +46,33 @@ var (
 		broken: true,
 		does: fmt.Sprintf("acknowledges a write on the server that took it and copies it to the other server %s later, "+
 			"so for that long the other server answers with the old value", asyncDelay),
-		build: buildAsync,
+		boot: bootAsync,
 	}
 	lostWrite = cluster{
 		name:   "acknowledged, then lost",
 		broken: true,
 		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows 150 to 300ms later); " +
 			"when server-1 goes down, server-2 takes over without the writes that had not arrived yet, and they are gone",
-		build: buildLostWrite,
+		boot: bootLostWrite,
 	}
 	divergence = cluster{
 		name:   "two separate memories",
 		broken: true,
 		does: "lets each server accept writes into its own memory and never tells the other: " +
 			"a write through the balancer lands on one of them, and the two never agree again",
-		build: buildDivergence,
+		boot: bootDivergence,
 	}
 	oneStore = cluster{
 		name: "one store behind both servers",
 		does: "keeps one store on server-1, which logs each write to its disk before acknowledging it; " +
 			"server-2 forwards every request there, and refuses honestly when it cannot",
-		build: buildOneStore,
+		boot: bootOneStore,
 	}
 	syncReplication = cluster{
 		name: "synchronous replication",
 		does: "acknowledges a write only once server-2 holds a copy and server-1 has logged it to disk; " +
 			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
-		build: buildSync,
+		boot: bootSync,
 	}
 	correctClusters = []cluster{oneStore, syncReplication}
 )
@@ -236,39 +237,36 @@ func forward(p *sim.Proc, to sim.NodeID, req any) (any, error) {
 	return reply, nil
 }
 
-// buildAsync: each server keeps its own durable store, acknowledges at once
+// bootAsync: each server keeps its own durable store, acknowledges at once
 // and copies the change to the other server asyncDelay later.
-func buildAsync(w *sim.World) {
-	for _, id := range []sim.NodeID{server1, server2} {
-		peer := peerOf(id)
-		w.AddNode(id, func(p *sim.Proc) {
-			s := openStore(p, true)
-			s.after = func(p *sim.Proc, ev kube.Event) {
-				p.Go("copy", func(p *sim.Proc) {
-					p.Sleep(asyncDelay)
-					p.Call(peer, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
-				})
-			}
-			api := kube.Handler(s)
-			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-				if m, ok := req.(Copy); ok {
-					s.applyCopy(p, m.Event)
-					return nil, nil
-				}
-				return api(p, from, req)
-			})
+func bootAsync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	peer := peerOf(self)
+	s := openStore(p, true)
+	s.after = func(p *sim.Proc, ev kube.Event) {
+		p.Go("copy", func(p *sim.Proc) {
+			p.Sleep(asyncDelay)
+			p.Call(peer, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
 		})
 	}
+	api := kube.Handler(s)
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if m, ok := req.(Copy); ok {
+			s.applyCopy(p, m.Event)
+			return nil, nil
+		}
+		return api(p, from, req)
+	})
 }
 
-// buildLostWrite: server-1 holds the truth in memory and acknowledges
+// bootLostWrite: server-1 holds the truth in memory and acknowledges
 // before copying to server-2 (150–300ms later); server-2 forwards to
 // server-1 and, when it cannot reach it, serves from its own copy. A booting
 // server starts from the other's copy.
-func buildLostWrite(w *sim.World) {
-	w.AddNode(server1, func(p *sim.Proc) {
-		s := openStore(p, false)
-		restore(p, s, server2)
+func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	s := openStore(p, false)
+	restore(p, s, peerOf(self))
+	api := kube.Handler(s)
+	if self == server1 {
 		s.after = func(p *sim.Proc, ev kube.Event) {
 			lag := 150*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
 			p.Go("copy", func(p *sim.Proc) {
@@ -276,36 +274,31 @@ func buildLostWrite(w *sim.World) {
 				p.Call(server2, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
 			})
 		}
-		api := kube.Handler(s)
 		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			if _, ok := req.(Snapshot); ok {
 				return s.mem.Objects(), nil
 			}
 			return api(p, from, req)
 		})
-	})
-	w.AddNode(server2, func(p *sim.Proc) {
-		s := openStore(p, false)
-		restore(p, s, server1)
-		api := kube.Handler(s)
-		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-			switch m := req.(type) {
-			case Copy:
-				s.mem.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
-				return nil, nil
-			case Snapshot:
-				return s.mem.Objects(), nil
-			}
-			if !kube.IsRequest(req) {
-				return api(p, from, req)
-			}
-			reply, err := p.Call(server1, req, 300*time.Millisecond)
-			var se *kube.StatusError
-			if err == nil || errors.As(err, &se) {
-				return reply, err
-			}
-			return api(p, from, req) // server-1 is gone: take over with what we have
-		})
+		return
+	}
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		switch m := req.(type) {
+		case Copy:
+			s.mem.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
+			return nil, nil
+		case Snapshot:
+			return s.mem.Objects(), nil
+		}
+		if !kube.IsRequest(req) {
+			return api(p, from, req)
+		}
+		reply, err := p.Call(server1, req, 300*time.Millisecond)
+		var se *kube.StatusError
+		if err == nil || errors.As(err, &se) {
+			return reply, err
+		}
+		return api(p, from, req) // server-1 is gone: take over with what we have
 	})
 }
 
@@ -322,31 +315,28 @@ func restore(p *sim.Proc, s *store, from sim.NodeID) {
 	}
 }
 
-// buildDivergence: two independent durable stores that never talk.
-func buildDivergence(w *sim.World) {
-	for _, id := range []sim.NodeID{server1, server2} {
-		w.AddNode(id, func(p *sim.Proc) { kube.Serve(p, openStore(p, true)) })
-	}
-}
+// bootDivergence: two independent durable stores that never talk.
+func bootDivergence(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { kube.Serve(p, openStore(p, true)) }
 
-// buildOneStore: server-1 keeps one durable store; server-2 forwards.
-func buildOneStore(w *sim.World) {
-	w.AddNode(server1, func(p *sim.Proc) { kube.Serve(p, openStore(p, true)) })
-	w.AddNode(server2, func(p *sim.Proc) {
-		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-			if !kube.IsRequest(req) {
-				return nil, fmt.Errorf("server-2 does not understand %T", req)
-			}
-			return forward(p, server1, req)
-		})
+// bootOneStore: server-1 keeps one durable store; server-2 forwards.
+func bootOneStore(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	if self == server1 {
+		kube.Serve(p, openStore(p, true))
+		return
+	}
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if !kube.IsRequest(req) {
+			return nil, fmt.Errorf("server-2 does not understand %T", req)
+		}
+		return forward(p, server1, req)
 	})
 }
 
-// buildSync: server-1 is the primary with a durable store; before applying
+// bootSync: server-1 is the primary with a durable store; before applying
 // a write it hands it to server-2, the backup, and waits for its answer.
 // server-2 forwards every API request to server-1.
-func buildSync(w *sim.World) {
-	w.AddNode(server1, func(p *sim.Proc) {
+func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	if self == server1 {
 		s := openStore(p, true)
 		s.before = func(p *sim.Proc, ev kube.Event) error {
 			_, err := p.Call(server2, Backup{Event: ev}, 500*time.Millisecond)
@@ -356,23 +346,22 @@ func buildSync(w *sim.World) {
 			return asAPIError(server2, err)
 		}
 		kube.Serve(p, s)
-	})
-	w.AddNode(server2, func(p *sim.Proc) {
-		var copies []kube.Event // the backup's copy of the history, in memory
-		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-			if m, ok := req.(Backup); ok {
-				// The primary is the authority: a change at a position
-				// replaces whatever an earlier, failed attempt left there.
-				i, _ := slices.BinarySearchFunc(copies, m.Event.Object.ResourceVersion, func(e kube.Event, rv int64) int {
-					return int(e.Object.ResourceVersion - rv)
-				})
-				copies = append(copies[:i], m.Event)
-				return nil, nil
-			}
-			if !kube.IsRequest(req) {
-				return nil, fmt.Errorf("server-2 does not understand %T", req)
-			}
-			return forward(p, server1, req)
-		})
+		return
+	}
+	var copies []kube.Event // the backup's copy of the history, in memory
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if m, ok := req.(Backup); ok {
+			// The primary is the authority: a change at a position
+			// replaces whatever an earlier, failed attempt left there.
+			i, _ := slices.BinarySearchFunc(copies, m.Event.Object.ResourceVersion, func(e kube.Event, rv int64) int {
+				return int(e.Object.ResourceVersion - rv)
+			})
+			copies = append(copies[:i], m.Event)
+			return nil, nil
+		}
+		if !kube.IsRequest(req) {
+			return nil, fmt.Errorf("server-2 does not understand %T", req)
+		}
+		return forward(p, server1, req)
 	})
 }
