@@ -24,17 +24,12 @@ import (
 // deployments/web own?) and must give the answer the store gives; and that
 // answer must be exactly the desired count.
 
+// The check's numbers: kubectl's work and the faults end at workEnd; the
+// readers are asked at twoJudgeAt, long after.
 const (
 	twoControllersSeeds = 100
-	// workEnd is when kubectl's work and the faults end; judgeAt, long
-	// after, is when the readers are asked.
-	workEnd        = 6000 * ms
-	twoJudgeAt     = 13000 * ms
-	minCompleted   = 5   // operations a run must complete to count as exercised
-	minExercised   = 0.9 // the share of runs whose faults must meet the workload
-	controllerA    = sim.NodeID("controller-a")
-	dashboard      = sim.NodeID("dashboard")
-	resyncInterval = 2 * time.Second
+	workEnd             = 6000 * ms
+	twoJudgeAt          = 13000 * ms
 )
 
 // readerAnswer is what one reader says about deployments/web.
@@ -51,7 +46,7 @@ func (a readerAnswer) String() string {
 // twoControllersScene is one world of the check and what its readers and
 // the store answered at twoJudgeAt.
 type twoControllersScene struct {
-	*world
+	*oneServer
 	answers  []readerAnswer // controller-a's and the dashboard's
 	truth    readerAnswer   // server-1's
 	desired  int            // web's replicas, as the store holds them
@@ -64,15 +59,15 @@ func twoControllers(t *testing.T, mk func(int) kube.Storage) {
 		Seeds:        suite.Seeds(twoControllersSeeds),
 		Build:        func(seed int64) *scene.Scene { x = buildTwoControllers(seed, mk); return x.Scene },
 		Judge:        func(t *testing.T, _ *scene.Scene) bool { return x.judge(t) },
-		MinCompleted: minCompleted,
-		MinCovered:   minExercised,
+		MinCompleted: 5,
+		MinCovered:   0.9,
 	}.Run(t)
 }
 
 // buildTwoControllers builds and runs the world of seed, which draws the
 // store's retain, kubectl's work, and when each controller is cut off.
 func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersScene {
-	x := &twoControllersScene{world: newWorld(seed, mk, 2*ms, 60*ms, func(r *rand.Rand) int { return 50 + r.Intn(50) })}
+	x := &twoControllersScene{oneServer: newOneServer(seed, mk, 2*ms, 60*ms, func(r *rand.Rand) int { return 50 + r.Intn(50) })}
 	r := x.W.Rand()
 	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3 + p.Rand().Intn(3)})
@@ -94,20 +89,20 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 		}
 	})
 	var rc *kube.ReplicaSetController
-	x.Client(string(controllerA), func(p *sim.Proc, api *kube.Client) {
+	x.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
 		rc = kube.NewReplicaSetController(p, api, 1)
 		// A resync every 2s, as client-go's informers offer: it lets the
 		// controller recover from a create of its own it never saw; it
 		// cannot help a cache that holds a pod the store no longer has.
-		rc.ResyncEvery(p, resyncInterval)
+		rc.ResyncEvery(p, 2*time.Second)
 	})
 	var dash *kube.Informer
-	x.Client(string(dashboard), func(p *sim.Proc, api *kube.Client) { dash = kube.NewInformer(p, api, "pods") })
+	x.Client("dashboard", func(p *sim.Proc, api *kube.Client) { dash = kube.NewInformer(p, api, "pods") })
 
 	// Cut off one controller or the other, a few times, one at a time.
 	for at := 600 * ms; at < workEnd-500*ms; {
 		at += time.Duration(100+r.Intn(700)) * ms
-		target := []sim.NodeID{controllerA, dashboard}[r.Intn(2)]
+		target := []sim.NodeID{"controller-a", "dashboard"}[r.Intn(2)]
 		cut := scene.Partition{Groups: [][]sim.NodeID{{target}}, From: at, For: time.Duration(300+r.Intn(1500)) * ms}
 		x.Inject(cut)
 		at = cut.From + cut.For
@@ -115,8 +110,8 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 
 	x.endAt(twoJudgeAt, func() {
 		x.answers = []readerAnswer{
-			{who: string(controllerA), rv: rc.Pods.ResourceVersion(), pods: owned(rc.Pods.List())},
-			{who: string(dashboard), rv: dash.ResourceVersion(), pods: owned(dash.List())},
+			{who: "controller-a", rv: rc.Pods.ResourceVersion(), pods: owned(rc.Pods.List())},
+			{who: "dashboard", rv: dash.ResourceVersion(), pods: owned(dash.List())},
 		}
 	}, func(p *sim.Proc) {
 		resp, err := x.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
@@ -128,7 +123,7 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 		}
 		x.truth, x.desired, x.judgeErr = readerAnswer{who: string(server), rv: l.ResourceVersion, pods: owned(l.Items)}, d.Replicas, err
 	})
-	x.Lanes("kubectl", server, controllerA, dashboard)
+	x.Lanes("kubectl", server, "controller-a", "dashboard")
 	x.Run(twoJudgeAt + time.Second)
 	return x
 }
@@ -164,7 +159,7 @@ func (x *twoControllersScene) judge(t *testing.T) bool {
 		if slices.Equal(a.pods, x.truth.pods) {
 			continue
 		}
-		ghost, gone := diff(a.pods, x.truth.pods)
+		ghost := firstNotIn(a.pods, x.truth.pods)
 		story := question + fmt.Sprintf("%s answered %d pods (cache at rv %d), %s holds %d (rv %d). ",
 			a.who, len(a.pods), a.rv, server, len(x.truth.pods), x.truth.rv)
 		at := twoJudgeAt
@@ -175,7 +170,7 @@ func (x *twoControllersScene) judge(t *testing.T) bool {
 				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(at), op.Result.Version)
 			}
 		} else {
-			story += fmt.Sprintf("%s's cache lacks %s", a.who, gone)
+			story += fmt.Sprintf("%s's cache lacks %s", a.who, firstNotIn(x.truth.pods, a.pods))
 		}
 		return report("missed-change", story, at)
 	}
@@ -184,23 +179,6 @@ func (x *twoControllersScene) judge(t *testing.T) bool {
 			"the controller never closed the gap", server, len(x.truth.pods), web, x.desired), twoJudgeAt)
 	}
 	return true
-}
-
-// diff returns a key in a and not in b, and a key in b and not in a.
-func diff(a, b []string) (onlyA, onlyB string) {
-	for _, k := range a {
-		if !slices.Contains(b, k) {
-			onlyA = k
-			break
-		}
-	}
-	for _, k := range b {
-		if !slices.Contains(a, k) {
-			onlyB = k
-			break
-		}
-	}
-	return onlyA, onlyB
 }
 
 // deletion finds the acknowledged deletion of key in h.

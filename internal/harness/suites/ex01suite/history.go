@@ -33,26 +33,6 @@ type historyCoverage struct {
 	conflicts, gones, replays, followed, bursts int
 }
 
-// missing names what the probe never exercised.
-func (c historyCoverage) missing() []string {
-	var out []string
-	for _, m := range []struct {
-		n    int
-		what string
-	}{
-		{c.conflicts, "no stale precondition"},
-		{c.gones, "no watch from a compacted version"},
-		{c.replays, "no watch that replayed changes"},
-		{c.bursts, "no burst of changes"},
-		{c.followed, "no change followed by the watcher"},
-	} {
-		if m.n == 0 {
-			out = append(out, m.what)
-		}
-	}
-	return out
-}
-
 func history(t *testing.T, mk func(int) kube.Storage) {
 	var cov historyCoverage
 	var x *historyScene
@@ -64,7 +44,23 @@ func history(t *testing.T, mk func(int) kube.Storage) {
 	if !ok || suite.Replaying() {
 		return
 	}
-	if missing := cov.missing(); len(missing) > 0 {
+	var missing []string
+	if cov.conflicts == 0 {
+		missing = append(missing, "no stale precondition")
+	}
+	if cov.gones == 0 {
+		missing = append(missing, "no watch from a compacted version")
+	}
+	if cov.replays == 0 {
+		missing = append(missing, "no watch that replayed changes")
+	}
+	if cov.bursts == 0 {
+		missing = append(missing, "no burst of changes")
+	}
+	if cov.followed == 0 {
+		missing = append(missing, "no change followed by the watcher")
+	}
+	if len(missing) > 0 {
 		suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
 			Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")})
 	}
@@ -83,7 +79,7 @@ type probe struct {
 // historyScene is one world of the check: the probe's first wrong answer,
 // the history the reference numbered, and what the watcher followed.
 type historyScene struct {
-	*world
+	*oneServer
 	probed *suite.Failure // the first answer the probe found wrong
 	truth  []kube.Event   // every accepted change, as the reference numbered it
 	segs   []segment
@@ -92,7 +88,7 @@ type historyScene struct {
 // buildHistory builds and runs the world of seed, which draws the store's
 // retain and the probe's operations; cov counts what the probe aimed at.
 func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *historyScene {
-	x := &historyScene{world: newWorld(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })}
+	x := &historyScene{oneServer: newOneServer(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })}
 	ref := kube.NewMemStore(x.retain)
 	done := false
 

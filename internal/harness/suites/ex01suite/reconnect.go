@@ -30,13 +30,13 @@ const (
 // reconnectScene is one world of the check: what was built, and what the
 // judge needs to know about how it ran.
 type reconnectScene struct {
-	*world
+	*oneServer
 	cut      scene.Partition // the controller alone, while kubectl deletes
 	deleteAt time.Duration
 	judgeAt  time.Duration
 	victim   string
 
-	inf       *kube.Informer // the controller's, once it started
+	inf       *kube.Informer // the controller's, from 300ms on
 	before    int            // pods of web the informer held when it was cut off
 	deleted   kube.Object    // the deletion's answer
 	deleteErr error
@@ -59,7 +59,7 @@ func reconnect(t *testing.T, mk func(int) kube.Storage) {
 // controller is cut off, when kubectl deletes, which pod, and when the
 // network heals.
 func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
-	x := &reconnectScene{world: newWorld(seed, mk, 2*ms, 40*ms, func(*rand.Rand) int { return reconnectRetain })}
+	x := &reconnectScene{oneServer: newOneServer(seed, mk, 2*ms, 40*ms, func(*rand.Rand) int { return reconnectRetain })}
 	r := x.W.Rand()
 	cutAt := 1000*ms + time.Duration(r.Intn(500))*ms
 	x.deleteAt = cutAt + 200*ms + time.Duration(r.Intn(600))*ms
@@ -87,9 +87,9 @@ func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
 		x.inf = kube.NewInformer(p, api, "pods", kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
 	})
 	x.Inject(x.cut)
-	x.W.At(cutAt, func() { x.before = len(x.cachedPods()) })
+	x.W.At(cutAt, func() { x.before = len(owned(x.inf.List())) })
 	// The judge asks the store itself at the instant the controller counts.
-	x.endAt(x.judgeAt, func() { x.cached, x.cachedRV = x.cachedPods(), x.inf.ResourceVersion() }, func(p *sim.Proc) {
+	x.endAt(x.judgeAt, func() { x.cached, x.cachedRV = owned(x.inf.List()), x.inf.ResourceVersion() }, func(p *sim.Proc) {
 		resp, err := x.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
 		x.truth, _ = resp.(kube.List)
 		x.truthErr = err
@@ -97,15 +97,6 @@ func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
 	x.Lanes("kubectl", server, "controller")
 	x.Run(x.judgeAt + time.Second)
 	return x
-}
-
-// cachedPods lists the pods of web the informer holds; none before it
-// exists.
-func (x *reconnectScene) cachedPods() []string {
-	if x.inf == nil {
-		return nil
-	}
-	return owned(x.inf.List())
 }
 
 // judge reports what went wrong in the world, most specific first: the
@@ -143,13 +134,7 @@ func (x *reconnectScene) judge(t *testing.T) bool {
 		}
 		return true
 	}
-	ghost := ""
-	for _, k := range x.cached {
-		if !slices.Contains(stored, k) {
-			ghost = k
-			break
-		}
-	}
+	ghost := firstNotIn(x.cached, stored)
 	story := fmt.Sprintf("the controller's informer was cut off from %s from %s to %s; at %s kubectl sent the deletion of %s, accepted there as rv %d. ",
 		server, suite.FormatTime(x.cut.From), suite.FormatTime(healAt), suite.FormatTime(x.deleteAt), x.victim, x.deleted.ResourceVersion)
 	if ghost != "" {

@@ -16,7 +16,11 @@
 // Points and hints are in the chapter's registry entry
 // (internal/harness/course/ex01.go).
 //
-// In every check an auditor stands between server-1 and the store (audit.go):
+// Every check builds its worlds on internal/harness/scene: server-1 is the
+// scene's one server, the clients are the scene's recording clients, the
+// partitions are scene values, and each check is a build and a judge run
+// over its seeds by scene.Search. In every check an auditor stands between
+// server-1 and the store (audit.go):
 // it asks the reference history each question the store is asked, at the
 // same instant, and a check reports the most specific wrong answer it found
 // (a stale precondition accepted, a deletion delivered as a modification, a
@@ -69,20 +73,20 @@ func Run[S kube.Storage](t *testing.T, newStore func(retain int) S) {
 	})
 }
 
-// world is a scene of the chapter: server-1 serves the learner's store,
+// oneServer is a scene of the chapter: server-1 serves the learner's store,
 // which keeps the last retain accepted changes, through the auditor.
-type world struct {
+type oneServer struct {
 	*scene.Scene
 	aud    *auditor
 	retain int
 }
 
-// newWorld builds the world of seed: every link takes min to max, and
+// newOneServer builds the world of seed: every link takes min to max, and
 // server-1 serves mk(retain) through an auditor, retain drawn from the
 // seed by draw. Its timelines show every message: with one server, what
 // matters is what it told each client.
-func newWorld(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *world {
-	x := &world{}
+func newOneServer(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *oneServer {
+	x := &oneServer{}
 	x.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(x.aud.Handler()) },
 		scene.Servers(1), scene.Latency(min, max))
 	x.retain = draw(x.W.Rand())
@@ -95,7 +99,7 @@ func newWorld(seed int64, mk func(int) kube.Storage, min, max time.Duration, dra
 // hold at that instant, then ask, a process on server-1 itself (no network
 // between it and the store), asks the store through the auditor, and the
 // world stops.
-func (x *world) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
+func (x *oneServer) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
 	x.W.At(at, func() {
 		look()
 		x.W.Go(server, "judge", func(p *sim.Proc) {
@@ -107,7 +111,7 @@ func (x *world) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
 
 // fail reports f as a failure of clause 1, with the scene's seed and its
 // timeline around f.At, and returns false: the check stops.
-func (x *world) fail(t testing.TB, f suite.Failure) bool {
+func (x *oneServer) fail(t testing.TB, f suite.Failure) bool {
 	t.Helper()
 	f.Clause = course.OneHistory
 	x.Fail(t, f)
@@ -124,6 +128,16 @@ func owned(objs []kube.Object) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// firstNotIn returns the first key of a that b lacks, or "".
+func firstNotIn(a, b []string) string {
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // errKind names the API error err matches, for stories: "Conflict",
