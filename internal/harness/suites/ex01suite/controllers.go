@@ -131,7 +131,7 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 // judge reports what went wrong in the world, most specific first: the
 // store's wrong answer as the auditor found it, then a reader whose answer
 // is not the store's, then a store whose answer is not the desired count.
-func (x *twoControllersScene) judge(t *testing.T) bool {
+func (x *twoControllersScene) judge(t testing.TB) bool {
 	t.Helper()
 	if !x.ReportRun(t) {
 		return false

@@ -178,7 +178,7 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 
 // judge reports the store's first wrong answer: as server-1 gave it, if the
 // auditor found one; else as the probe or the watcher saw it.
-func (x *historyScene) judge(t *testing.T, cov *historyCoverage) bool {
+func (x *historyScene) judge(t testing.TB, cov *historyCoverage) bool {
 	t.Helper()
 	if !x.ReportRun(t) {
 		return false

@@ -102,7 +102,7 @@ func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
 // judge reports what went wrong in the world, most specific first: the
 // store's wrong answer as the auditor found it; a scene that could not
 // test anything; then the informer's cache against the store.
-func (x *reconnectScene) judge(t *testing.T) bool {
+func (x *reconnectScene) judge(t testing.TB) bool {
 	t.Helper()
 	if !x.ReportRun(t) {
 		return false
