@@ -136,9 +136,8 @@ func (x *twoControllersScene) judge(t testing.TB) bool {
 	if !x.ReportRun(t) {
 		return false
 	}
-	faults := "faults:\n" + x.Describe()
 	if f := x.aud.Finding(); f != nil {
-		f.Details += "\n" + faults
+		f.Details += "\nfaults:\n" + x.Describe()
 		return x.fail(t, *f)
 	}
 	report := func(name, story string, at time.Duration) bool {
@@ -146,7 +145,7 @@ func (x *twoControllersScene) judge(t testing.TB) bool {
 		for _, a := range append(x.answers, x.truth) {
 			details += a.String() + "\n"
 		}
-		details += fmt.Sprintf("%s desires %d pods\n%s", web, x.desired, faults)
+		details += fmt.Sprintf("%s desires %d pods\nfaults:\n%s", web, x.desired, x.Describe())
 		return x.fail(t, suite.Failure{Name: name, Story: story, At: at, Details: details})
 	}
 	if x.judgeErr != nil {
