@@ -54,11 +54,12 @@ type twoControllersScene struct {
 }
 
 func twoControllers(t *testing.T, mk func(int) kube.Storage) {
+	// x is the world being judged, let go once judged (see reconnect).
 	var x *twoControllersScene
 	scene.Search{
 		Seeds:        suite.Seeds(twoControllersSeeds),
 		Build:        func(seed int64) *scene.Scene { x = buildTwoControllers(seed, mk); return x.Scene },
-		Judge:        func(t *testing.T, _ *scene.Scene) bool { return x.judge(t) },
+		Judge:        func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
 		MinCompleted: 5,
 		MinCovered:   0.9,
 	}.Run(t)
