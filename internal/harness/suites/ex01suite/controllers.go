@@ -27,9 +27,8 @@ import (
 // The check's numbers: kubectl's work and the faults end at workEnd; the
 // readers are asked at twoJudgeAt, long after.
 const (
-	twoControllersSeeds = 100
-	workEnd             = 6000 * ms
-	twoJudgeAt          = 13000 * ms
+	workEnd    = 6000 * ms
+	twoJudgeAt = 13000 * ms
 )
 
 // readerAnswer is what one reader says about deployments/web.
@@ -54,10 +53,9 @@ type twoControllersScene struct {
 }
 
 func twoControllers(t *testing.T, mk func(int) kube.Storage) {
-	// x is the world being judged, let go once judged (see reconnect).
 	var x *twoControllersScene
 	scene.Search{
-		Seeds:        suite.Seeds(twoControllersSeeds),
+		Seeds:        suite.Seeds(100),
 		Build:        func(seed int64) *scene.Scene { x = buildTwoControllers(seed, mk); return x.Scene },
 		Judge:        func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
 		MinCompleted: 5,

@@ -25,8 +25,6 @@ import (
 // historyKeys are the objects the probe writes.
 var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
 
-const historySeeds = 120
-
 // historyCoverage counts what the probe exercised across seeds, so that a
 // check that never saw a Conflict, a Gone or a replay cannot pass.
 type historyCoverage struct {
@@ -35,10 +33,9 @@ type historyCoverage struct {
 
 func history(t *testing.T, mk func(int) kube.Storage) {
 	var cov historyCoverage
-	// x is the world being judged, let go once judged (see reconnect).
 	var x *historyScene
 	ok := scene.Search{
-		Seeds: suite.Seeds(historySeeds),
+		Seeds: suite.Seeds(120),
 		Build: func(seed int64) *scene.Scene { x = buildHistory(seed, mk, &cov); return x.Scene },
 		Judge: func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t, &cov); x = nil; return ok },
 	}.Run(t)

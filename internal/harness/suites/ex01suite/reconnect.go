@@ -22,7 +22,6 @@ import (
 // does, and must learn of the deletion.
 
 const (
-	reconnectSeeds  = 100
 	reconnectRetain = 1000 // more than the scene ever writes: nothing is compacted
 	reconnectPods   = 5
 )
@@ -47,11 +46,11 @@ type reconnectScene struct {
 }
 
 func reconnect(t *testing.T, mk func(int) kube.Storage) {
-	// x is the world being judged, let go once judged: a world holds its
-	// whole trace, and one alive at a time keeps the collector idle.
+	// x is the world being judged, let go once judged (in every check): a
+	// world holds its whole trace, and one alive at a time spares the collector.
 	var x *reconnectScene
 	scene.Search{
-		Seeds: suite.Seeds(reconnectSeeds),
+		Seeds: suite.Seeds(100),
 		Build: func(seed int64) *scene.Scene { x = buildReconnect(seed, mk); return x.Scene },
 		Judge: func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
 	}.Run(t)

@@ -16,11 +16,8 @@
 // Points and hints are in the chapter's registry entry
 // (internal/harness/course/ex01.go).
 //
-// Every check builds its worlds on internal/harness/scene: server-1 is the
-// scene's one server, the clients are the scene's recording clients, the
-// partitions are scene values, and each check is a build and a judge run
-// over its seeds by scene.Search. In every check an auditor stands between
-// server-1 and the store (audit.go):
+// Each check is a build and a judge over its seeds (internal/harness/scene),
+// and in each an auditor stands between server-1 and the store (audit.go):
 // it asks the reference history each question the store is asked, at the
 // same instant, and a check reports the most specific wrong answer it found
 // (a stale precondition accepted, a deletion delivered as a modification, a
