@@ -2,13 +2,15 @@ package ex01suite
 
 import (
 	"fmt"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
-	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -22,17 +24,12 @@ import (
 // deployments/web own?) and must give the answer the store gives; and that
 // answer must be exactly the desired count.
 
-func twoControllers(t *testing.T, mk func(int) kube.Storage) {
-	var cov check.Coverage
-	for _, seed := range suite.Seeds(100) {
-		ok, exercised := twoControllersRun(t, mk, seed)
-		if !ok {
-			return
-		}
-		cov.Add(seed, exercised)
-	}
-	suite.Coverage(t, &cov, 0.9)
-}
+// The check's numbers: kubectl's work and the faults end at workEnd; the
+// readers are asked at twoJudgeAt, long after.
+const (
+	workEnd    = 6000 * ms
+	twoJudgeAt = 13000 * ms
+)
 
 // readerAnswer is what one reader says about deployments/web.
 type readerAnswer struct {
@@ -45,169 +42,141 @@ func (a readerAnswer) String() string {
 	return fmt.Sprintf("%-13s rv %-3d %d pods: %s", a.who+":", a.rv, len(a.pods), strings.Join(a.pods, " "))
 }
 
-func twoControllersRun(t *testing.T, mk func(int) kube.Storage, seed int64) (bool, *check.Violation) {
-	t.Helper()
-	w := sim.New(seed, sim.Latency(2*ms, 60*ms))
-	defer w.Close()
-	r := w.Rand()
-	cols := []sim.NodeID{"kubectl", server, "controller-a", "dashboard"}
-	const workEnd = 6000 * ms
-	judgeAt := 13000 * ms
+// twoControllersScene is one world of the check and what its readers and
+// the store answered at twoJudgeAt.
+type twoControllersScene struct {
+	*oneServer
+	answers  []readerAnswer // controller-a's and the dashboard's
+	truth    readerAnswer   // server-1's
+	desired  int            // web's replicas, as the store holds them
+	judgeErr error          // the store's error to the judge's questions
+}
 
-	retain := 50 + r.Intn(50)
-	store := mk(retain)
-	aud := newAuditor(store, retain)
-	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
+func twoControllers(t *testing.T, mk func(int) kube.Storage) {
+	var x *twoControllersScene
+	scene.Search{
+		Seeds:        suite.Seeds(100),
+		Build:        func(seed int64) *scene.Scene { x = buildTwoControllers(seed, mk); return x.Scene },
+		Judge:        func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
+		MinCompleted: 5,
+		MinCovered:   0.9,
+	}.Run(t)
+}
 
-	h := check.NewHistory()
-	w.AddNode("kubectl", func(p *sim.Proc) {
-		c := kube.NewClient(p, server).Named("kubectl").Record(h)
-		c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3 + p.Rand().Intn(3)})
+// buildTwoControllers builds and runs the world of seed, which draws the
+// store's retain, kubectl's work, and when each controller is cut off.
+func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersScene {
+	x := &twoControllersScene{oneServer: newOneServer(seed, mk, 2*ms, 60*ms, func(r *rand.Rand) int { return 50 + r.Intn(50) })}
+	r := x.W.Rand()
+	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3 + p.Rand().Intn(3)})
 		p.Sleep(500 * ms)
 		for p.Now() < workEnd-700*ms {
 			p.Sleep(time.Duration(200+p.Rand().Intn(500)) * ms)
 			if p.Rand().Intn(3) == 0 {
-				d, err := c.Get("deployments/web", kube.ReadOptions{})
+				d, err := api.Get(web, kube.ReadOptions{})
 				if err == nil {
 					d.Replicas = 1 + p.Rand().Intn(6)
-					c.Update(d)
+					api.Update(d)
 				}
 				continue
 			}
-			l, err := c.List("pods", kube.ReadOptions{})
+			l, err := api.List("pods", kube.ReadOptions{})
 			if err == nil && len(l.Items) > 0 {
-				c.Delete(l.Items[p.Rand().Intn(len(l.Items))].Key(), 0)
+				api.Delete(l.Items[p.Rand().Intn(len(l.Items))].Key(), 0)
 			}
 		}
 	})
-
 	var rc *kube.ReplicaSetController
-	w.AddNode("controller-a", func(p *sim.Proc) {
-		rc = kube.NewReplicaSetController(p, kube.NewClient(p, server).Named("controller-a").Record(h), 1)
+	x.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
+		rc = kube.NewReplicaSetController(p, api, 1)
 		// A resync every 2s, as client-go's informers offer: it lets the
 		// controller recover from a create of its own it never saw; it
 		// cannot help a cache that holds a pod the store no longer has.
 		rc.ResyncEvery(p, 2*time.Second)
 	})
-	var dashPods *kube.Informer
-	w.AddNode("dashboard", func(p *sim.Proc) {
-		c := kube.NewClient(p, server).Named("dashboard")
-		dashPods = kube.NewInformer(p, c, "pods")
-	})
+	var dash *kube.Informer
+	x.Client("dashboard", func(p *sim.Proc, api *kube.Client) { dash = kube.NewInformer(p, api, "pods") })
 
 	// Cut off one controller or the other, a few times, one at a time.
-	at := 600 * ms
-	for at < workEnd-500*ms {
+	for at := 600 * ms; at < workEnd-500*ms; {
 		at += time.Duration(100+r.Intn(700)) * ms
 		target := []sim.NodeID{"controller-a", "dashboard"}[r.Intn(2)]
-		cut, heal := at, at+time.Duration(300+r.Intn(1500))*ms
-		w.At(cut, func() { w.Partition([]sim.NodeID{target}) })
-		w.At(heal, w.Heal)
-		at = heal
+		cut := scene.Partition{Groups: [][]sim.NodeID{{target}}, From: at, For: time.Duration(300+r.Intn(1500)) * ms}
+		x.Inject(cut)
+		at = cut.From + cut.For
 	}
 
-	var answers []readerAnswer
-	var truth readerAnswer
-	var desired int
-	var judgeErr error
-	w.At(judgeAt, func() {
-		ownedBy := func(objs []kube.Object) []string {
-			var out []string
-			for _, o := range objs {
-				if o.Owner == "deployments/web" {
-					out = append(out, o.Key())
-				}
-			}
-			return out
+	x.endAt(twoJudgeAt, func() {
+		x.answers = []readerAnswer{
+			{who: "controller-a", rv: rc.Pods.ResourceVersion(), pods: owned(rc.Pods.List())},
+			{who: "dashboard", rv: dash.ResourceVersion(), pods: owned(dash.List())},
 		}
-		answers = []readerAnswer{
-			{who: "controller-a", rv: rc.Pods.ResourceVersion(), pods: ownedBy(rc.Pods.List())},
-			{who: "dashboard", rv: dashPods.ResourceVersion(), pods: ownedBy(dashPods.List())},
+	}, func(p *sim.Proc) {
+		resp, err := x.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+		l, _ := resp.(kube.List)
+		dresp, derr := x.aud.Do(p, "the check", kube.GetRequest{Key: web})
+		d, _ := dresp.(kube.Object)
+		if err == nil {
+			err = derr
 		}
-		w.Go(server, "judge", func(p *sim.Proc) {
-			resp, err := aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
-			l, _ := resp.(kube.List)
-			dresp, derr := aud.Do(p, "the check", kube.GetRequest{Key: "deployments/web"})
-			d, _ := dresp.(kube.Object)
-			if err == nil {
-				err = derr
-			}
-			truth, desired, judgeErr = readerAnswer{who: string(server), rv: l.ResourceVersion, pods: ownedBy(l.Items)}, d.Replicas, err
-			p.World().Stop()
-		})
+		x.truth, x.desired, x.judgeErr = readerAnswer{who: string(server), rv: l.ResourceVersion, pods: owned(l.Items)}, d.Replicas, err
 	})
+	x.Lanes("kubectl", server, "controller-a", "dashboard")
+	x.Run(twoJudgeAt + time.Second)
+	return x
+}
 
-	if err := w.Run(judgeAt + time.Second); err != nil {
-		runFailure(t, w, seed, err, cols)
-		return false, nil
+// judge reports what went wrong in the world, most specific first: the
+// store's wrong answer as the auditor found it, then a reader whose answer
+// is not the store's, then a store whose answer is not the desired count.
+func (x *twoControllersScene) judge(t testing.TB) bool {
+	t.Helper()
+	if !x.ReportRun(t) {
+		return false
 	}
-	faults := suite.Faults(w)
-	exercised := check.Exercised(h, faults, 5)
-
-	report := func(name, story string, at time.Duration) (bool, *check.Violation) {
+	if f := x.aud.Finding(); f != nil {
+		f.Details += "\nfaults:\n" + x.Describe()
+		return x.fail(t, *f)
+	}
+	report := func(name, story string, at time.Duration) bool {
 		details := ""
-		for _, a := range append(answers, truth) {
+		for _, a := range append(x.answers, x.truth) {
 			details += a.String() + "\n"
 		}
-		details += fmt.Sprintf("deployments/web desires %d pods\nfaults: %s", desired, faultList(faults))
-		suite.Report(t, suite.Failure{Name: name, Clause: course.OneHistory, Story: story, At: at, Seed: seed, Details: details,
-			Timeline: w.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Width: 30})})
-		return false, nil
+		details += fmt.Sprintf("%s desires %d pods\nfaults:\n%s", web, x.desired, x.Describe())
+		return x.fail(t, suite.Failure{Name: name, Story: story, At: at, Details: details})
 	}
-	if f := aud.Finding(); f != nil {
-		f.Clause, f.Seed = course.OneHistory, seed
-		f.Details += "\nfaults: " + faultList(faults)
-		f.Timeline = w.Timeline(sim.TimelineOptions{Columns: cols, Focus: f.At, MaxRows: 40, Width: 30})
-		suite.Report(t, *f)
-		return false, nil
-	}
-	if judgeErr != nil {
-		return report("wrong-answer", fmt.Sprintf("at %s server-1 could not answer a list of pods or a get of deployments/web: %s",
-			suite.FormatTime(judgeAt), errKind(judgeErr)), judgeAt)
+	if x.judgeErr != nil {
+		return report("wrong-answer", fmt.Sprintf("at %s server-1 could not answer a list of pods or a get of %s: %s",
+			suite.FormatTime(twoJudgeAt), web, errKind(x.judgeErr)), twoJudgeAt)
 	}
 	question := fmt.Sprintf("at %s, long after the last fault healed, controller-a and the dashboard asked the same question at the same instant: "+
-		"which pods does deployments/web own? ", suite.FormatTime(judgeAt))
-	for _, a := range answers {
-		if strings.Join(a.pods, ",") == strings.Join(truth.pods, ",") {
+		"which pods does %s own? ", suite.FormatTime(twoJudgeAt), web)
+	for _, a := range x.answers {
+		if slices.Equal(a.pods, x.truth.pods) {
 			continue
 		}
-		ghost, gone := diff(a.pods, truth.pods)
+		ghost := firstNotIn(a.pods, x.truth.pods)
 		story := question + fmt.Sprintf("%s answered %d pods (cache at rv %d), %s holds %d (rv %d). ",
-			a.who, len(a.pods), a.rv, server, len(truth.pods), truth.rv)
-		at := judgeAt
+			a.who, len(a.pods), a.rv, server, len(x.truth.pods), x.truth.rv)
+		at := twoJudgeAt
 		if ghost != "" {
 			story += fmt.Sprintf("%s's cache still holds %s", a.who, ghost)
-			if op, ok := deletion(h, ghost); ok {
-				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(op.Return.Round(100*time.Microsecond)), op.Result.Version)
+			if op, ok := deletion(x.History, ghost); ok {
 				at = op.Return.Round(100 * time.Microsecond)
+				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(at), op.Result.Version)
 			}
 		} else {
-			story += fmt.Sprintf("%s's cache lacks %s", a.who, gone)
+			story += fmt.Sprintf("%s's cache lacks %s", a.who, firstNotIn(x.truth.pods, a.pods))
 		}
 		return report("missed-change", story, at)
 	}
-	if len(truth.pods) != desired {
-		return report("no-convergence", question+fmt.Sprintf("both agree with %s on %d pods, but deployments/web desires %d: "+
-			"the controller never closed the gap", server, len(truth.pods), desired), judgeAt)
+	if len(x.truth.pods) != x.desired {
+		return report("no-convergence", question+fmt.Sprintf("both agree with %s on %d pods, but %s desires %d: "+
+			"the controller never closed the gap", server, len(x.truth.pods), web, x.desired), twoJudgeAt)
 	}
-	return true, exercised
-}
-
-// diff returns a key in a and not in b, and a key in b and not in a.
-func diff(a, b []string) (onlyA, onlyB string) {
-	for _, k := range a {
-		if !contains(b, k) {
-			onlyA = k
-			break
-		}
-	}
-	for _, k := range b {
-		if !contains(a, k) {
-			onlyB = k
-			break
-		}
-	}
-	return onlyA, onlyB
+	return true
 }
 
 // deletion finds the acknowledged deletion of key in h.
@@ -218,12 +187,4 @@ func deletion(h *check.History, key string) (check.Operation, bool) {
 		}
 	}
 	return check.Operation{}, false
-}
-
-func faultList(fs []check.Fault) string {
-	parts := make([]string, len(fs))
-	for i, f := range fs {
-		parts[i] = f.String()
-	}
-	return strings.Join(parts, "; ")
 }

@@ -11,6 +11,7 @@ import (
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -32,12 +33,13 @@ type historyCoverage struct {
 
 func history(t *testing.T, mk func(int) kube.Storage) {
 	var cov historyCoverage
-	for _, seed := range suite.Seeds(120) {
-		if !historyRun(t, mk, seed, &cov) {
-			return
-		}
-	}
-	if suite.Replaying() {
+	var x *historyScene
+	ok := scene.Search{
+		Seeds: suite.Seeds(120),
+		Build: func(seed int64) *scene.Scene { x = buildHistory(seed, mk, &cov); return x.Scene },
+		Judge: func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t, &cov); x = nil; return ok },
+	}.Run(t)
+	if !ok || suite.Replaying() {
 		return
 	}
 	var missing []string
@@ -72,42 +74,43 @@ type probe struct {
 	describe string
 }
 
-// historyRun runs one seed; it reports and returns false on the first
-// failure.
-func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *historyCoverage) bool {
-	t.Helper()
-	w := sim.New(seed, sim.Latency(1*ms, 20*ms))
-	defer w.Close()
-	retain := 3 + w.Rand().Intn(6)
-	store, ref := mk(retain), kube.NewMemStore(retain)
-	aud := newAuditor(store, retain)
-	w.AddNode(server, func(p *sim.Proc) { p.Serve(aud.Handler()) })
+// historyScene is one world of the check: the probe's first wrong answer,
+// the history the reference numbered, and what the watcher followed.
+type historyScene struct {
+	*oneServer
+	probed *suite.Failure // the first answer the probe found wrong
+	truth  []kube.Event   // every accepted change, as the reference numbered it
+	segs   []segment
+}
 
-	var fail *suite.Failure
-	var truth []kube.Event // every accepted change, as the reference numbered it
+// buildHistory builds and runs the world of seed, which draws the store's
+// retain and the probe's operations; cov counts what the probe aimed at.
+func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *historyScene {
+	x := &historyScene{oneServer: newOneServer(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })}
+	ref := kube.NewMemStore(x.retain)
 	done := false
 
-	w.AddNode("kubectl", func(p *sim.Proc) {
-		c := kube.NewClient(p, server).Named("kubectl")
+	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api = api.Record(nil) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
-		for i := 0; i < n && fail == nil; i++ {
-			pr := nextProbe(p.Rand(), ref, retain)
+		for i := 0; i < n && x.probed == nil; i++ {
+			pr := nextProbe(p.Rand(), ref, x.retain)
 			if pr.op == "burst" {
 				// More changes than the store retains, accepted in one
 				// instant on server-1 itself, while the watcher is most
 				// likely parked in a watch: when it wakes, its version
 				// has been compacted away.
-				reqs := burst(p.Rand(), ref, retain+1+p.Rand().Intn(3))
+				reqs := burst(p.Rand(), ref, x.retain+1+p.Rand().Intn(3))
 				for _, req := range reqs {
 					if ev, err := applyRef(p, ref, req); err == nil {
 						if ev, ok := ev.(kube.Event); ok {
-							truth = append(truth, ev)
+							x.truth = append(x.truth, ev)
 						}
 					}
 				}
 				p.World().Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						aud.Do(bp, "a burst on server-1", requestOf(req))
+						x.aud.Do(bp, "a burst on server-1", requestOf(req))
 					}
 				})
 				cov.bursts++
@@ -115,15 +118,14 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 				continue
 			}
 			start := p.Now().Round(100 * time.Microsecond)
-			got, gotErr := apply(c, pr)
+			got, gotErr := apply(api, pr)
 			want, wantErr := applyRef(p, ref, pr)
 			if wantErr == nil {
 				if ev, ok := want.(kube.Event); ok {
-					truth = append(truth, ev)
+					x.truth = append(x.truth, ev)
 				}
 			}
-			if f := compare(pr, start, got, gotErr, want, wantErr); f != nil {
-				fail = f
+			if x.probed = compare(pr, start, got, gotErr, want, wantErr); x.probed != nil {
 				break
 			}
 			switch {
@@ -143,25 +145,24 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 
 	// The watcher follows pods from the beginning; after a Gone it lists
 	// again and follows from the list's version.
-	var segs []segment
-	w.AddNode("watcher", func(p *sim.Proc) {
-		c := kube.NewClient(p, server).Named("watcher").Quiet()
-		segs = append(segs, segment{from: 0})
+	x.Client("watcher", func(p *sim.Proc, api *kube.Client) {
+		api = api.Quiet().Record(nil)
+		x.segs = append(x.segs, segment{from: 0})
 		rv := int64(0)
 		for !done {
-			evs, err := c.Watch("pods", rv, 400*ms)
+			evs, err := api.Watch("pods", rv, 400*ms)
 			switch {
 			case errors.Is(err, kube.ErrGone):
-				l, err := c.List("pods", kube.ReadOptions{})
+				l, err := api.List("pods", kube.ReadOptions{})
 				if err != nil {
 					continue
 				}
 				rv = l.ResourceVersion
-				segs = append(segs, segment{from: rv})
+				x.segs = append(x.segs, segment{from: rv})
 			case err != nil:
 				p.Sleep(10 * ms)
 			default:
-				last := &segs[len(segs)-1]
+				last := &x.segs[len(x.segs)-1]
 				last.evs = append(last.evs, evs...)
 				if len(evs) > 0 {
 					rv = evs[len(evs)-1].Object.ResourceVersion
@@ -169,26 +170,30 @@ func historyRun(t *testing.T, mk func(int) kube.Storage, seed int64, cov *histor
 			}
 		}
 	})
+	x.Lanes("kubectl", server, "watcher")
+	x.Run(time.Minute)
+	return x
+}
 
-	if err := w.Run(time.Minute); err != nil {
-		runFailure(t, w, seed, err, []sim.NodeID{"kubectl", server, "watcher"})
+// judge reports the store's first wrong answer: as server-1 gave it, if the
+// auditor found one; else as the probe or the watcher saw it.
+func (x *historyScene) judge(t testing.TB, cov *historyCoverage) bool {
+	t.Helper()
+	if !x.ReportRun(t) {
 		return false
 	}
-	if f := aud.Finding(); f != nil {
-		fail = f // the store's first wrong answer, as server-1 gave it
+	fail := x.aud.Finding()
+	if fail == nil {
+		fail = x.probed
 	}
 	if fail == nil {
-		fail = checkFollowed(segs, truth, w.Now(), cov)
+		fail = checkFollowed(x.segs, x.truth, x.W.Now(), cov)
 	}
-	if fail != nil {
-		fail.Seed = seed
-		fail.Clause = course.OneHistory
-		fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", retain, retain, fail.Details)
-		fail.Timeline = w.Timeline(sim.TimelineOptions{Columns: []sim.NodeID{"kubectl", server, "watcher"}, Focus: fail.At, MaxRows: 40, Width: 30})
-		suite.Report(t, *fail)
-		return false
+	if fail == nil {
+		return true
 	}
-	return true
+	fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", x.retain, x.retain, fail.Details)
+	return x.fail(t, *fail)
 }
 
 // segment is a stretch the watcher followed: the events it received after

@@ -16,7 +16,8 @@
 // Points and hints are in the chapter's registry entry
 // (internal/harness/course/ex01.go).
 //
-// In every check an auditor stands between server-1 and the store (audit.go):
+// Each check is a build and a judge over its seeds (internal/harness/scene),
+// and in each an auditor stands between server-1 and the store (audit.go):
 // it asks the reference history each question the store is asked, at the
 // same instant, and a check reports the most specific wrong answer it found
 // (a stale precondition accepted, a deletion delivered as a modification, a
@@ -37,20 +38,25 @@ package ex01suite
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"slices"
 	"testing"
 	"time"
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
 const ms = time.Millisecond
 
-// server is the one API server's node.
+// server is the one API server's node, as scene.Servers(1) names it.
 const server sim.NodeID = "server-1"
+
+// web is the deployment whose pods the scenes count.
+const web = "deployments/web"
 
 // Run runs the hidden suite of chapter ex01 against a learner's store
 // constructor: New(retain) must return an empty store that keeps, for
@@ -64,17 +70,71 @@ func Run[S kube.Storage](t *testing.T, newStore func(retain int) S) {
 	})
 }
 
-// runFailure reports a run that could not finish (a deadlock, a panic, a
-// process stuck outside the world) as the failure it is.
-func runFailure(t *testing.T, w *sim.World, seed int64, err error, cols []sim.NodeID) {
+// oneServer is a scene of the chapter: server-1 serves the learner's store,
+// which keeps the last retain accepted changes, through the auditor.
+type oneServer struct {
+	*scene.Scene
+	aud    *auditor
+	retain int
+}
+
+// newOneServer builds the world of seed: every link takes min to max, and
+// server-1 serves mk(retain) through an auditor, retain drawn from the
+// seed by draw. Its timelines show every message: with one server, what
+// matters is what it told each client.
+func newOneServer(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *oneServer {
+	x := &oneServer{}
+	x.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(x.aud.Handler()) },
+		scene.Servers(1), scene.Latency(min, max))
+	x.retain = draw(x.W.Rand())
+	x.aud = newAuditor(mk(x.retain), x.retain)
+	x.Show(func(sim.Event) bool { return true })
+	return x
+}
+
+// endAt ends the run at virtual time at: look takes what the clients
+// hold at that instant, then ask, a process on server-1 itself (no network
+// between it and the store), asks the store through the auditor, and the
+// world stops.
+func (x *oneServer) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
+	x.W.At(at, func() {
+		look()
+		x.W.Go(server, "judge", func(p *sim.Proc) {
+			ask(p)
+			p.World().Stop()
+		})
+	})
+}
+
+// fail reports f as a failure of clause 1, with the scene's seed and its
+// timeline around f.At, and returns false: the check stops.
+func (x *oneServer) fail(t testing.TB, f suite.Failure) bool {
 	t.Helper()
-	f := suite.RunFailure(err)
-	if f.At == 0 {
-		f.At = w.Now()
+	f.Clause = course.OneHistory
+	x.Fail(t, f)
+	return false
+}
+
+// owned lists the keys of the pods among objs that web owns, sorted.
+func owned(objs []kube.Object) []string {
+	var out []string
+	for _, o := range objs {
+		if o.Owner == web {
+			out = append(out, o.Key())
+		}
 	}
-	f.Clause, f.Seed = course.OneHistory, seed
-	f.Timeline = w.Timeline(sim.TimelineOptions{Columns: cols, Focus: f.At, MaxRows: 40})
-	suite.Report(t, f)
+	slices.Sort(out)
+	return out
+}
+
+// firstNotIn returns the first key of a that b lacks, or "".
+func firstNotIn(a, b []string) string {
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			return k
+		}
+	}
+	return ""
 }
 
 // errKind names the API error err matches, for stories: "Conflict",
@@ -102,10 +162,4 @@ func events(evs []kube.Event) string {
 		s += fmt.Sprintf("%s %s rv=%d", ev.Type, ev.Object.Key(), ev.Object.ResourceVersion)
 	}
 	return s + "]"
-}
-
-// sortedStrings sorts xs in place and returns it.
-func sortedStrings(xs []string) []string {
-	slices.Sort(xs)
-	return xs
 }
