@@ -16,11 +16,11 @@ var fmtT = suite.FormatTime
 // The journal is the apiserver's side of every world: what it answered and
 // when, what its disk held at that instant, what each crash left on the
 // disk (read back from the world once it has run) and what each boot
-// recovered from it. A failing world is explained
-// from it, the most specific cause first: a write the store failed, a torn
-// record left in the log, a deletion undone, an acknowledgement sent before
-// the change was on disk, a record on disk the boot did not read back, a
-// change read before it was on disk.
+// recovered from it. A failing world is explained from it, the most
+// specific cause first: a write the store failed, a torn record left in the
+// log, a deletion undone, an acknowledgement sent before the change was on
+// disk, a record on disk the boot did not read back, a change read before
+// it was on disk.
 
 // answer is one request the apiserver answered, as it answered it.
 type answer struct {
@@ -155,25 +155,25 @@ func (j *journal) crashes() []*crashRec {
 	if j.crashed != nil {
 		return j.crashed
 	}
-	events := j.w.Trace().Events()
+	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
+	for _, e := range j.w.Trace().Events() {
+		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
+			var name string
+			var lost, of int
+			if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
+				unsynced[e.At] += of
+				kept[e.At] += of - lost
+			}
+		}
+	}
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
 		if f.Node != apiserver || !strings.HasPrefix(f.Desc, "crash") {
 			continue
 		}
-		c := &crashRec{at: f.Start}
+		c := &crashRec{at: f.Start, unsynced: unsynced[f.Start], kept: kept[f.Start]}
 		if !f.Open {
 			c.restart = f.End
-		}
-		for _, e := range events {
-			if e.At == f.Start && e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
-				var name string
-				var lost, of int
-				if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
-					c.unsynced += of
-					c.kept += of - lost
-				}
-			}
 		}
 		crashed = append(crashed, c)
 	}
