@@ -66,7 +66,7 @@ type crashPoint struct {
 func pointsOf(c *cluster) []crashPoint {
 	var pts []crashPoint
 	ops := c.History.Operations()
-	for _, x := range c.j.crashes() {
+	for _, x := range c.j.crashesOnDisk() {
 		pt := crashPoint{crashRec: x}
 		for _, op := range ops {
 			if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
@@ -167,7 +167,11 @@ func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 	seeds := suite.Seeds(100)
 	ok := scene.Search{
 		Seeds: seeds,
-		Build: func(seed int64) *scene.Scene { c = crashWorld(seed, open); return c.Scene },
+		Build: func(seed int64) *scene.Scene {
+			c = nil // let the world judged last go before the next is built
+			c = crashWorld(seed, open)
+			return c.Scene
+		},
 		Judge: func(t *testing.T, _ *scene.Scene) bool {
 			if !c.judgeCrashes(t) {
 				return false

@@ -87,10 +87,11 @@ type bootRec struct {
 }
 
 type journal struct {
-	w       *sim.World
-	answers []answer
-	boots   []*bootRec
-	crashed []*crashRec // read back by crashes, once the world has run
+	w        *sim.World
+	answers  []answer
+	boots    []*bootRec
+	crashed  []*crashRec // read back by crashes, once the world has run
+	diskRead bool        // and what they did to the disk, by crashesOnDisk
 }
 
 // disk is the total size and durable size of the apiserver's files.
@@ -148,30 +149,19 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 }
 
 // crashes reads the apiserver's crashes back from the world that ran: when
-// each struck and ended (the world's faults), what the disk lost and kept
-// of its unsynced bytes (the disk's notes in the trace at that instant),
-// and the boot that came after it, the first to finish Open since.
+// each struck and ended (the world's faults), and the boot that came after
+// it, the first to finish Open since. What each did to the disk is read by
+// crashesOnDisk, only when a story or a tally needs it.
 func (j *journal) crashes() []*crashRec {
 	if j.crashed != nil {
 		return j.crashed
-	}
-	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
-	for _, e := range j.w.Trace().Events() {
-		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
-			var name string
-			var lost, of int
-			if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
-				unsynced[e.At] += of
-				kept[e.At] += of - lost
-			}
-		}
 	}
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
 		if f.Node != apiserver || !strings.HasPrefix(f.Desc, "crash") {
 			continue
 		}
-		c := &crashRec{at: f.Start, unsynced: unsynced[f.Start], kept: kept[f.Start]}
+		c := &crashRec{at: f.Start}
 		if !f.Open {
 			c.restart = f.End
 		}
@@ -189,6 +179,32 @@ func (j *journal) crashes() []*crashRec {
 		}
 	}
 	j.crashed = crashed
+	return crashed
+}
+
+// crashesOnDisk is crashes with what each did to the disk's unsynced
+// bytes, read from the disk's notes in the trace at the instant of the
+// crash.
+func (j *journal) crashesOnDisk() []*crashRec {
+	crashed := j.crashes()
+	if j.diskRead {
+		return crashed
+	}
+	j.diskRead = true
+	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
+	for _, e := range j.w.Trace().Events() {
+		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
+			var name string
+			var lost, of int
+			if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
+				unsynced[e.At] += of
+				kept[e.At] += of - lost
+			}
+		}
+	}
+	for _, c := range crashed {
+		c.unsynced, c.kept = unsynced[c.at], kept[c.at]
+	}
 	return crashed
 }
 
@@ -254,7 +270,7 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 	if lost == nil {
 		return nil
 	}
-	for _, c := range j.crashes() {
+	for _, c := range j.crashesOnDisk() {
 		if c.at >= at.at || c.bootAfter == nil || !c.torn() || c.shorn > 0 || lost.answered < c.bootAfter.at {
 			continue
 		}
@@ -353,7 +369,7 @@ func (j *journal) receivedAt(a answer) (time.Duration, bool) {
 func (j *journal) bootLines() string {
 	var b strings.Builder
 	b.WriteString("the apiserver's crashes and boots:\n")
-	for _, c := range j.crashes() {
+	for _, c := range j.crashesOnDisk() {
 		fmt.Fprintf(&b, "  crashed at %s with %dB unsynced, of which the disk kept %dB", fmtT(c.at), c.unsynced, c.kept)
 		if c.bootAfter != nil {
 			fmt.Fprintf(&b, "; booted at %s, recovered up to rv %d", fmtT(c.bootAfter.at), c.bootAfter.head)

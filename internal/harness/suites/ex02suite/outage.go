@@ -67,7 +67,11 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 	var w outageWorld
 	scene.Search{
 		Seeds: suite.Seeds(60),
-		Build: func(seed int64) *scene.Scene { w = outageScene(seed, open); return w.Scene },
+		Build: func(seed int64) *scene.Scene {
+			w = outageWorld{} // let the world judged last go before the next is built
+			w = outageScene(seed, open)
+			return w.Scene
+		},
 		Judge: func(t *testing.T, _ *scene.Scene) bool { return w.judge(t) },
 	}.Run(t)
 }

@@ -151,7 +151,11 @@ func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 	var w pageWorld
 	scene.Search{
 		Seeds: suite.StorySeeds(3),
-		Build: func(seed int64) *scene.Scene { w = pageScene(seed, open); return w.Scene },
+		Build: func(seed int64) *scene.Scene {
+			w = pageWorld{} // let the world judged last go before the next is built
+			w = pageScene(seed, open)
+			return w.Scene
+		},
 		Judge: func(t *testing.T, _ *scene.Scene) bool { return w.judge(t) },
 	}.Run(t)
 }
