@@ -87,11 +87,9 @@ type bootRec struct {
 }
 
 type journal struct {
-	w        *sim.World
-	answers  []answer
-	boots    []*bootRec
-	crashed  []*crashRec // read back by crashes, once the world has run
-	diskRead bool        // and what they did to the disk, by crashesOnDisk
+	w       *sim.World
+	answers []answer
+	boots   []*bootRec
 }
 
 // disk is the total size and durable size of the apiserver's files.
@@ -153,9 +151,6 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 // it, the first to finish Open since. What each did to the disk is read by
 // crashesOnDisk, only when a story or a tally needs it.
 func (j *journal) crashes() []*crashRec {
-	if j.crashed != nil {
-		return j.crashed
-	}
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
 		if f.Node != apiserver || !strings.HasPrefix(f.Desc, "crash") {
@@ -178,7 +173,6 @@ func (j *journal) crashes() []*crashRec {
 			last.bootAfter, last.shorn = b, b.sizeFound-b.sizeOpen
 		}
 	}
-	j.crashed = crashed
 	return crashed
 }
 
@@ -186,11 +180,6 @@ func (j *journal) crashes() []*crashRec {
 // bytes, read from the disk's notes in the trace at the instant of the
 // crash.
 func (j *journal) crashesOnDisk() []*crashRec {
-	crashed := j.crashes()
-	if j.diskRead {
-		return crashed
-	}
-	j.diskRead = true
 	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
 	for _, e := range j.w.Trace().Events() {
 		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
@@ -202,6 +191,7 @@ func (j *journal) crashesOnDisk() []*crashRec {
 			}
 		}
 	}
+	crashed := j.crashes()
 	for _, c := range crashed {
 		c.unsynced, c.kept = unsynced[c.at], kept[c.at]
 	}
