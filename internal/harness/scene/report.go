@@ -109,22 +109,7 @@ func (s *Scene) ReportRun(t testing.TB) bool {
 // .onehistory/<chapter>-<check>-seed-<seed>.html, annotated with the faults.
 func (s *Scene) Linearizable(t testing.TB) bool {
 	t.Helper()
-	l := check.Linearizable(s.History, 0)
-	if l.OK() {
-		return true
-	}
-	v := l.Violation
-	story := v.Story
-	if why := Impossible(s.History.Operations(), v); why != "" {
-		story += ". " + why
-	}
-	f := suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: v.At, Details: v.Details}
-	id, name := splitName(t.Name())
-	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", id, name, s.Seed), s.Faults); err == nil {
-		f.HTML = html
-	}
-	s.Fail(t, f)
-	return false
+	return s.LinearizableRetold(t, nil)
 }
 
 // splitName turns "TestEx04/randomized" into ("ex04", "randomized").

@@ -9,15 +9,22 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+)
+
+// The write path's numbers: a sync takes syncLatency, and a writer waits
+// writeTimeout for an answer before it counts its write as indefinite.
+const (
+	syncLatency  = 2 * time.Millisecond
+	writeTimeout = 40 * time.Millisecond
 )
 
 // writer keeps the write path busy until end: creates, updates (blind and
 // conditional), deletes and reads of three deployments, each write with a
 // value no other write uses, so that the checkers can tell them apart.
-func writer(p *sim.Proc, i int, h *check.History, end time.Duration) {
-	c := kube.NewClient(p, apiserver).Named(fmt.Sprintf("writer-%d", i)).Record(h).WithTimeout(40 * time.Millisecond)
+func writer(p *sim.Proc, c *kube.Client, i int, end time.Duration) {
 	r := p.Rand()
 	for n := 1; p.Now() < end; n++ {
 		name := string(rune('a' + r.Intn(3)))
@@ -47,37 +54,22 @@ func writer(p *sim.Proc, i int, h *check.History, end time.Duration) {
 	}
 }
 
-// crashPoint is what the write path held at the instant of a crash.
+// crashPoint is what the write path held at the instant of a crash: what
+// the crash did to the disk (the journal's record) and the acknowledged
+// changes whose "ok" was on its way.
 type crashPoint struct {
-	at       time.Duration
-	unsynced int               // bytes appended but not synced
-	kept     int               // of those, what the disk kept: a torn tail
-	inFlight []check.Operation // acknowledged changes whose "ok" was on its way
-	restart  time.Duration     // when the node came back (0: never)
+	*crashRec
+	inFlight []check.Operation
 }
 
-// pointsOf reads the apiserver's crashes back from the trace.
+// pointsOf reads the apiserver's crashes back from the world.
 func pointsOf(c *cluster) []crashPoint {
 	var pts []crashPoint
-	ops := c.h.Operations()
-	events := c.w.Trace().Events()
-	for _, f := range c.crashes() {
-		pt := crashPoint{at: f.Start}
-		if !f.Open {
-			pt.restart = f.End
-		}
-		for _, e := range events {
-			if e.At == f.Start && e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
-				var name string
-				var lost, of int
-				if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
-					pt.unsynced += of
-					pt.kept += of - lost
-				}
-			}
-		}
+	ops := c.History.Operations()
+	for _, x := range c.j.crashesOnDisk() {
+		pt := crashPoint{crashRec: x}
 		for _, op := range ops {
-			if op.Acknowledged() && op.Call < f.Start && op.Return > f.Start {
+			if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
 				pt.inFlight = append(pt.inFlight, op)
 			}
 		}
@@ -109,103 +101,120 @@ type tally struct {
 	crashes, unsynced, torn, inFlight, durableUnacked int
 }
 
+// add counts the crash points of one world that passed.
+func (t *tally) add(c *cluster) {
+	for _, pt := range pointsOf(c) {
+		t.crashes++
+		if pt.unsynced > 0 {
+			t.unsynced++
+		}
+		if pt.kept > 0 {
+			t.torn++
+		}
+		if len(pt.inFlight) > 0 {
+			t.inFlight++
+		}
+	}
+	t.durableUnacked += durableUnacked(c)
+}
+
+// missed reports whether the crashes, across the seeds, missed the write
+// path: fewer than one in twenty struck during a sync, or none tore a
+// record, or none struck with an acknowledgement in flight.
+func (t tally) missed() bool { return t.unsynced*20 < t.crashes || t.torn == 0 || t.inFlight == 0 }
+
 func (t tally) String() string {
 	return fmt.Sprintf("%d crashes: %d during a sync (%d leaving a torn record), %d with an acknowledgement in flight; %d changes that timed out were found durable",
 		t.crashes, t.unsynced, t.torn, t.inFlight, t.durableUnacked)
 }
 
+// crashWorld builds and runs one world of crash-points: three writers keep
+// the write path busy while the apiserver crashes twice, each time at an
+// instant drawn from the seed and for a while drawn from it, and a reader
+// reads every deployment back once the writers are done.
+func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
+	c := newCluster(seed, open, []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"},
+		scene.World(sim.DiskSyncLatency(syncLatency)), scene.RequestTimeout(writeTimeout))
+	r := c.W.Rand()
+	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo))) }
+	crash1 := between(40*time.Millisecond, 120*time.Millisecond)
+	restart1 := crash1 + between(10*time.Millisecond, 40*time.Millisecond)
+	crash2 := restart1 + between(20*time.Millisecond, 100*time.Millisecond)
+	restart2 := crash2 + between(10*time.Millisecond, 40*time.Millisecond)
+	end := restart2 + 60*time.Millisecond
+	c.Inject(scene.Crash{Node: apiserver, At: crash1, For: restart1 - crash1}, scene.Crash{Node: apiserver, At: crash2, For: restart2 - crash2})
+	for i := 1; i <= 3; i++ {
+		c.Client(fmt.Sprintf("writer-%d", i), func(p *sim.Proc, api *kube.Client) { writer(p, api, i, end) })
+	}
+	c.Client("reader", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(end + 20*time.Millisecond)
+		api = api.WithTimeout(kube.DefaultTimeout)
+		for _, name := range []string{"a", "b", "c"} {
+			_, _ = api.Get("deployments/"+name, kube.ReadOptions{})
+		}
+	})
+	c.auditAt(end+40*time.Millisecond, "deployments")
+	c.Run(end + 50*time.Millisecond)
+	return c
+}
+
 // crashPoints crashes the apiserver twice per world while three writers
-// keep its write path busy.
+// keep its write path busy, and checks across the seeds that the crashes
+// struck the write path.
 func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	cols := []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"}
-	var cov check.Coverage
+	var c *cluster
 	var sum tally
 	seeds := suite.Seeds(100)
-	for _, seed := range seeds {
-		c := newCluster(seed, open, sim.Latency(time.Millisecond, 5*time.Millisecond), sim.DiskSyncLatency(2*time.Millisecond))
-		r := c.w.Rand()
-		between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo))) }
-		crash1 := between(40*time.Millisecond, 120*time.Millisecond)
-		restart1 := crash1 + between(10*time.Millisecond, 40*time.Millisecond)
-		crash2 := restart1 + between(20*time.Millisecond, 100*time.Millisecond)
-		restart2 := crash2 + between(10*time.Millisecond, 40*time.Millisecond)
-		end := restart2 + 60*time.Millisecond
-		for _, x := range []struct {
-			at    time.Duration
-			crash bool
-		}{{crash1, true}, {restart1, false}, {crash2, true}, {restart2, false}} {
-			if x.crash {
-				c.w.At(x.at, func() { c.j.crash() })
-			} else {
-				c.w.At(x.at, func() { c.w.Restart(apiserver) })
+	ok := scene.Search{
+		Seeds: seeds,
+		Build: func(seed int64) *scene.Scene {
+			c = nil // let the world judged last go before the next is built
+			c = crashWorld(seed, open)
+			return c.Scene
+		},
+		Judge: func(t *testing.T, _ *scene.Scene) bool {
+			if !c.judgeCrashes(t) {
+				return false
 			}
-		}
-		for i := 1; i <= 3; i++ {
-			c.w.AddNode(sim.NodeID(fmt.Sprintf("writer-%d", i)), func(p *sim.Proc) { writer(p, i, c.h, end) })
-		}
-		c.w.AddNode("auditor", func(p *sim.Proc) {
-			p.Sleep(end + 20*time.Millisecond)
-			a := kube.NewClient(p, apiserver).Record(c.h)
-			for _, name := range []string{"a", "b", "c"} {
-				_, _ = a.Get("deployments/"+name, kube.ReadOptions{})
-			}
-		})
-		c.auditAt(end+40*time.Millisecond, "deployments")
-		err := c.w.Run(end + 50*time.Millisecond)
-		c.w.Close()
-		if explained(t, c, seed, cols...) {
-			return
-		}
-		if err != nil {
-			runError(t, c, seed, err, cols...)
-			return
-		}
-		pts := pointsOf(c)
-		if v := c.lost(); v != nil {
-			reportLost(t, c, seed, v, pts, cols)
-			return
-		}
-		if !linearizable(t, c, seed, cols...) {
-			return
-		}
-		cov.Add(seed, check.Exercised(c.h, c.faults(), 20))
-		for _, pt := range pts {
-			sum.crashes++
-			if pt.unsynced > 0 {
-				sum.unsynced++
-			}
-			if pt.kept > 0 {
-				sum.torn++
-			}
-			if len(pt.inFlight) > 0 {
-				sum.inFlight++
-			}
-		}
-		sum.durableUnacked += durableUnacked(c)
+			sum.add(c)
+			return true
+		},
+		MinCompleted: 20,
+		MinCovered:   0.9,
+	}.Run(t)
+	if !ok || len(seeds) < 50 {
+		return // a failure, a replay, or a narrow search: too few worlds to judge where the crashes struck
 	}
-	if len(seeds) < 50 {
-		return // a replay, or a narrow search: too few worlds to judge coverage
-	}
-	v := cov.Check(0.9)
-	if v == nil && (sum.unsynced*20 < sum.crashes || sum.torn == 0 || sum.inFlight == 0) {
-		v = &check.Violation{Name: "vacuous-run", Story: "the crashes missed the write path: " + sum.String()}
-	}
-	if v != nil {
-		suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: v.Clause, Story: v.Story, Details: v.Details + "\n" + sum.String(), Seed: seeds[0]})
+	if sum.missed() {
+		suite.Report(t, suite.Failure{Name: "vacuous-run", Story: "the crashes missed the write path: " + sum.String(), Seed: seeds[0]})
 		return
 	}
 	t.Logf("%d worlds, %s", len(seeds), sum)
+}
+
+// judgeCrashes judges one world of crash-points: the journal's cause
+// first, then no acknowledged change lost, then one history across the
+// crashes.
+func (c *cluster) judgeCrashes(t *testing.T) bool {
+	if c.explained(t) || !c.reportRun(t) {
+		return false
+	}
+	if v := c.lost(); v != nil {
+		c.reportLost(t, v)
+		return false
+	}
+	return c.linearizable(t)
 }
 
 // durableUnacked counts writes whose client never heard the answer but
 // whose change is in the final history: synced, not acknowledged.
 func durableUnacked(c *cluster) int {
 	n := 0
-	for _, op := range c.h.Operations() {
+	for _, op := range c.History.Operations() {
 		if !op.Indefinite() || !op.Input.Kind.Mutates() || op.Input.Kind == check.KindDelete {
 			continue
 		}
-		for _, ch := range c.final {
+		for _, ch := range c.final() {
 			if ch.Key == op.Input.Key && !ch.Deleted && fmt.Sprint(ch.Value) == fmt.Sprint(op.Input.Value) {
 				n++
 				break
@@ -216,13 +225,14 @@ func durableUnacked(c *cluster) int {
 }
 
 // reportLost tells the first acknowledged change a crash took away.
-func reportLost(t *testing.T, c *cluster, seed int64, v *check.Violation, pts []crashPoint, cols []sim.NodeID) {
+func (c *cluster) reportLost(t *testing.T, v *check.Violation) {
 	t.Helper()
 	if len(v.Ops) == 0 {
-		fail(t, c, seed, "lost-acknowledged-write", v.At, v.Story, v.Details, cols...)
+		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})
 		return
 	}
-	op := c.h.Operations()[v.Ops[0]]
+	op := c.History.Operations()[v.Ops[0]]
+	pts := pointsOf(c)
 	var pt *crashPoint
 	for i := range pts {
 		if pts[i].at > op.Call {
@@ -244,5 +254,5 @@ func reportLost(t *testing.T, c *cluster, seed int64, v *check.Violation, pts []
 	if n := len(v.Ops) - 1; n > 0 {
 		story += fmt.Sprintf(" (nor %d more acknowledged changes)", n)
 	}
-	fail(t, c, seed, "lost-acknowledged-write", at, story, v.Details+crashLines(c), cols...)
+	c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
 }

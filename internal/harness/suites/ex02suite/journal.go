@@ -15,11 +15,12 @@ var fmtT = suite.FormatTime
 
 // The journal is the apiserver's side of every world: what it answered and
 // when, what its disk held at that instant, what each crash left on the
-// disk and what each boot recovered from it. A failing world is explained
-// from it, the most specific cause first: a write the store failed, a torn
-// record left in the log, a deletion undone, an acknowledgement sent before
-// the change was on disk, a record on disk the boot did not read back, a
-// change read before it was on disk.
+// disk (read back from the world once it has run) and what each boot
+// recovered from it. A failing world is explained from it, the most
+// specific cause first: a write the store failed, a torn record left in the
+// log, a deletion undone, an acknowledgement sent before the change was on
+// disk, a record on disk the boot did not read back, a change read before
+// it was on disk.
 
 // answer is one request the apiserver answered, as it answered it.
 type answer struct {
@@ -62,11 +63,11 @@ func (a answer) key() string {
 // acked reports whether the answer told a writer its change was accepted.
 func (a answer) acked() bool { return a.write() && a.err == nil }
 
-// crashRec is one crash: the disk before and after it.
+// crashRec is one crash of the apiserver: when it struck and when the node
+// was restarted (zero: never), what it did to the disk, and the boot after
+// it.
 type crashRec struct {
-	at                    time.Duration
-	sizeBefore, syncedAt  int // bytes on the disk, and of those durable, at the instant of the crash
-	sizeAfter             int // what the crash left
+	at, restart           time.Duration
 	bootAfter             *bootRec
 	unsynced, kept, shorn int // bytes unsynced, of those kept, and cut by the next boot
 }
@@ -76,18 +77,18 @@ func (c crashRec) torn() bool { return c.kept > 0 && c.kept < c.unsynced }
 
 // bootRec is one boot: what Open recovered.
 type bootRec struct {
-	n        int
-	at       time.Duration
-	head     int64 // the resourceVersion of the last change recovered
-	objects  map[string]kube.Object
-	sizeOpen int // bytes on the disk when Open returned
-	ok       bool
+	n         int
+	at        time.Duration
+	head      int64 // the resourceVersion of the last change recovered
+	objects   map[string]kube.Object
+	sizeFound int // bytes on the disk when the boot began: what the last crash left
+	sizeOpen  int // bytes on the disk when Open returned
+	ok        bool
 }
 
 type journal struct {
 	w       *sim.World
 	answers []answer
-	crashes []*crashRec
 	boots   []*bootRec
 }
 
@@ -126,9 +127,10 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 	}
 }
 
-// booted notes what a boot recovered, read from the store before it serves.
-func (j *journal) booted(p *sim.Proc, n int, s kube.Storage) {
-	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, ok: true}
+// booted notes what a boot recovered, read from the store before it
+// serves; found is the size of the disk before Open.
+func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
+	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, sizeFound: found, ok: true}
 	for _, kind := range []string{"deployments", "pods"} {
 		l, err := s.List(p, kind, kube.ReadOptions{})
 		if err != nil {
@@ -142,46 +144,72 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage) {
 	}
 	b.sizeOpen, _ = j.disk()
 	j.boots = append(j.boots, b)
-	if k := len(j.crashes); k > 0 && j.crashes[k-1].bootAfter == nil {
-		c := j.crashes[k-1]
-		c.bootAfter = b
-		c.shorn = c.sizeAfter - b.sizeOpen
-	}
 }
 
-// crash crashes the apiserver, noting the disk before and after.
-func (j *journal) crash() {
-	if !j.w.Up(apiserver) {
-		return
+// crashes reads the apiserver's crashes back from the world that ran: when
+// each struck and ended (the world's faults), and the boot that came after
+// it, the first to finish Open since. What each did to the disk is read by
+// crashesOnDisk, only when a story or a tally needs it.
+func (j *journal) crashes() []*crashRec {
+	crashed := []*crashRec{}
+	for _, f := range j.w.Faults() {
+		if f.Node != apiserver || !strings.HasPrefix(f.Desc, "crash") {
+			continue
+		}
+		c := &crashRec{at: f.Start}
+		if !f.Open {
+			c.restart = f.End
+		}
+		crashed = append(crashed, c)
 	}
-	c := &crashRec{at: j.w.Now()}
-	c.sizeBefore, c.syncedAt = j.disk()
-	j.w.Crash(apiserver)
-	c.sizeAfter, _ = j.disk()
-	c.unsynced, c.kept = c.sizeBefore-c.syncedAt, c.sizeAfter-c.syncedAt
-	j.crashes = append(j.crashes, c)
+	for _, b := range j.boots {
+		var last *crashRec
+		for _, c := range crashed {
+			if c.at < b.at {
+				last = c
+			}
+		}
+		if last != nil && last.bootAfter == nil {
+			last.bootAfter, last.shorn = b, b.sizeFound-b.sizeOpen
+		}
+	}
+	return crashed
 }
 
-// finding is the journal's explanation of a failing world.
-type finding struct {
-	name    string
-	at      time.Duration
-	story   string
-	details string
+// crashesOnDisk is crashes with what each did to the disk's unsynced
+// bytes, read from the disk's notes in the trace at the instant of the
+// crash.
+func (j *journal) crashesOnDisk() []*crashRec {
+	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
+	for _, e := range j.w.Trace().Events() {
+		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
+			var name string
+			var lost, of int
+			if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
+				unsynced[e.At] += of
+				kept[e.At] += of - lost
+			}
+		}
+	}
+	crashed := j.crashes()
+	for _, c := range crashed {
+		c.unsynced, c.kept = unsynced[c.at], kept[c.at]
+	}
+	return crashed
 }
 
 // explain looks for the most specific cause of a failure in the journal,
 // or returns nil if the apiserver's answers and boots are all consistent.
-func (j *journal) explain() *finding {
+func (j *journal) explain() *suite.Failure {
 	if x := j.internalError(); x != nil {
 		return x
 	}
 	// The first boot that went wrong is where the cause is.
-	for _, c := range j.crashes {
+	for _, c := range j.crashes() {
 		if c.bootAfter == nil || !c.bootAfter.ok {
 			continue
 		}
-		for _, f := range []func(*crashRec) *finding{j.tornKept, j.resurrected, j.lostAck, j.unsyncedRead} {
+		for _, f := range []func(*crashRec) *suite.Failure{j.tornKept, j.resurrected, j.lostAck, j.unsyncedRead} {
 			if x := f(c); x != nil {
 				return x
 			}
@@ -193,7 +221,7 @@ func (j *journal) explain() *finding {
 // internalError: a write the store answered with an error of its own, not
 // one of the API's: two writes numbered alike, most often, when the write
 // path lets a second writer in between numbering a change and applying it.
-func (j *journal) internalError() *finding {
+func (j *journal) internalError() *suite.Failure {
 	for _, a := range j.answers {
 		var se *kube.StatusError
 		if !a.write() || a.err == nil || errors.As(a.err, &se) {
@@ -205,7 +233,7 @@ func (j *journal) internalError() *finding {
 			why = ": two writes were numbered the same resourceVersion, the second while the first was still syncing " +
 				"(the write path must admit one change at a time between Propose and Apply)"
 		}
-		return &finding{name: name, at: a.answered, story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
+		return &suite.Failure{Name: name, At: a.answered, Story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
 			fmtT(a.answered), a.client, a.req, why, a.err)}
 	}
 	return nil
@@ -227,36 +255,36 @@ func (j *journal) lostAt(c *crashRec) *answer {
 
 // tornKept: a crash kept a torn record, the next boot left it in the log,
 // and a later boot lost changes acknowledged after it.
-func (j *journal) tornKept(at *crashRec) *finding {
+func (j *journal) tornKept(at *crashRec) *suite.Failure {
 	lost := j.lostAt(at)
 	if lost == nil {
 		return nil
 	}
-	for _, c := range j.crashes {
+	for _, c := range j.crashesOnDisk() {
 		if c.at >= at.at || c.bootAfter == nil || !c.torn() || c.shorn > 0 || lost.answered < c.bootAfter.at {
 			continue
 		}
-		return &finding{name: "torn-record-kept", at: c.at, story: fmt.Sprintf(
+		return &suite.Failure{Name: "torn-record-kept", At: c.at, Story: fmt.Sprintf(
 			"the crash at %s tore the last record of the log (it kept %dB of %dB unsynced), and the boot at %s recovered %d changes "+
 				"but left the torn bytes in the file: every record appended after them sat behind bytes no reader gets past. "+
 				"%s's %v, answered ok (rv %d) at %s, was one of them: the boot after the crash at %s stopped at the torn record and lost it",
 			fmtT(c.at), c.kept, c.unsynced, fmtT(c.bootAfter.at), c.bootAfter.head,
 			lost.client, lost.req, lost.obj.ResourceVersion, fmtT(lost.answered), fmtT(at.at)),
-			details: j.bootLines()}
+			Details: j.bootLines()}
 	}
 	return nil
 }
 
 // resurrected: a boot recovered an object, as it was at or before an
 // acknowledged deletion of it: the deletion was replayed as something else.
-func (j *journal) resurrected(c *crashRec) *finding {
+func (j *journal) resurrected(c *crashRec) *suite.Failure {
 	b := c.bootAfter
 	for _, a := range j.answers {
 		if _, del := a.req.(kube.DeleteRequest); !del || !a.acked() || a.answered > c.at {
 			continue
 		}
 		if o, ok := b.objects[a.key()]; ok && o.ResourceVersion <= a.obj.ResourceVersion {
-			return &finding{name: "resurrected-deletion", at: b.at, story: fmt.Sprintf(
+			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
 				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
 					"the log was replayed without the deletion's meaning, and an object the cluster had removed came back",
 				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o)}
@@ -268,7 +296,7 @@ func (j *journal) resurrected(c *crashRec) *finding {
 // lostAck: an acknowledged change a boot did not recover; either it was
 // answered before its record was on disk, or it was on disk and the boot
 // did not read it back.
-func (j *journal) lostAck(c *crashRec) *finding {
+func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	a := j.lostAt(c)
 	if a == nil {
 		return nil
@@ -282,22 +310,22 @@ func (j *journal) lostAck(c *crashRec) *finding {
 		if !a.appended {
 			how = "without writing the change to its disk"
 		}
-		return &finding{name: "lost-acknowledged-write", at: a.answered, story: fmt.Sprintf(
+		return &suite.Failure{Name: "lost-acknowledged-write", At: a.answered, Story: fmt.Sprintf(
 			"the apiserver answered %s's %v with ok (rv %d) at %s, %s, and crashed at %s%s; "+
 				"it came back at %s holding changes up to rv %d, without it",
 			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), how, fmtT(c.at), recv, fmtT(c.bootAfter.at), c.bootAfter.head),
-			details: j.bootLines()}
+			Details: j.bootLines()}
 	}
-	return &finding{name: "unrecovered-write", at: c.bootAfter.at, story: fmt.Sprintf(
+	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(
 		"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
 			"recovered changes only up to rv %d: the record was on the disk and Open did not read it back",
 		a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), fmtT(c.bootAfter.at), fmtT(c.at), c.bootAfter.head),
-		details: j.bootLines()}
+		Details: j.bootLines()}
 }
 
 // unsyncedRead: a read answered with a change that the next boot did not
 // recover: the change was visible before it was on disk.
-func (j *journal) unsyncedRead(c *crashRec) *finding {
+func (j *journal) unsyncedRead(c *crashRec) *suite.Failure {
 	b := c.bootAfter
 	for _, a := range j.answers {
 		if a.answered > c.at || a.err != nil || a.write() {
@@ -308,10 +336,10 @@ func (j *journal) unsyncedRead(c *crashRec) *finding {
 			rv = a.list.ResourceVersion
 		}
 		if rv > b.head {
-			return &finding{name: "read-of-unsynced-write", at: a.answered, story: fmt.Sprintf(
+			return &suite.Failure{Name: "read-of-unsynced-write", At: a.answered, Story: fmt.Sprintf(
 				"the apiserver answered %s's %v at %s with the change at rv %d before that change was on disk; it crashed at %s "+
 					"and came back at %s with changes only up to rv %d: a reader saw a change the history never kept",
-				a.client, a.req, fmtT(a.answered), rv, fmtT(c.at), fmtT(b.at), b.head), details: j.bootLines()}
+				a.client, a.req, fmtT(a.answered), rv, fmtT(c.at), fmtT(b.at), b.head), Details: j.bootLines()}
 		}
 	}
 	return nil
@@ -331,7 +359,7 @@ func (j *journal) receivedAt(a answer) (time.Duration, bool) {
 func (j *journal) bootLines() string {
 	var b strings.Builder
 	b.WriteString("the apiserver's crashes and boots:\n")
-	for _, c := range j.crashes {
+	for _, c := range j.crashesOnDisk() {
 		fmt.Fprintf(&b, "  crashed at %s with %dB unsynced, of which the disk kept %dB", fmtT(c.at), c.unsynced, c.kept)
 		if c.bootAfter != nil {
 			fmt.Fprintf(&b, "; booted at %s, recovered up to rv %d", fmtT(c.bootAfter.at), c.bootAfter.head)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -21,6 +21,9 @@ const (
 	storyEnd  = 9 * time.Minute
 	period    = time.Second // how often the controllers look
 )
+
+// page is the page's fault: the apiserver down from 02:14 to 02:18.
+var page = scene.Crash{Node: apiserver, At: crashAt, For: restartAt - crashAt}
 
 // clock is a virtual time as the on-call engineer's clock shows it.
 func clock(d time.Duration) string {
@@ -37,7 +40,7 @@ type kubelet struct {
 	firstAt time.Duration // when the first was stopped
 }
 
-func (k *kubelet) run(p *sim.Proc, h *check.History) {
+func (k *kubelet) run(p *sim.Proc) {
 	c := kube.NewClient(p, apiserver).Quiet()
 	for {
 		if l, err := c.List("pods", kube.ReadOptions{}); err == nil {
@@ -65,10 +68,9 @@ func (k *kubelet) run(p *sim.Proc, h *check.History) {
 }
 
 // replicaController keeps, for every deployment, as many pods as it asks
-// for: web-1 … web-N.
-func replicaController(p *sim.Proc, h *check.History) {
+// for: web-1 … web-N. act is its recording client, for the pods it creates.
+func replicaController(p *sim.Proc, act *kube.Client) {
 	look := kube.NewClient(p, apiserver).Quiet() // reads are not recorded: the story checks what survived
-	act := kube.NewClient(p, apiserver).Record(h)
 	blind := false
 	for ; ; p.Sleep(period) {
 		deps, err := look.List("deployments", kube.ReadOptions{})
@@ -119,76 +121,102 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// pageWorld is the page's world once it has run: the cluster, and what
+// node-1's kubelet did.
+type pageWorld struct {
+	*cluster
+	k *kubelet
+}
+
+// pageScene builds and runs the page for seed, which decides only the
+// jitter: when kubectl creates web, and each message's delay.
+func pageScene(seed int64, open func(p *sim.Proc) kube.Storage) pageWorld {
+	c := newCluster(seed, open, []sim.NodeID{apiserver, "controller-manager", "node-1"})
+	k := &kubelet{running: map[string]bool{}}
+	c.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(time.Duration(p.Rand().Intn(500)) * time.Millisecond)
+		_, _ = api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 5})
+	})
+	c.Client("controller-manager", replicaController)
+	c.W.AddNode("node-1", k.run)
+	c.Inject(page)
+	c.auditAt(storyEnd-time.Millisecond, "deployments", "pods")
+	c.Run(storyEnd)
+	return pageWorld{c, k}
+}
+
 // story is the page: a crash at 02:14, a restart at 02:18, and whatever the
 // controllers make of what the apiserver holds afterwards.
 func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	cols := []sim.NodeID{apiserver, "controller-manager", "node-1"}
-	for _, seed := range suite.StorySeeds(3) {
-		c := newCluster(seed, open, sim.Latency(time.Millisecond, 5*time.Millisecond))
-		k := &kubelet{running: map[string]bool{}}
-		c.w.AddNode("kubectl", func(p *sim.Proc) {
-			p.Sleep(time.Duration(p.Rand().Intn(500)) * time.Millisecond)
-			_, _ = kube.NewClient(p, apiserver).Record(c.h).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 5})
-		})
-		c.w.AddNode("controller-manager", func(p *sim.Proc) { replicaController(p, c.h) })
-		c.w.AddNode("node-1", func(p *sim.Proc) { k.run(p, c.h) })
-		c.w.At(crashAt, func() { c.j.crash() })
-		c.w.At(restartAt, func() { c.w.Restart(apiserver) })
-		c.auditAt(storyEnd-time.Millisecond, "deployments", "pods")
-		err := c.w.Run(storyEnd)
-		c.w.Close()
-		// The page's own telling below covers an acknowledged change lost
-		// (with the journal's cause in its details); any other cause the
-		// journal finds is told first.
-		found := c.j.explain()
-		if found != nil && (found.name != "lost-acknowledged-write" || c.lost() == nil) {
-			fail(t, c, seed, found.name, found.at, found.story, found.details, cols...)
-			return
-		}
-		if err != nil {
-			runError(t, c, seed, err, cols...)
-			return
-		}
-		acked := c.ackedBefore(crashAt)
-		if acked < 6 {
-			fail(t, c, seed, "vacuous-run", crashAt, fmt.Sprintf(
-				"before the crash at %s the apiserver had acknowledged only %d changes (the deployment and its 5 pods make 6): the page cannot be told",
-				clock(crashAt), acked), "", cols...)
-			return
-		}
-		if v := c.lost(); v != nil {
-			kept := acked - len(v.Ops)
-			story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
-				"for %s (%.0f minutes) there was no cluster, and then a different one",
-				acked, clock(crashAt), suite.FormatTime(crashAt), clock(restartAt), suite.FormatTime(restartAt), kept, suite.FormatTime(restartAt-crashAt), (restartAt - crashAt).Minutes())
-			if len(k.stopped) > 0 {
-				story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
-					len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt))
-			}
-			details := "first lost: " + v.Story + "\n\n" + v.Details + crashLines(c)
-			if found != nil {
-				details = "first lost: " + found.story + "\n\n" + v.Details + crashLines(c)
-			}
-			fail(t, c, seed, "lost-acknowledged-write", restartAt, story, details, cols...)
-			return
-		}
-		if len(k.stopped) > 0 {
-			fail(t, c, seed, "acted-on-emptiness", k.firstAt, fmt.Sprintf(
-				"every acknowledged change survived, yet node-1 stopped %d running containers (%s) at %s because the apiserver stopped listing their pods",
-				len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt)), crashLines(c), cols...)
-			return
-		}
-		if len(k.running) != 5 {
-			fail(t, c, seed, "acted-on-emptiness", storyEnd, fmt.Sprintf(
-				"at %s node-1 runs %d containers where deployments/web asks for 5", clock(storyEnd), len(k.running)), crashLines(c), cols...)
-			return
-		}
-		if !linearizable(t, c, seed, cols...) {
-			return
-		}
-		if suite.Replaying() {
-			t.Logf("seed %d: the apiserver was down from %s to %s: for %s there was no cluster; afterwards it held all %d acknowledged changes and node-1 kept its 5 containers running",
-				seed, clock(crashAt), clock(restartAt), suite.FormatTime(restartAt-crashAt), acked)
-		}
+	var w pageWorld
+	scene.Search{
+		Seeds: suite.StorySeeds(3),
+		Build: func(seed int64) *scene.Scene {
+			w = pageWorld{} // let the world judged last go before the next is built
+			w = pageScene(seed, open)
+			return w.Scene
+		},
+		Judge: func(t *testing.T, _ *scene.Scene) bool { return w.judge(t) },
+	}.Run(t)
+}
+
+// judge tells the page: everything acknowledged before the crash is there
+// afterwards, node-1 never stopped a container because its pod vanished,
+// and every answer fits one history.
+func (w pageWorld) judge(t *testing.T) bool {
+	c, k := w.cluster, w.k
+	// The page's own telling below covers an acknowledged change lost
+	// (with the journal's cause in its details); any other cause the
+	// journal finds is told first.
+	found := c.j.explain()
+	if found != nil && (found.Name != "lost-acknowledged-write" || c.lost() == nil) {
+		c.fail(t, *found)
+		return false
 	}
+	if !c.reportRun(t) {
+		return false
+	}
+	acked := c.ackedBefore(crashAt)
+	if acked < 6 {
+		c.fail(t, suite.Failure{Name: "vacuous-run", At: crashAt, Story: fmt.Sprintf(
+			"before the crash at %s the apiserver had acknowledged only %d changes (the deployment and its 5 pods make 6): the page cannot be told",
+			clock(crashAt), acked)})
+		return false
+	}
+	if v := c.lost(); v != nil {
+		kept := acked - len(v.Ops)
+		story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
+			"for %s (%.0f minutes) there was no cluster, and then a different one",
+			acked, clock(crashAt), suite.FormatTime(crashAt), clock(restartAt), suite.FormatTime(restartAt), kept, suite.FormatTime(page.For), page.For.Minutes())
+		if len(k.stopped) > 0 {
+			story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
+				len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt))
+		}
+		first := v.Story
+		if found != nil {
+			first = found.Story
+		}
+		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: restartAt, Story: story,
+			Details: "first lost: " + first + "\n\n" + v.Details + c.crashLines()})
+		return false
+	}
+	if len(k.stopped) > 0 {
+		c.fail(t, suite.Failure{Name: "acted-on-emptiness", At: k.firstAt, Story: fmt.Sprintf(
+			"every acknowledged change survived, yet node-1 stopped %d running containers (%s) at %s because the apiserver stopped listing their pods",
+			len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt)), Details: c.crashLines()})
+		return false
+	}
+	if len(k.running) != 5 {
+		c.fail(t, suite.Failure{Name: "acted-on-emptiness", At: storyEnd, Story: fmt.Sprintf(
+			"at %s node-1 runs %d containers where deployments/web asks for 5", clock(storyEnd), len(k.running)), Details: c.crashLines()})
+		return false
+	}
+	if !c.linearizable(t) {
+		return false
+	}
+	if suite.Replaying() {
+		t.Logf("seed %d: the apiserver was down from %s to %s: for %s there was no cluster; afterwards it held all %d acknowledged changes and node-1 kept its 5 containers running",
+			c.Seed, clock(crashAt), clock(restartAt), suite.FormatTime(page.For), acked)
+	}
+	return true
 }

@@ -36,6 +36,7 @@
 package ex02suite
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,6 +46,7 @@ import (
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -52,8 +54,15 @@ import (
 // chapter is this suite's chapter ID.
 const chapter = "ex02"
 
-// apiserver is the node that runs the learner's store.
+// apiserver is the node that runs the learner's store: the scene's one
+// server.
 const apiserver sim.NodeID = "apiserver"
+
+// Every link of every check takes 1–5ms each way.
+const (
+	linkMin = time.Millisecond
+	linkMax = 5 * time.Millisecond
+)
 
 // Run runs chapter ex02's hidden suite against open, the learner's boot of
 // the apiserver's store: it is called on the node "apiserver" at start and
@@ -67,46 +76,61 @@ func Run[S kube.Storage](t *testing.T, open func(p *sim.Proc) S) {
 	})
 }
 
-// cluster is one world with the learner's apiserver in it.
+// cluster is one scene with the learner's apiserver in it: its one server
+// boots the learner's store (open) and serves it through the journal, which
+// notes what the apiserver answered and what each boot recovered.
 type cluster struct {
-	w     *sim.World
-	h     *check.History
-	store kube.Storage // the store of the apiserver's current incarnation
-	boots int
-	j     *journal // what the apiserver answered, what crashes left, what boots recovered
-
-	final   []check.Change // the apiserver's history, read by audit
-	audited bool
-	auditEr error
+	*scene.Scene
+	j        *journal
+	store    kube.Storage // the store of the incarnation serving now; nil while it boots
+	boots    int
+	lanes    []sim.NodeID // the timeline's lanes
+	auditErr error        // why the audit could not read the store's history
 }
 
-// newCluster makes a world whose node "apiserver" boots open and serves it.
-func newCluster(seed int64, open func(p *sim.Proc) kube.Storage, opts ...sim.Option) *cluster {
-	c := &cluster{w: sim.New(seed, opts...), h: check.NewHistory()}
-	c.j = &journal{w: c.w}
-	c.w.AddNode(apiserver, func(p *sim.Proc) {
-		c.boots++
-		s := open(p)
-		c.store = s
-		c.j.booted(p, c.boots, s)
-		p.Serve(c.j.serve(c.boots, s))
-	})
+// newCluster builds the scene of seed: the apiserver booting open, links of
+// 1–5ms, the timeline's lanes, and the scene options of the check.
+func newCluster(seed int64, open func(p *sim.Proc) kube.Storage, lanes []sim.NodeID, opts ...scene.Option) *cluster {
+	c := &cluster{lanes: lanes}
+	opts = append([]scene.Option{scene.Named(apiserver), scene.Latency(linkMin, linkMax)}, opts...)
+	c.Scene = scene.New(seed, c.boot(open), opts...)
+	c.j = &journal{w: c.W}
+	c.Lanes(lanes...)
+	c.Show(quiet)
 	return c
 }
 
-// auditAt reads, at virtual time t and from inside the apiserver, the whole
-// history its store holds: every retained change of every kind, in order.
-func (c *cluster) auditAt(t time.Duration, kinds ...string) {
-	c.w.At(t, func() {
-		if !c.w.Up(apiserver) || c.store == nil {
+// boot is the apiserver's boot: the learner's Open, noted by the journal
+// with what the disk held before it, then served.
+func (c *cluster) boot(open func(p *sim.Proc) kube.Storage) scene.Boot {
+	return func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) {
+		c.boots++
+		c.store = nil
+		found, _ := c.j.disk()
+		s := open(p)
+		c.store = s
+		c.j.booted(p, c.boots, s, found)
+		p.Serve(c.j.serve(c.boots, s))
+	}
+}
+
+// auditAt reads, at virtual time at and from inside the apiserver, the
+// whole history its store holds: every retained change of every kind, in
+// order. It is the scene's audit (Histories, Audited, AuditedAt) done where
+// the store is, since a pod's value is its owner, which a watch over the
+// network would not tell the scene's auditor.
+func (c *cluster) auditAt(at time.Duration, kinds ...string) {
+	c.W.At(at, func() {
+		store := c.store
+		if !c.W.Up(apiserver) || store == nil {
 			return
 		}
-		c.w.Go(apiserver, "audit", func(p *sim.Proc) {
+		c.W.Go(apiserver, "audit", func(p *sim.Proc) {
 			var evs []kube.Event
 			for _, k := range kinds {
-				e, err := c.store.Watch(p, k, 0, 0)
+				e, err := store.Watch(p, k, 0, 0)
 				if err != nil {
-					c.auditEr = err
+					c.auditErr = err
 					return
 				}
 				evs = append(evs, e...)
@@ -114,104 +138,95 @@ func (c *cluster) auditAt(t time.Duration, kinds ...string) {
 			slices.SortStableFunc(evs, func(a, b kube.Event) int {
 				return int(a.Object.ResourceVersion - b.Object.ResourceVersion)
 			})
+			final := []check.Change{}
 			for _, ev := range evs {
-				c.final = append(c.final, check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(),
+				final = append(final, check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(),
 					Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted})
 			}
-			c.audited = true
+			c.Histories = map[string][]check.Change{string(apiserver): final}
+			c.Audited, c.AuditedAt = true, p.Now()
 		})
 	})
 }
 
-// crashes lists the apiserver's crashes with their restarts (End; Open if
-// it never came back).
-func (c *cluster) crashes() []sim.Fault {
-	var out []sim.Fault
-	for _, f := range c.w.Faults() {
-		if f.Node == apiserver && strings.HasPrefix(f.Desc, "crash") {
-			out = append(out, f)
-		}
+// final is the apiserver's history as the audit read it.
+func (c *cluster) final() []check.Change { return c.Histories[string(apiserver)] }
+
+// quiet keeps, for the timeline, what the clients did and heard (their
+// notes), what the apiserver decided and synced, the crashes and restarts;
+// the messages themselves are left out, since every client notes what it
+// sent and what came back, and so are the disk's appends.
+func quiet(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvSend, sim.EvRecv, sim.EvReply, sim.EvRecvReply:
+		return false
+	case sim.EvDisk:
+		return !strings.HasPrefix(e.Text, "append")
 	}
-	return out
+	return true
 }
 
-// faults converts the world's faults for the checkers.
-func (c *cluster) faults() []check.Fault { return suite.Faults(c.w) }
-
-// timeline renders the lanes cols around focus: what the clients did and
-// heard (their notes), what the apiserver decided and synced, the crashes
-// and restarts; the messages themselves are left out, since every client
-// notes what it sent and what came back.
-func (c *cluster) timeline(focus time.Duration, cols ...sim.NodeID) string {
-	rows := 40
+// retell puts a failure in the chapter's words: under its clause, and, on a
+// replay, with a timeline three times as long as a search shows.
+func (c *cluster) retell(f *suite.Failure) {
+	f.Clause = course.DurableAgreement
 	if suite.Replaying() {
-		rows = 120
+		f.Timeline = c.W.Timeline(sim.TimelineOptions{Columns: c.lanes, Focus: f.At, MaxRows: 120, Filter: quiet})
 	}
-	return c.w.Timeline(sim.TimelineOptions{Columns: cols, Focus: focus, MaxRows: rows, Width: 34, Filter: func(e sim.Event) bool {
-		switch e.Kind {
-		case sim.EvSend, sim.EvRecv, sim.EvReply, sim.EvRecvReply:
-			return false
-		case sim.EvDisk:
-			return !strings.HasPrefix(e.Text, "append")
-		}
-		return true
-	}})
 }
 
-// fail reports the failure of one seed.
-func fail(t *testing.T, c *cluster, seed int64, name string, at time.Duration, story, details string, cols ...sim.NodeID) {
+// fail reports f, retold, as the failure of this world.
+func (c *cluster) fail(t testing.TB, f suite.Failure) {
 	t.Helper()
-	suite.Report(t, suite.Failure{
-		Name: name, Clause: course.DurableAgreement, Story: story, At: at, Seed: seed,
-		Details: details, Timeline: c.timeline(at, cols...),
-	})
+	c.retell(&f)
+	c.Fail(t, f)
 }
 
 // explained reports the journal's explanation of the world, if it has one:
 // the most specific cause, before any checker's symptom.
-func explained(t *testing.T, c *cluster, seed int64, cols ...sim.NodeID) bool {
+func (c *cluster) explained(t testing.TB) bool {
 	t.Helper()
 	f := c.j.explain()
 	if f == nil {
 		return false
 	}
-	fail(t, c, seed, f.name, f.at, f.story, f.details, cols...)
+	c.fail(t, *f)
 	return true
 }
 
-// runError reports a run that could not go on: a panic (in recovery, say),
-// a deadlock, a stuck process.
-func runError(t *testing.T, c *cluster, seed int64, err error, cols ...sim.NodeID) {
+// reportRun reports a run that could not go on (a panic, a deadlock, a
+// stuck process), telling a panic in the apiserver's boot as the boot that
+// failed, and says whether the check may go on.
+func (c *cluster) reportRun(t testing.TB) bool {
 	t.Helper()
-	f := suite.RunFailure(err)
-	if f.At == 0 {
-		f.At = c.w.Now()
-	}
-	if pe, ok := err.(*sim.PanicError); ok && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
+	var pe *sim.PanicError
+	if errors.As(c.Err, &pe) && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
+		f := suite.RunFailure(c.Err)
 		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
+		c.fail(t, f)
+		return false
 	}
-	f.Clause, f.Seed, f.Timeline = course.DurableAgreement, seed, c.timeline(f.At, cols...)
-	suite.Report(t, f)
+	return c.ReportRun(t)
 }
 
 // lost checks durability: every acknowledged change is in the final
 // history. It returns the story, time and details of the first one lost.
 func (c *cluster) lost() *check.Violation {
-	if !c.audited {
+	if !c.Audited {
 		why := "the apiserver was down at the end of the run"
-		if c.auditEr != nil {
-			why = "reading its history failed: " + c.auditEr.Error()
+		if c.auditErr != nil {
+			why = "reading its history failed: " + c.auditErr.Error()
 		}
-		return &check.Violation{Name: "lost-acknowledged-write", Clause: course.DurableAgreement, At: c.w.Now(),
+		return &check.Violation{Name: "lost-acknowledged-write", Clause: course.DurableAgreement, At: c.W.Now(),
 			Story: "the suite could not read the apiserver's history at the end: " + why}
 	}
-	return check.Durable(c.h, c.final)
+	return check.Durable(c.History, c.final())
 }
 
 // ackedBefore counts the changes acknowledged before t.
 func (c *cluster) ackedBefore(t time.Duration) int {
 	n := 0
-	for _, op := range c.h.Operations() {
+	for _, op := range c.History.Operations() {
 		if op.Acknowledged() && op.Return <= t {
 			n++
 		}
@@ -219,41 +234,31 @@ func (c *cluster) ackedBefore(t time.Duration) int {
 	return n
 }
 
-// linearizable checks that every answer fits one history, and reports the
-// first that does not.
-func linearizable(t *testing.T, c *cluster, seed int64, cols ...sim.NodeID) bool {
+// linearizable checks that every answer, before and after the crashes,
+// fits one history, and reports the first that does not.
+func (c *cluster) linearizable(t testing.TB) bool {
 	t.Helper()
-	l := check.Linearizable(c.h, 0)
-	if l.OK() {
-		return true
-	}
-	v := l.Violation
-	html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex02-%s-seed-%d", strings.ReplaceAll(t.Name(), "/", "-"), seed), c.faults())
-	if err != nil {
-		html = ""
-	}
-	story := v.Story
-	if v.Name != "undecided" {
-		story = "across the crash the answers fit no single history: " + story
-	}
-	suite.Report(t, suite.Failure{
-		Name: v.Name, Clause: course.DurableAgreement, Story: story, At: v.At, Seed: seed,
-		Details: v.Details + crashLines(c), Timeline: c.timeline(v.At, cols...), HTML: html,
+	return c.LinearizableRetold(t, func(f *suite.Failure) {
+		c.retell(f)
+		if f.Name != "undecided" {
+			f.Story = "across the crash the answers fit no single history: " + f.Story
+		}
+		f.Details += c.crashLines()
 	})
-	return false
 }
 
-// crashLines lists the apiserver's crashes and restarts for a failure's details.
-func crashLines(c *cluster) string {
+// crashLines lists the apiserver's crashes and restarts for a failure's
+// details.
+func (c *cluster) crashLines() string {
 	var b strings.Builder
 	b.WriteString("\nthe apiserver's crashes:\n")
-	for _, f := range c.crashes() {
-		if f.Open {
-			fmt.Fprintf(&b, "  crashed at %s, never restarted\n", suite.FormatTime(f.Start))
+	for _, x := range c.j.crashes() {
+		if x.restart == 0 {
+			fmt.Fprintf(&b, "  crashed at %s, never restarted\n", suite.FormatTime(x.at))
 			continue
 		}
 		fmt.Fprintf(&b, "  crashed at %s, restarted at %s: %s without a cluster\n",
-			suite.FormatTime(f.Start), suite.FormatTime(f.End), suite.FormatTime(f.End-f.Start))
+			suite.FormatTime(x.at), suite.FormatTime(x.restart), suite.FormatTime(x.restart-x.at))
 	}
 	return b.String()
 }
