@@ -74,8 +74,16 @@ type read struct {
 	at     time.Duration // when the server answered
 	view   int64         // the resourceVersion of the answer: how far the view had come
 	truth  int64         // the history's resourceVersion when the server answered
+	asked  time.Duration // when the request reached the server
 	ok     bool
 }
+
+// newer reports whether an answer to a request that reached the server at
+// asked is the controller's latest word on what r is about: an answer to a
+// request older than the one r answers comes too late to count. A
+// controller that gave up waiting for a slow read and asked again (its
+// server's cache, say) acts on the second answer, not the first.
+func (r read) newer(asked time.Duration) bool { return !r.ok || asked >= r.asked }
 
 // how says where a read was answered from, for a story.
 func (r read) how(server sim.NodeID) string {
@@ -380,6 +388,7 @@ func (s *server) follow(p *sim.Proc, kind string, rv int64) {
 
 func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	b := s.cl.beliefs[from] // nil for kubectl
+	asked := p.Now()
 	switch r := req.(type) {
 	case kube.GetRequest:
 		kind, _ := kube.SplitKey(r.Key)
@@ -393,11 +402,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		if err == nil && b != nil {
 			b.seen[versionOf(o)] = true
-			if r.Key == web {
+			if r.Key == web && b.desired.newer(asked) {
 				if b.desired.ok {
 					b.earlier = append(b.earlier, b.desired)
 				}
-				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
+				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
 				if !cached {
 					b.justified = o.Replicas
 				}
@@ -424,7 +433,10 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					n++
 				}
 			}
-			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
+			if !b.pods.newer(asked) {
+				return l, err // an answer the controller stopped waiting for
+			}
+			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
 			b.sinceListing = 0
 			if cached {
 				p.Logf("from cache for %s: %d pods of web (view at rv=%d)", from, n, l.ResourceVersion)
