@@ -22,6 +22,7 @@ const (
 	kubectl     sim.NodeID = "kubectl"
 
 	web = "deployments/web"
+	api = "deployments/api" // another deployment, whose pods stand beside web's in the randomized runs
 
 	// requestTimeout is how long a client waits for an answer: a write
 	// through server-2 crosses the slow link twice.
@@ -53,6 +54,7 @@ type Controller interface {
 type scenario struct {
 	initial        int              // web's desired count at the start
 	pods           int              // pods web-0 … that already exist
+	others         int              // pods api-0 … of another deployment, deployments/api, beside web's
 	startA, startB time.Duration    // each controller's first reconcile
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
@@ -142,6 +144,14 @@ type newerDelete struct {
 	made   change // the create of the version it removed
 }
 
+// foreignChange is the first change a controller made to a pod web does not
+// own: one of another deployment's, or one with no owner at all.
+type foreignChange struct {
+	change
+	owner   string // "" for none
+	deleted bool
+}
+
 // version is one version of one object: pods/web-3 at resourceVersion 12.
 type version struct {
 	key string
@@ -185,6 +195,7 @@ type cluster struct {
 	log       []change
 	overshoot *overshoot
 	newer     *newerDelete
+	foreign   *foreignChange
 	created   map[version]change // the create of each pod version
 	creates   int                // pod creates accepted
 }
@@ -209,10 +220,23 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	for i := 0; i < sc.pods; i++ {
 		mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
 	}
-	for i, o := range cl.store.Objects() { // web, then web-0, web-1, …
-		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: i, desired: sc.initial}
+	if sc.others > 0 {
+		mustCreate(kube.Object{Kind: "deployments", Name: "api", Replicas: sc.others})
+		for i := 0; i < sc.others; i++ {
+			mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("api-%d", i), Owner: api})
+		}
+	}
+	pods := 0
+	for _, o := range cl.store.Objects() { // web, then web-0, web-1, …
+		if o.Key() != web && o.Owner != web {
+			continue // api and its pods are not in web's story
+		}
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
 		cl.log = append(cl.log, c)
 		cl.created[versionOf(o)] = c
+		if o.Kind == "pods" {
+			pods++
+		}
 	}
 
 	s.Inject(slowLink(sc.end))
@@ -318,6 +342,14 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 			x.earlier = slices.Clone(b.earlier)
 			cl.overshoot.beliefs[id] = x
 		}
+	}
+	owner := o.Owner
+	if _, ok := r.Req.(kube.DeleteRequest); ok {
+		owner = before.Owner
+	}
+	if o.Kind == "pods" && owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
+		_, deleted := r.Req.(kube.DeleteRequest)
+		cl.foreign = &foreignChange{change: ch, owner: owner, deleted: deleted}
 	}
 	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.seen[versionOf(before)] {
