@@ -106,6 +106,16 @@ func randomScenario(seed int64) scenario {
 	at := between(300*ms, 7000*ms)
 	sc.crash = &scene.Crash{Node: []sim.NodeID{controllerA, controllerB}[r.Intn(2)], At: at, For: between(100*ms, 900*ms)}
 	sc.scales = []scale{{between(2000*ms, 4000*ms), 2}, {between(4500*ms, 6500*ms), 6}, {between(7000*ms, 8000*ms), 4}}
+	if r.Intn(2) == 0 {
+		// In half the runs controller-a is down while web is scaled down, so
+		// the slow controller-b lists the extra pods and deletes them one by
+		// one, 800ms apart; controller-a comes back and web is scaled back
+		// up soon after, so controller-a makes those names again while
+		// controller-b's deletes of the versions it listed are on their way.
+		down := sc.scales[0].at
+		sc.crash = &scene.Crash{Node: controllerA, At: down - between(0, 200*ms), For: between(1500*ms, 2500*ms)}
+		sc.scales[1].at = sc.crash.At + sc.crash.For + between(100*ms, 800*ms)
+	}
 	return sc
 }
 
