@@ -66,7 +66,7 @@ func storyScene(seed int64, serve scene.Boot) *scene.Scene {
 		if _, err := api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3}); err != nil {
 			return
 		}
-		p.Sleep(storyScaleAt - p.Now())
+		p.Sleep(max(0, storyScaleAt-p.Now()))
 		if _, err := api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 5}); err == nil {
 			acked.Put(true)
 		}
@@ -100,16 +100,33 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 }
 
 // reportStoryWrite fails a story whose controller was never told yes: a
-// cluster that refuses the write has nothing stale to show.
+// cluster that refuses the write, or leaves it unanswered while the link is
+// slow, has nothing stale to show.
 func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
+	var unanswered *check.Operation
 	for _, op := range s.History.Operations() {
-		if op.Client == "controller" && op.Input.Kind == check.KindWrite && op.Acknowledged() {
+		if op.Client != "controller" {
+			continue
+		}
+		if op.Input.Kind == check.KindWrite && op.Acknowledged() {
 			return true
 		}
+		if !op.Acknowledged() && unanswered == nil {
+			unanswered = &op
+		}
+	}
+	story := fmt.Sprintf("the controller asked server-1 to scale %s to 5 at %s and was never told yes", web, suite.FormatTime(storyScaleAt))
+	if op := unanswered; op != nil {
+		got := "no answer by " + suite.FormatTime(s.W.Now())
+		if op.Completed() {
+			got = fmt.Sprintf("%s at %s", op.Result.Outcome, suite.FormatTime(op.Return))
+		}
+		story = fmt.Sprintf("the controller asked server-1 to %s at %s and got %s, while the servers' link took %s each way: "+
+			"a round trip over it is %s, so a call to the other server must wait longer than that",
+			op.Input, suite.FormatTime(op.Call), got, suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max))
 	}
 	s.Fail(t, suite.Failure{Name: "write-refused", Clause: course.OneHistory, At: s.W.Now(),
-		Story: fmt.Sprintf("the controller asked server-1 to scale %s to 5 at %s and was never told yes; a cluster that keeps one answer by accepting nothing is not the fix",
-			web, suite.FormatTime(storyScaleAt)),
+		Story:   story + "; a cluster that keeps one answer by accepting nothing is not the fix",
 		Details: "the scene: " + storyLink.String()})
 	return false
 }
@@ -127,7 +144,10 @@ func reportStoryReads(t testing.TB, s *scene.Scene) bool {
 		return true
 	}
 	s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: s.W.Now(),
-		Story: fmt.Sprintf("the dashboard's Latest get and list of deployments through server-2 did not both get an answer within %s", requestTimeout)})
+		Story: fmt.Sprintf("the dashboard's Latest get and list of deployments through server-2 did not both get an answer by %s, when the suite read the servers, "+
+			"while the servers' link took %s each way: a read that waits on the other server must wait for it longer than a round trip, %s",
+			suite.FormatTime(s.W.Now()), suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max)),
+		Details: "the scene: " + storyLink.String()})
 	return false
 }
 
