@@ -2,6 +2,7 @@ package ex04suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,12 +202,39 @@ func acknowledgedScene(seed int64, serve scene.Boot) *scene.Scene {
 func acknowledgedCheck(t *testing.T, serve scene.Boot) {
 	for _, seed := range suite.StorySeeds(acknowledgedSeeds) {
 		s := acknowledgedScene(seed, serve)
-		ok := s.ReportRun(t) && reportLostOnCrash(t, s)
+		ok := reportSurvivorAnyRead(t, s) && s.ReportRun(t) && reportLostOnCrash(t, s)
 		s.Close()
 		if !ok {
 			return
 		}
 	}
+}
+
+// reportSurvivorAnyRead fails a survivor that would not answer the
+// auditor's kube.Any read: such a read is served from what the server
+// holds, stale if need be, and must not wait on a server that is gone.
+func reportSurvivorAnyRead(t testing.TB, s *scene.Scene) bool {
+	if s.Err != nil {
+		return true // ReportRun tells it
+	}
+	for _, problem := range s.Problems {
+		if !strings.HasPrefix(problem, "the suite could not read "+web+" from "+string(server2)+": ") || !strings.Contains(problem, "timed out") {
+			continue
+		}
+		var died time.Duration
+		for _, f := range s.Declared() {
+			if c, ok := f.(scene.Crash); ok {
+				died = c.At
+			}
+		}
+		s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: ackAuditAt,
+			Story: fmt.Sprintf("server-1 died at %s; at %s the suite asked server-2, the survivor, for %s with kube.Any (resourceVersion \"0\") "+
+				"and got no answer in %s: an Any read is answered from what the server holds, stale if need be, and must not wait on a server that is gone",
+				suite.FormatTime(died), suite.FormatTime(ackAuditAt), web, requestTimeout),
+			Details: "faults:\n" + s.Describe()})
+		return false
+	}
+	return true
 }
 
 // reportLostOnCrash tells an acknowledged write the survivor never got as
