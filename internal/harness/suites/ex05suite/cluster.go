@@ -231,12 +231,12 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 		if o.Key() != web && o.Owner != web {
 			continue // api and its pods are not in web's story
 		}
-		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
-		cl.log = append(cl.log, c)
-		cl.created[versionOf(o)] = c
 		if o.Kind == "pods" {
 			pods++
 		}
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
+		cl.log = append(cl.log, c)
+		cl.created[versionOf(o)] = c
 	}
 
 	s.Inject(slowLink(sc.end))
