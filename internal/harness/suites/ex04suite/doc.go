@@ -14,7 +14,9 @@
 //     moment of the seed's choosing server-1 is cut off from everyone and
 //     dies for good. server-2, the survivor, must hold every write server-1
 //     acknowledged: a server that says yes before the other has the change
-//     (clause 3) loses it here, however carefully its reads wait.
+//     (clause 3) loses it here, however carefully its reads wait. The
+//     survivor must also answer the auditor's kube.Any reads: an Any read
+//     never waits on a server that is gone.
 //   - linearizable: controllers write through one server, then through the
 //     other, while dashboards get, list and read with kube.Any through both;
 //     the servers' link slows to 300–400ms, and for a while loses and
@@ -22,7 +24,8 @@
 //     acknowledged may be lost, and porcupine must find one order of every
 //     Get and List.
 //   - progress: the same clients over a link that loses half its messages
-//     for a while. Every request must get a definite answer and both servers
+//     for a while, then is cut for 3-5s while the clients still reach both
+//     servers. Every request must get a definite answer and both servers
 //     must end with one history and the same objects: a cluster that stays
 //     consistent by refusing, stalling, or copying once and never again
 //     does not pass.

@@ -2,6 +2,7 @@ package ex04suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func storyScene(seed int64, serve scene.Boot) *scene.Scene {
 		if _, err := api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3}); err != nil {
 			return
 		}
-		p.Sleep(storyScaleAt - p.Now())
+		p.Sleep(max(0, storyScaleAt-p.Now()))
 		if _, err := api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 5}); err == nil {
 			acked.Put(true)
 		}
@@ -100,16 +101,33 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 }
 
 // reportStoryWrite fails a story whose controller was never told yes: a
-// cluster that refuses the write has nothing stale to show.
+// cluster that refuses the write, or leaves it unanswered while the link is
+// slow, has nothing stale to show.
 func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
+	var unanswered *check.Operation
 	for _, op := range s.History.Operations() {
-		if op.Client == "controller" && op.Input.Kind == check.KindWrite && op.Acknowledged() {
+		if op.Client != "controller" {
+			continue
+		}
+		if op.Input.Kind == check.KindWrite && op.Acknowledged() {
 			return true
 		}
+		if !op.Acknowledged() && unanswered == nil {
+			unanswered = &op
+		}
+	}
+	story := fmt.Sprintf("the controller asked server-1 to scale %s to 5 at %s and was never told yes", web, suite.FormatTime(storyScaleAt))
+	if op := unanswered; op != nil {
+		got := "no answer by " + suite.FormatTime(s.W.Now())
+		if op.Completed() {
+			got = fmt.Sprintf("%s at %s", op.Result.Outcome, suite.FormatTime(op.Return))
+		}
+		story = fmt.Sprintf("the controller asked server-1 to %s at %s and got %s, while the servers' link took %s each way: "+
+			"a round trip over it is %s, so a call to the other server must wait longer than that",
+			op.Input, suite.FormatTime(op.Call), got, suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max))
 	}
 	s.Fail(t, suite.Failure{Name: "write-refused", Clause: course.OneHistory, At: s.W.Now(),
-		Story: fmt.Sprintf("the controller asked server-1 to scale %s to 5 at %s and was never told yes; a cluster that keeps one answer by accepting nothing is not the fix",
-			web, suite.FormatTime(storyScaleAt)),
+		Story:   story + "; a cluster that keeps one answer by accepting nothing is not the fix",
 		Details: "the scene: " + storyLink.String()})
 	return false
 }
@@ -127,7 +145,10 @@ func reportStoryReads(t testing.TB, s *scene.Scene) bool {
 		return true
 	}
 	s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: s.W.Now(),
-		Story: fmt.Sprintf("the dashboard's Latest get and list of deployments through server-2 did not both get an answer within %s", requestTimeout)})
+		Story: fmt.Sprintf("the dashboard's Latest get and list of deployments through server-2 did not both get an answer by %s, when the suite read the servers, "+
+			"while the servers' link took %s each way: a read that waits on the other server must wait for it longer than a round trip, %s",
+			suite.FormatTime(s.W.Now()), suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max)),
+		Details: "the scene: " + storyLink.String()})
 	return false
 }
 
@@ -181,12 +202,39 @@ func acknowledgedScene(seed int64, serve scene.Boot) *scene.Scene {
 func acknowledgedCheck(t *testing.T, serve scene.Boot) {
 	for _, seed := range suite.StorySeeds(acknowledgedSeeds) {
 		s := acknowledgedScene(seed, serve)
-		ok := s.ReportRun(t) && reportLostOnCrash(t, s)
+		ok := reportSurvivorAnyRead(t, s) && s.ReportRun(t) && reportLostOnCrash(t, s)
 		s.Close()
 		if !ok {
 			return
 		}
 	}
+}
+
+// reportSurvivorAnyRead fails a survivor that would not answer the
+// auditor's kube.Any read: such a read is served from what the server
+// holds, stale if need be, and must not wait on a server that is gone.
+func reportSurvivorAnyRead(t testing.TB, s *scene.Scene) bool {
+	if s.Err != nil {
+		return true // ReportRun tells it
+	}
+	for _, problem := range s.Problems {
+		if !strings.HasPrefix(problem, "the suite could not read "+web+" from "+string(server2)+": ") || !strings.Contains(problem, "timed out") {
+			continue
+		}
+		var died time.Duration
+		for _, f := range s.Declared() {
+			if c, ok := f.(scene.Crash); ok {
+				died = c.At
+			}
+		}
+		s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: ackAuditAt,
+			Story: fmt.Sprintf("server-1 died at %s; at %s the suite asked server-2, the survivor, for %s with kube.Any (resourceVersion \"0\") "+
+				"and got no answer in %s: an Any read is answered from what the server holds, stale if need be, and must not wait on a server that is gone",
+				suite.FormatTime(died), suite.FormatTime(ackAuditAt), web, requestTimeout),
+			Details: "faults:\n" + s.Describe()})
+		return false
+	}
+	return true
 }
 
 // reportLostOnCrash tells an acknowledged write the survivor never got as

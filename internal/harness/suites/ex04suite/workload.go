@@ -53,13 +53,28 @@ func linearizableFaults(r *rand.Rand) []scene.Fault {
 	}
 }
 
-// progressFaults: a long spell in which the link loses half its messages.
+// progressFaults: a long spell in which the link loses half its messages,
+// then a cut of the link, the clients still reaching both servers, that
+// outlasts several of any sensible call's timeouts: a server that stops
+// asking its peer after a few tries says yes to a change the other never
+// gets.
 func progressFaults(r *rand.Rand) []scene.Fault {
 	from, length := window(r, 600*ms, 1000*ms)
+	cutFrom := from + length + time.Duration(r.Int63n(int64(200*ms)))
+	cutFor := cutMin + time.Duration(r.Int63n(int64(cutMax-cutMin)))
 	return []scene.Fault{
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 20 * ms, Max: 200 * ms, Drop: 0.5, Duplicate: 0.1}, From: from, For: length, Normal: baseLink},
+		scene.Cut{A: server1, B: server2, From: cutFrom, For: cutFor},
 	}
 }
+
+// How long progress cuts the servers' link: long against a call to the
+// other server, short against a client's requestTimeout, so that a correct
+// cluster answers every request sent during the cut once it heals.
+const (
+	cutMin = 3 * time.Second
+	cutMax = 5 * time.Second
+)
 
 // workloadScene builds and runs one randomized world for seed:
 //

@@ -28,6 +28,7 @@ type outcome struct {
 	runErr  *suite.Failure // the run could not go on
 	over    *suite.Failure // too-many-pods or stale-desired-count
 	newer   *suite.Failure // deleted-a-newer-pod
+	foreign *suite.Failure // another-deployments-pod
 	final   *suite.Failure // no-convergence
 	creates int
 	log     []change
@@ -56,10 +57,13 @@ func storyScene() string {
 		web, storyDesired, podList(storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
 }
 
-func podList(n int) string {
+func podList(n int) string { return podNamesOf("web", n) }
+
+// podNamesOf names deployment's first n pods: "api-0 and api-1".
+func podNamesOf(deployment string, n int) string {
 	names := make([]string, n)
 	for i := range names {
-		names[i] = fmt.Sprintf("web-%d", i)
+		names[i] = fmt.Sprintf("%s-%d", deployment, i)
 	}
 	if n == 2 {
 		return names[0] + " and " + names[1]
@@ -76,7 +80,7 @@ func (c *chapter) story(t *testing.T) {
 		if i == 0 {
 			suite.Figure(t, "pods", "the pods of web in the one history, seed "+fmt.Sprint(seed)+", change by change:\n"+logTable(o.log[:min(len(o.log), 16)], 16))
 		}
-		f := firstOf(o.runErr, o.over, o.newer, o.final)
+		f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.final)
 		if f == nil && o.creates == 0 {
 			f = &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: storyEnd,
 				Story: fmt.Sprintf("no pod was ever created: web wanted %d and had %d, and the controllers did nothing about it", storyDesired, storyPods)}
@@ -96,20 +100,30 @@ func randomScenario(seed int64) scenario {
 	defer w.Close()
 	r := w.Rand()
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo)+1)) }
-	sc := scenario{initial: 5, pods: 2, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
+	sc := scenario{initial: 5, pods: 2, others: 2, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
 	sc.startA = between(50*ms, 150*ms)
 	sc.startB = sc.startA + between(0, 100*ms)
 	at := between(300*ms, 7000*ms)
 	sc.crash = &scene.Crash{Node: []sim.NodeID{controllerA, controllerB}[r.Intn(2)], At: at, For: between(100*ms, 900*ms)}
 	sc.scales = []scale{{between(2000*ms, 4000*ms), 2}, {between(4500*ms, 6500*ms), 6}, {between(7000*ms, 8000*ms), 4}}
+	if r.Intn(2) == 0 {
+		// In half the runs controller-a is down while web is scaled down, so
+		// the slow controller-b lists the extra pods and deletes them one by
+		// one, 800ms apart; controller-a comes back and web is scaled back
+		// up soon after, so controller-a makes those names again while
+		// controller-b's deletes of the versions it listed are on their way.
+		down := sc.scales[0].at
+		sc.crash = &scene.Crash{Node: controllerA, At: down - between(0, 200*ms), For: between(1500*ms, 2500*ms)}
+		sc.scales[1].at = sc.crash.At + sc.crash.For + between(100*ms, 800*ms)
+	}
 	return sc
 }
 
 // randomScene says one randomized run's scene.
 func randomScene(sc scenario) string {
-	return fmt.Sprintf("the scene: %s wants %d and has %s; controller-a works through server-1, controller-b through server-2 "+
+	return fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
 		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
-		web, sc.initial, podList(sc.pods), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		web, sc.initial, podList(sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
 		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
@@ -131,7 +145,7 @@ func (c *chapter) randomized(t *testing.T) {
 		Judge: func(t *testing.T, s *scene.Scene) bool {
 			o := open[s.Seed]
 			delete(open, s.Seed)
-			if f := firstOf(o.runErr, o.over, o.newer); f != nil {
+			if f := firstOf(o.runErr, o.over, o.newer, o.foreign); f != nil {
 				s.Fail(t, *f)
 				return false
 			}
@@ -222,6 +236,11 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 	if v := cl.newer; v != nil {
 		o.newer = &suite.Failure{Name: "deleted-a-newer-pod", Clause: course.OneHistory, At: v.at,
 			Story:   newerStory(v),
+			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
+	}
+	if v := cl.foreign; v != nil {
+		o.foreign = &suite.Failure{Name: "another-deployments-pod", Clause: course.OneHistory, At: v.at,
+			Story:   foreignStory(v),
 			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
 	}
 	if pods := cl.podNames(); len(pods) != cl.desired {
@@ -366,6 +385,24 @@ func overDetails(cl *cluster, v *overshoot) string {
 	b.WriteString("\nthe pods of web in the one history, change by change (times: accepted by etcd):\n")
 	b.WriteString(logTable(cl.log[:end], 14))
 	return b.String()
+}
+
+// foreignStory: which change a controller reconciling web made to a pod
+// web does not own.
+func foreignStory(v *foreignChange) string {
+	did, whose := "changed", "no deployment's"
+	switch {
+	case v.deleted:
+		did = "deleted"
+	case strings.HasPrefix(v.what, "ADDED"):
+		did = "created"
+	}
+	if v.owner != "" {
+		whose = v.owner + "'s"
+	}
+	return fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
+		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
+		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
 }
 
 // newerStory: which delete removed a pod version its controller never saw.

@@ -22,6 +22,7 @@ const (
 	kubectl     sim.NodeID = "kubectl"
 
 	web = "deployments/web"
+	api = "deployments/api" // another deployment, whose pods stand beside web's in the randomized runs
 
 	// requestTimeout is how long a client waits for an answer: a write
 	// through server-2 crosses the slow link twice.
@@ -53,6 +54,7 @@ type Controller interface {
 type scenario struct {
 	initial        int              // web's desired count at the start
 	pods           int              // pods web-0 … that already exist
+	others         int              // pods api-0 … of another deployment, deployments/api, beside web's
 	startA, startB time.Duration    // each controller's first reconcile
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
@@ -74,8 +76,16 @@ type read struct {
 	at     time.Duration // when the server answered
 	view   int64         // the resourceVersion of the answer: how far the view had come
 	truth  int64         // the history's resourceVersion when the server answered
+	asked  time.Duration // when the request reached the server
 	ok     bool
 }
+
+// newer reports whether an answer to a request that reached the server at
+// asked is the controller's latest word on what r is about: an answer to a
+// request older than the one r answers comes too late to count. A
+// controller that gave up waiting for a slow read and asked again (its
+// server's cache, say) acts on the second answer, not the first.
+func (r read) newer(asked time.Duration) bool { return !r.ok || asked >= r.asked }
 
 // how says where a read was answered from, for a story.
 func (r read) how(server sim.NodeID) string {
@@ -134,6 +144,14 @@ type newerDelete struct {
 	made   change // the create of the version it removed
 }
 
+// foreignChange is the first change a controller made to a pod web does not
+// own: one of another deployment's, or one with no owner at all.
+type foreignChange struct {
+	change
+	owner   string // "" for none
+	deleted bool
+}
+
 // version is one version of one object: pods/web-3 at resourceVersion 12.
 type version struct {
 	key string
@@ -177,6 +195,7 @@ type cluster struct {
 	log       []change
 	overshoot *overshoot
 	newer     *newerDelete
+	foreign   *foreignChange
 	created   map[version]change // the create of each pod version
 	creates   int                // pod creates accepted
 }
@@ -201,8 +220,21 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	for i := 0; i < sc.pods; i++ {
 		mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
 	}
-	for i, o := range cl.store.Objects() { // web, then web-0, web-1, …
-		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: i, desired: sc.initial}
+	if sc.others > 0 {
+		mustCreate(kube.Object{Kind: "deployments", Name: "api", Replicas: sc.others})
+		for i := 0; i < sc.others; i++ {
+			mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("api-%d", i), Owner: api})
+		}
+	}
+	pods := 0
+	for _, o := range cl.store.Objects() { // web, then web-0, web-1, …
+		if o.Key() != web && o.Owner != web {
+			continue // api and its pods are not in web's story
+		}
+		if o.Kind == "pods" {
+			pods++
+		}
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
 		cl.log = append(cl.log, c)
 		cl.created[versionOf(o)] = c
 	}
@@ -311,6 +343,14 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 			cl.overshoot.beliefs[id] = x
 		}
 	}
+	owner := o.Owner
+	if _, ok := r.Req.(kube.DeleteRequest); ok {
+		owner = before.Owner
+	}
+	if o.Kind == "pods" && owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
+		_, deleted := r.Req.(kube.DeleteRequest)
+		cl.foreign = &foreignChange{change: ch, owner: owner, deleted: deleted}
+	}
 	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.seen[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, made: cl.created[versionOf(before)]}
@@ -380,6 +420,7 @@ func (s *server) follow(p *sim.Proc, kind string, rv int64) {
 
 func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	b := s.cl.beliefs[from] // nil for kubectl
+	asked := p.Now()
 	switch r := req.(type) {
 	case kube.GetRequest:
 		kind, _ := kube.SplitKey(r.Key)
@@ -393,11 +434,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		if err == nil && b != nil {
 			b.seen[versionOf(o)] = true
-			if r.Key == web {
+			if r.Key == web && b.desired.newer(asked) {
 				if b.desired.ok {
 					b.earlier = append(b.earlier, b.desired)
 				}
-				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
+				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
 				if !cached {
 					b.justified = o.Replicas
 				}
@@ -424,7 +465,10 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					n++
 				}
 			}
-			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), ok: true}
+			if !b.pods.newer(asked) {
+				return l, err // an answer the controller stopped waiting for
+			}
+			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
 			b.sinceListing = 0
 			if cached {
 				p.Logf("from cache for %s: %d pods of web (view at rv=%d)", from, n, l.ResourceVersion)

@@ -27,6 +27,9 @@
 //     landed.
 //   - no delete removes a version of a pod its controller never saw
 //     (deleted-a-newer-pod): a delete without the resourceVersion it read.
+//   - no controller of web changes a pod web does not own
+//     (another-deployments-pod): deployments/api's pods stand beside web's
+//     in the randomized runs.
 //
 // # The checks
 //
@@ -35,8 +38,9 @@
 //     than 5 pods; 5 at the end. The first seed's history is the page's
 //     figure "pods".
 //   - randomized: controller-b starts up to 100ms after controller-a; one
-//     controller crashes and restarts; kubectl scales web to 2, then 6, then
-//     4. The rules above, over many seeds, with the guard against runs whose
+//     controller crashes and restarts (in half the runs controller-a, across
+//     the scale-down, with web scaled back up soon after it returns);
+//     kubectl scales web to 2, then 6, then 4. The rules above, over many seeds, with the guard against runs whose
 //     crash met an idle cluster.
 //   - converges: in the same runs, exactly the desired number of pods at the
 //     end.
