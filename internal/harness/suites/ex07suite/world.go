@@ -266,11 +266,15 @@ func (c ctl) create(key string, replicas int) error {
 	return err
 }
 
-// del deletes key.
-func (c ctl) del(key string) error {
+// del deletes key, with a resourceVersion precondition if rv is not zero.
+func (c ctl) del(key string, rv int64) error {
 	call := c.p.Now()
-	obj, err := c.api.Delete(key, 0)
-	c.note("delete "+short(key), call, obj, err)
+	obj, err := c.api.Delete(key, rv)
+	what := "delete " + short(key)
+	if rv != 0 {
+		what += fmt.Sprintf(" if rv %d", rv)
+	}
+	c.note(what, call, obj, err)
 	return err
 }
 
