@@ -57,6 +57,13 @@ func (r *run) splitBrain(t testing.TB) bool {
 	return false
 }
 
+// appliedTwice: the one history holds no client's write twice, as it does
+// when a write is sent to the sequencer a second time after the first try
+// timed out, and both are ordered.
+func (r *run) appliedTwice(t testing.TB) bool {
+	return r.s.Report(t, scene.AppliedTwice(r.s.History, r.s.Longest()))
+}
+
 // alone reports whether c's write was acknowledged by a server that could
 // not have had a majority when it said yes.
 func (r *run) alone(c check.Change) bool {

@@ -139,7 +139,7 @@ func evenSplitCheck(t *testing.T, serve Server) {
 // promises of each controller.
 func (sp split) judge(t *testing.T, r *run) bool {
 	defer r.s.Close()
-	ok := r.s.ReportRun(t) && r.splitBrain(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+	ok := r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
 		r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.s.Linearizable(t)
 	if !ok {
 		return false

@@ -20,7 +20,7 @@
 //     order of all operations that explains every answer.
 //
 // A world is judged in this order, the most specific cause first:
-// split-brain, acknowledged-without-majority, lost-write,
+// split-brain, write-applied-twice, acknowledged-without-majority, lost-write,
 // read-without-majority, no-answer-in-time, stale-read-refused,
 // unclear-refusal, no-convergence, refused-while-healthy, then porcupine's
 // verdict.
@@ -72,7 +72,7 @@ const (
 // partitionsCheck: randomized faults; every judge but porcupine.
 func partitionsCheck(t *testing.T, serve Server) {
 	search(t, serve, partitionsSeeds, partitionsWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
 			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t)
 	})
 }
@@ -81,7 +81,7 @@ func partitionsCheck(t *testing.T, serve Server) {
 // porcupine.
 func linearizableCheck(t *testing.T, serve Server) {
 	search(t, serve, linearizableSeeds, linearizableWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.s.Linearizable(t)
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.s.Linearizable(t)
 	})
 }
 
