@@ -26,8 +26,8 @@ import (
 //	controller-b  server-1  100   300     write deployments/web 5          timeout
 //	controller-b  server-1  100   -       write deployments/web 5          pending
 //
-// Operations: read KEY, write KEY V, create KEY V, delete KEY, update KEY V
-// if-rv=N or if-value=W. Results: ok rv=N, found V rv=N, not-found,
+// Operations: read KEY, write KEY V, create KEY V, delete KEY [if-rv=N],
+// update KEY V if-rv=N or if-value=W. Results: ok rv=N, found V rv=N, not-found,
 // already-exists, conflict, refused, timeout (the client gave up at
 // "return"), pending (it never heard back). Times are virtual milliseconds.
 //
@@ -157,6 +157,10 @@ func parseInput(f []string) (check.Input, []string, error) {
 	case "read":
 		return check.Read(key), f[2:], nil
 	case "delete":
+		if rv, ok := strings.CutPrefix(strings.Join(f[2:3], ""), "if-rv="); ok {
+			n, err := strconv.ParseInt(rv, 10, 64)
+			return check.DeleteIfVersion(key, n), f[3:], err
+		}
 		return check.Delete(key), f[2:], nil
 	}
 	value, err := strconv.Atoi(f[2])

@@ -19,7 +19,7 @@ const (
 	KindWrite                         // unconditional write: always succeeds, creating the key if needed
 	KindCompareAndSet                 // conditional write: succeeds only if the precondition holds, else Conflict
 	KindCreate                        // create: succeeds only if the key is absent, else AlreadyExists
-	KindDelete                        // delete: succeeds only if the key exists, else NotFound
+	KindDelete                        // delete: succeeds only if the key exists (and, with IfVersion, is at that version), else NotFound (or Conflict)
 )
 
 // String is the kind's lower-case name: "read", "write", "compare-and-set",
@@ -57,7 +57,8 @@ type Input struct {
 
 	// The precondition of KindCompareAndSet: the current value must equal
 	// IfValue when ByValue is set, and the current version must equal
-	// IfVersion otherwise.
+	// IfVersion otherwise. A KindDelete with a non-zero IfVersion is
+	// conditional on the version in the same way.
 	IfVersion int64
 	IfValue   any
 	ByValue   bool
@@ -80,6 +81,13 @@ func Create(key string, value any) Input {
 
 // Delete removes key; if it is absent the store answers NotFound.
 func Delete(key string) Input { return Input{Kind: KindDelete, Key: key} }
+
+// DeleteIfVersion removes key only if its current version is version:
+// Kubernetes' delete with a resourceVersion precondition. A stale version is
+// a Conflict; an absent key is NotFound (or Conflict).
+func DeleteIfVersion(key string, version int64) Input {
+	return Input{Kind: KindDelete, Key: key, IfVersion: version}
+}
 
 // UpdateIfVersion sets key to value only if key's current version is version:
 // Kubernetes' update with a resourceVersion precondition. A stale version is a
@@ -105,6 +113,9 @@ func (in Input) String() string {
 	case KindCreate:
 		return "create " + in.Key + "=" + formatValue(in.Value)
 	case KindDelete:
+		if in.IfVersion != 0 {
+			return "delete " + in.Key + " if " + in.precondition()
+		}
 		return "delete " + in.Key
 	case KindCompareAndSet:
 		return "update " + in.Key + " to " + formatValue(in.Value) + " if " + in.precondition()
@@ -134,7 +145,8 @@ const (
 	NotFound
 	// AlreadyExists: a create found the key present.
 	AlreadyExists
-	// Conflict: a compare-and-set found its precondition false.
+	// Conflict: a compare-and-set, or a conditional delete, found its
+	// precondition false.
 	Conflict
 	// Refused: a definite failure known to have had no effect, such as
 	// Unavailable before the request reached storage, or TooManyRequests.

@@ -67,6 +67,7 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "not-found", check.NotFound.String())
 	assert.Equal(t, "undecided", check.VerdictUndecided.String())
 	assert.Equal(t, "update deployments/web to 8 if rv=3", check.UpdateIfVersion("deployments/web", 8, 3).String())
+	assert.Equal(t, "delete deployments/batch if rv=3", check.DeleteIfVersion("deployments/batch", 3).String())
 	assert.Equal(t, "update deployments/web to 8 if value=5", check.UpdateIfValue("deployments/web", 8, 5).String())
 	assert.Equal(t, "partition server-1 | server-2 from 2000ms to 4000ms",
 		check.Fault{Name: "partition server-1 | server-2", Start: ms(2000), End: ms(4000)}.String())

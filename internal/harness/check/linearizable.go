@@ -215,7 +215,9 @@ func informative(op Operation) bool {
 		return true
 	}
 	switch op.Input.Kind {
-	case KindRead, KindDelete, KindWrite:
+	case KindDelete:
+		return o == NotFound || o == Conflict && op.Input.IfVersion != 0
+	case KindRead, KindWrite:
 		return o == NotFound
 	case KindCreate:
 		return o == AlreadyExists || o == Conflict
@@ -301,7 +303,7 @@ func (s stuckKey) story(ops []Operation) *Violation {
 	default:
 		but = fmt.Sprintf("but no order of the operations on %s explains it", c.Input.Key)
 	}
-	if c.Input.Kind == KindCompareAndSet && c.Result.Outcome == OK {
+	if (c.Input.Kind == KindCompareAndSet || c.Input.Kind == KindDelete && c.Input.IfVersion != 0) && c.Result.Outcome == OK {
 		v.Name = "stale-update"
 	}
 	if w != nil {
@@ -425,6 +427,10 @@ func tellOp(op *Operation) string {
 		return fmt.Sprintf("%s's update of %s to %s if %s succeeded%s at %s", op.Client, in.Key, formatValue(in.Value), in.precondition(), onServer("on", op), at)
 	case in.Kind == KindCompareAndSet && r.Outcome == Conflict:
 		return fmt.Sprintf("%s's update of %s to %s if %s was refused as a conflict%s at %s", op.Client, in.Key, formatValue(in.Value), in.precondition(), onServer("by", op), at)
+	case in.Kind == KindDelete && in.IfVersion != 0 && r.Outcome == OK:
+		return fmt.Sprintf("%s's delete of %s if %s succeeded%s at %s", op.Client, in.Key, in.precondition(), onServer("on", op), at)
+	case in.Kind == KindDelete && in.IfVersion != 0 && r.Outcome == Conflict:
+		return fmt.Sprintf("%s's delete of %s if %s was refused as a conflict%s at %s", op.Client, in.Key, in.precondition(), onServer("by", op), at)
 	case in.Kind == KindDelete && r.Outcome == OK:
 		return fmt.Sprintf("%s deleted %s%s at %s", op.Client, in.Key, onServer("on", op), at)
 	case r.Outcome == OK:

@@ -140,10 +140,19 @@ func step(s keyState, in Input, r Result) []keyState {
 			}
 		}
 	case KindDelete:
+		mayHold, mayFail := deletable(s, in)
 		switch r.Outcome {
 		case OK:
-			if s.exists && (r.Version == 0 || r.Version > s.version || (!s.exact && r.Version >= s.version)) {
-				return []keyState{deleted(s, r.Version)}
+			base := s
+			if in.IfVersion != 0 {
+				base.version, base.exact = in.IfVersion, true
+			}
+			if mayHold && (r.Version == 0 || r.Version > base.version || (!base.exact && r.Version >= base.version)) {
+				return []keyState{deleted(base, r.Version)}
+			}
+		case Conflict: // only a conditional delete is refused as a conflict
+			if in.IfVersion != 0 && mayFail {
+				return []keyState{s}
 			}
 		case NotFound:
 			if !s.exists {
@@ -188,9 +197,15 @@ func stepIndefinite(s keyState, in Input) []keyState {
 			return []keyState{set(s, in.Value, 0)}
 		}
 	case KindDelete:
-		if s.exists {
-			return []keyState{deleted(s, 0)}
+		var out []keyState
+		mayHold, mayFail := deletable(s, in)
+		if mayHold {
+			out = append(out, deleted(s, 0))
 		}
+		if mayFail {
+			out = append(out, s)
+		}
+		return out
 	case KindCompareAndSet:
 		var out []keyState
 		mayHold, mayFail := precondition(s, in)
@@ -223,6 +238,16 @@ func precondition(s keyState, in Input) (mayHold, mayFail bool) {
 	default:
 		return in.IfVersion >= s.version, true
 	}
+}
+
+// deletable says whether a delete may succeed and whether it may fail in s:
+// an unconditional one succeeds exactly when the key exists, a conditional
+// one (IfVersion set) as its precondition allows.
+func deletable(s keyState, in Input) (mayHold, mayFail bool) {
+	if in.IfVersion == 0 {
+		return s.exists, !s.exists
+	}
+	return precondition(s, in)
 }
 
 // versionMatches says whether a read reporting version v is possible in s.

@@ -159,7 +159,11 @@ func (c *Client) Update(obj Object) (Object, error) {
 // resourceVersion. It returns the object as it was, with the
 // resourceVersion of the deletion.
 func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
-	x := c.begin(check.Delete(key), true)
+	in := check.Delete(key)
+	if resourceVersion != 0 {
+		in = check.DeleteIfVersion(key, resourceVersion)
+	}
+	x := c.begin(in, true)
 	o, err := answer[Object](x.call(DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout))
 	x.end(err, check.Acked(o.ResourceVersion))
 	x.note("DELETE "+key+precondition(resourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
@@ -266,8 +270,6 @@ func (x *exchange) end(err error, ok check.Result) {
 		r = check.Fail(check.NotFound)
 	case errors.Is(err, ErrAlreadyExists):
 		r = check.Fail(check.AlreadyExists)
-	case errors.Is(err, ErrConflict) && x.in.Kind == check.KindDelete:
-		r = check.Fail(check.Refused) // a conditional delete that did not happen; the model has no conditional delete
 	case errors.Is(err, ErrConflict):
 		r = check.Fail(check.Conflict)
 	default: // Timeout, Unavailable from a server, anything unknown: it may have happened

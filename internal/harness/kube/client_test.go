@@ -65,6 +65,33 @@ func TestClientTalksToAServerOverA400msLink(t *testing.T) {
 	}, notes)
 }
 
+// A delete conditional on a resourceVersion is recorded with its
+// precondition, and its Conflict as a conflict: the checker holds a
+// conditional delete to its version as it holds a conditional update.
+func TestClientRecordsADeletesPrecondition(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", serveStore(kube.NewMemStore(0)))
+	h := check.NewHistory()
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1").Record(h)
+		_, err := c.Create(deployment("batch", 3))
+		require.NoError(t, err)
+		_, err = c.Delete("deployments/batch", 7)
+		assert.ErrorIs(t, err, kube.ErrConflict)
+		_, err = c.Delete("deployments/batch", 1)
+		assert.NoError(t, err)
+	})
+	require.NoError(t, w.Run(time.Minute))
+	ops := h.Operations()
+	require.Len(t, ops, 3)
+	assert.Equal(t, check.DeleteIfVersion("deployments/batch", 7), ops[1].Input)
+	assert.Equal(t, check.Conflict, ops[1].Result.Outcome)
+	assert.Equal(t, check.DeleteIfVersion("deployments/batch", 1), ops[2].Input)
+	assert.Equal(t, check.Acked(2), ops[2].Result)
+	assert.True(t, check.Linearizable(h, 0).OK())
+}
+
 func TestClientATimeoutIsIndefiniteAndACrashedServerIsUnavailable(t *testing.T) {
 	w := sim.New(1, sim.Latency(400*ms, 400*ms))
 	defer w.Close()

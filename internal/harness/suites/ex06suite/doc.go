@@ -11,10 +11,12 @@
 //   - one-history: three controllers write through either server (gets,
 //     conditional and unconditional scales, creations and deletions, bursts)
 //     while the servers' link slows down, loses and repeats messages, and is
-//     cut for longer than a call to the other server waits. The servers'
+//     cut for longer than a call to the other server waits; in one world of
+//     four the sequencer is lost for good during the cut. The servers'
 //     histories must be prefixes of one sequence, the servers must converge
-//     once the clients stop, no acknowledged write may be missing, and most
-//     writes must be acknowledged.
+//     once the clients stop, no acknowledged write may be missing (from
+//     server-2's history, when it is the server left), and most writes
+//     must be acknowledged.
 //   - linearizable: the same with readers that get, list and read with
 //     kube.Any through both servers; porcupine must find one order of every
 //     Get and List.

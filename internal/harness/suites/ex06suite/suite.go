@@ -93,7 +93,7 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 		s := storyScene(seed, serve)
 		ok := s.ReportRun(t) && reportWritesRefused(t, s, 1.0, false) && reportStoryDivergence(t, s) &&
 			s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
-			s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t)
+			reportLostWrite(t, s) && s.Linearizable(t)
 		s.Close()
 		if !ok {
 			return
@@ -175,24 +175,56 @@ func reportWritesRefused(t testing.TB, s *scene.Scene, share float64, ruled bool
 	return false
 }
 
-// heldUp reports whether a cut link may have held op up: it was in flight
-// when a cut began, or was sent during one or less than cutRecovery after
-// it ended, while the servers were still getting their messages through.
+// heldUp reports whether a cut link or a lost sequencer may have held op
+// up: it was in flight when a cut began, or was sent during one or less
+// than cutRecovery after it ended, while the servers were still getting
+// their messages through; or it was in flight or sent once the sequencer
+// was lost for good.
 func heldUp(s *scene.Scene, op check.Operation) bool {
+	end := op.Return
+	if op.Indefinite() {
+		end = op.Call + requestTimeout
+	}
 	for _, f := range s.Declared() {
-		c, ok := f.(scene.Cut)
-		if !ok {
-			continue
-		}
-		end := op.Return
-		if op.Indefinite() {
-			end = op.Call + requestTimeout
-		}
-		if end >= c.From && op.Call <= c.From+c.For+cutRecovery {
-			return true
+		switch c := f.(type) {
+		case scene.Cut:
+			if end >= c.From && op.Call <= c.From+c.For+cutRecovery {
+				return true
+			}
+		case scene.Crash:
+			if end >= c.At {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// sequencerLost is the crash that lost the sequencer for good, if the
+// world has one.
+func sequencerLost(s *scene.Scene) (scene.Crash, bool) {
+	for _, f := range s.Declared() {
+		if c, ok := f.(scene.Crash); ok && c.Node == server1 && c.For == 0 {
+			return c, true
+		}
+	}
+	return scene.Crash{}, false
+}
+
+// reportLostWrite: every acknowledged write is in the longest history
+// left. When the sequencer was lost for good, the story says so: server-2,
+// the server left, never received what server-1 had said yes to.
+func reportLostWrite(t testing.TB, s *scene.Scene) bool {
+	v := check.Durable(s.History, s.Longest())
+	if v == nil {
+		return true
+	}
+	if c, ok := sequencerLost(s); ok {
+		v.Story += fmt.Sprintf(". %s was lost for good at %s (%s), and %s, the server left, never received the change: "+
+			"a yes must wait until every server holds the change, or losing the sequencer loses what it decided",
+			server1, suite.FormatTime(c.At), c, server2)
+	}
+	return s.Report(t, v)
 }
 
 // cutRecovery is how long after a cut the servers may still be sending
@@ -208,7 +240,7 @@ func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 		Judge: func(t *testing.T, s *scene.Scene) bool {
 			return s.ReportRun(t) && s.ReportOneHistory(t) &&
 				s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
-				s.Report(t, check.Durable(s.History, s.Longest())) && reportWritesRefused(t, s, acceptedShare, true)
+				reportLostWrite(t, s) && reportWritesRefused(t, s, acceptedShare, true)
 		},
 		MinCompleted: 20,
 		MinCovered:   0.9,
@@ -223,7 +255,7 @@ func linearizableCheck(t *testing.T, serve scene.Boot) {
 		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 2, false) },
 		Judge: func(t *testing.T, s *scene.Scene) bool {
 			return s.ReportRun(t) && s.ReportOneHistory(t) &&
-				s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t) &&
+				reportLostWrite(t, s) && s.Linearizable(t) &&
 				reportWritesRefused(t, s, acceptedShare, true)
 		},
 		MinCompleted: 20,

@@ -50,7 +50,9 @@ const longCut = requestTimeout
 // link, a spell in which the link loses 30% of its messages, and a cut
 // longer than most calls to the other server wait (with long set, one that
 // begins early and outlasts every timeout: between longCut and a second
-// more). (The link does not
+// more). With long set, one world in lostEvery also loses the sequencer
+// for good, at least a second into the cut: whatever it acknowledged must
+// already be on server-2. (The link does not
 // repeat messages here: a write that reaches the one server deciding twice
 // is a second write, and telling them apart is a later chapter's work.)
 func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
@@ -61,12 +63,20 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 		cutFrom = workStart + 300*ms + time.Duration(r.Int63n(int64(700*ms)))
 		cutFor = longCut + time.Duration(r.Int63n(int64(time.Second)))
 	}
-	return []scene.Fault{
+	fs := []scene.Fault{
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 300 * ms, Max: 400 * ms}, From: slowFrom, For: slowFor, Normal: baseLink},
 		scene.SlowLink{A: server1, B: server2, Link: sim.Link{Min: 5 * ms, Max: 100 * ms, Drop: 0.3}, From: lossFrom, For: lossFor, Normal: baseLink},
 		scene.Cut{A: server1, B: server2, From: cutFrom, For: cutFor},
 	}
+	if long && r.Intn(lostEvery) == 0 {
+		fs = append(fs, scene.Crash{Node: server1, At: cutFrom + time.Second + time.Duration(r.Int63n(int64(cutFor-time.Second)))})
+	}
+	return fs
 }
+
+// lostEvery: one world in lostEvery of the one-history check loses the
+// sequencer for good.
+const lostEvery = 4
 
 // workloadScene builds and runs one randomized world for seed:
 //

@@ -57,6 +57,13 @@ func (r *run) splitBrain(t testing.TB) bool {
 	return false
 }
 
+// appliedTwice: the one history holds no client's write twice, as it does
+// when a write is sent to the sequencer a second time after the first try
+// timed out, and both are ordered.
+func (r *run) appliedTwice(t testing.TB) bool {
+	return r.s.Report(t, scene.AppliedTwice(r.s.History, r.s.Longest()))
+}
+
 // alone reports whether c's write was acknowledged by a server that could
 // not have had a majority when it said yes.
 func (r *run) alone(c check.Change) bool {
@@ -156,7 +163,11 @@ func (r *run) ackedAlone(t testing.TB) bool {
 }
 
 // readAlone: no Latest read is answered by a server that could not have
-// had a majority at any moment while it was asked.
+// had a majority at any moment while it was asked; and no write is refused
+// with a definite no (NotFound, AlreadyExists, Conflict), a claim about the
+// latest state as much as a read is, by a server that could not have
+// reached the sequencer while it was asked. (The sequencer itself may
+// refuse on its own: its history is the one every yes comes from.)
 func (r *run) readAlone(t testing.TB) bool {
 	var bad []check.Operation
 	for _, op := range r.s.History.Operations() {
@@ -165,7 +176,7 @@ func (r *run) readAlone(t testing.TB) bool {
 		}
 	}
 	if len(bad) == 0 {
-		return true
+		return r.refusedAlone(t)
 	}
 	op := bad[0]
 	story := fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
@@ -174,6 +185,28 @@ func (r *run) readAlone(t testing.TB) bool {
 		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
 	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
 		Details: "Latest reads answered without a majority:\n" + opLines(bad)})
+	return false
+}
+
+// refusedAlone: no write is refused with a definite no by a server that
+// could not have reached the sequencer while it was asked (see readAlone).
+func (r *run) refusedAlone(t testing.TB) bool {
+	var bad []check.Operation
+	for _, op := range r.s.History.Operations() {
+		if op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() && !r.pl.sequencerDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+			bad = append(bad, op)
+		}
+	}
+	if len(bad) == 0 {
+		return true
+	}
+	op := bad[0]
+	story := fmt.Sprintf("%s refused %s's %s at %s with %s, although from the request (%s) to the answer it was %s: "+
+		"a definite no says what the cluster holds now, as a Latest read does, and a server that cannot ask the sequencer cannot know it; it must say Unavailable",
+		op.Server, op.Client, op.Input, suite.FormatTime(op.Return.Round(100*time.Microsecond)), result(op),
+		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
+	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
+		Details: "writes refused with a definite no without the sequencer:\n" + opLines(bad)})
 	return false
 }
 

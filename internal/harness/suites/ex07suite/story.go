@@ -18,9 +18,12 @@ import (
 // milliseconds of jitter) controller-a scales web to scaleA through a
 // server on its side, and controller-b to scaleB through one on the other,
 // as in ex06 but with the network cut between them; each then reads web
-// from its server, Any and Latest. After the heal, at lateAt, controller-b
-// reads web (Latest) and scales it to lateB; the auditor reads every server
-// at auditAt.
+// from its server, Any and Latest. healRead after the heal, before its
+// server has heard from the sequencer again, controller-b reads web
+// (Latest): its server is behind the one history by the change the other
+// side said yes to, and must catch up before it answers. At lateAt
+// controller-b reads web (Latest) again and scales it to lateB; the auditor
+// reads every server at auditAt.
 type split struct {
 	servers int          // 3 for the story, 4 for the even split
 	sideA   []sim.NodeID // the servers on controller-a's side, the sequencer among them
@@ -42,6 +45,7 @@ const (
 	cutAt     = 1000 * time.Millisecond
 	cutFor    = 2000 * time.Millisecond
 	scaleAt   = 1200 * time.Millisecond
+	healRead  = 10 * time.Millisecond
 	lateAt    = cutAt + cutFor + settle + 500*time.Millisecond
 	auditAt   = lateAt + 2*bound
 )
@@ -74,6 +78,8 @@ func (sp split) run(seed int64, serve Server) *run {
 		p.Sleep(scaleAt + jitter)
 		c.scale(storyKey, scaleB, 0)
 		c.getAny(storyKey)
+		c.get(storyKey)
+		p.Sleep(max(0, cutAt+cutFor+healRead-p.Now()))
 		c.get(storyKey)
 		p.Sleep(lateAt - p.Now())
 		c.get(storyKey)
@@ -133,7 +139,7 @@ func evenSplitCheck(t *testing.T, serve Server) {
 // promises of each controller.
 func (sp split) judge(t *testing.T, r *run) bool {
 	defer r.s.Close()
-	ok := r.s.ReportRun(t) && r.splitBrain(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+	ok := r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
 		r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.s.Linearizable(t)
 	if !ok {
 		return false

@@ -7,20 +7,22 @@
 //     controller-a scales deployments/web to 5 through server-1 and
 //     controller-b scales it to 2 through server-3. The majority side says
 //     yes; server-3 says Unavailable within the bound, still answers Any
-//     reads, and after the heal holds the one history.
+//     reads, answers a Latest read the moment the split heals only once it
+//     has caught up, and after the heal holds the one history.
 //   - even-split: four servers split two and two. Neither side has a
 //     majority, so both refuse, within the bound; after the heal both say yes.
 //   - partitions: randomized splits, heals, crashes of servers other than
 //     the sequencer (and, now and then, the sequencer lost for good) and
 //     links slowed past every timeout, under clients making every kind of
 //     request through every server. One history, nothing acknowledged lost,
-//     no yes without a majority, every answer within the bound, convergence
+//     no yes without a majority (nor a definite no from a server cut off
+//     from the sequencer), every answer within the bound, convergence
 //     after the heal, and yes whenever the cluster is calm.
 //   - linearizable: the same worlds with more reads; porcupine must find one
 //     order of all operations that explains every answer.
 //
 // A world is judged in this order, the most specific cause first:
-// split-brain, acknowledged-without-majority, lost-write,
+// split-brain, write-applied-twice, acknowledged-without-majority, lost-write,
 // read-without-majority, no-answer-in-time, stale-read-refused,
 // unclear-refusal, no-convergence, refused-while-healthy, then porcupine's
 // verdict.
@@ -72,7 +74,7 @@ const (
 // partitionsCheck: randomized faults; every judge but porcupine.
 func partitionsCheck(t *testing.T, serve Server) {
 	search(t, serve, partitionsSeeds, partitionsWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
 			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t)
 	})
 }
@@ -81,7 +83,7 @@ func partitionsCheck(t *testing.T, serve Server) {
 // porcupine.
 func linearizableCheck(t *testing.T, serve Server) {
 	search(t, serve, linearizableSeeds, linearizableWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.s.Linearizable(t)
+		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.s.Linearizable(t)
 	})
 }
 

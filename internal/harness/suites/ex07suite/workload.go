@@ -87,7 +87,7 @@ func runWorkload(seed int64, serve Server, wl workload) *run {
 }
 
 // request makes one request of every kind a controller makes: reads Latest
-// and Any, lists, scales with and without a precondition, deletes and
+// and Any, lists, scales and deletes with and without a precondition, and
 // creates. value is unique to this request. It returns the error of a
 // request the cluster refused, nil for a yes or a definite no.
 func (c ctl) request(wl workload, value int) error {
@@ -109,8 +109,19 @@ func (c ctl) request(wl workload, value int) error {
 		if cur, err = c.get(key); err == nil {
 			err = c.scale(key, value, cur.ResourceVersion)
 		}
-	case x < wl.reads+(1-wl.reads)*0.85:
-		err = c.del(key)
+	case x < wl.reads+(1-wl.reads)*0.8:
+		err = c.del(key, 0)
+	case x < wl.reads+(1-wl.reads)*0.9:
+		// read, then delete only if nobody changed it since (now and then
+		// at the version before, which must conflict)
+		var cur kube.Object
+		if cur, err = c.get(key); err == nil {
+			rv := cur.ResourceVersion
+			if rnd.Intn(4) == 0 {
+				rv--
+			}
+			err = c.del(key, rv)
+		}
 	default:
 		err = c.create(key, value)
 	}

@@ -170,6 +170,26 @@ func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool 
 	return false
 }
 
+// sequencerDuring reports whether server could have reached the sequencer
+// at any moment from call to ret: both up and connected. The sequencer
+// reaches itself whenever it is up.
+func (pl *plan) sequencerDuring(call, ret time.Duration, server sim.NodeID) bool {
+	reaches := func(t time.Duration) bool {
+		return pl.up(t, server) && pl.up(t, sequencer) && pl.connected(t, server, sequencer)
+	}
+	if reaches(call) {
+		return true
+	}
+	for _, e := range pl.episodes {
+		for _, t := range []time.Duration{e.from, e.until} {
+			if t > call && t <= ret && reaches(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // calm reports whether t is a moment of the chapter's liveness promise: no
 // fault active from settle before t to bound after it, and the sequencer
 // up.
@@ -266,11 +286,15 @@ func (c ctl) create(key string, replicas int) error {
 	return err
 }
 
-// del deletes key.
-func (c ctl) del(key string) error {
+// del deletes key, with a resourceVersion precondition if rv is not zero.
+func (c ctl) del(key string, rv int64) error {
 	call := c.p.Now()
-	obj, err := c.api.Delete(key, 0)
-	c.note("delete "+short(key), call, obj, err)
+	obj, err := c.api.Delete(key, rv)
+	what := "delete " + short(key)
+	if rv != 0 {
+		what += fmt.Sprintf(" if rv %d", rv)
+	}
+	c.note(what, call, obj, err)
 	return err
 }
 

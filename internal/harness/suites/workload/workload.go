@@ -34,7 +34,7 @@ const BurstSize = 4
 //   - a scale conditional on the version just read (a controller's update),
 //     now and then with a version one off either way, which must conflict;
 //   - a creation of batch, a deletion without a precondition, or one at the
-//     version just read;
+//     version just read (now and then one behind, which must conflict);
 //   - a burst: BurstSize scales sent at once, each from its own process.
 func Write(p *sim.Proc, pick func() *kube.Client, value func() int) {
 	r := p.Rand()
@@ -73,7 +73,11 @@ func Write(p *sim.Proc, pick func() *kube.Client, value func() int) {
 		api.Delete(Batch, 0)
 	default:
 		if obj, err := api.Get(Batch, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
-			pick().Delete(Batch, obj.ResourceVersion)
+			rv := obj.ResourceVersion
+			if r.Intn(4) == 0 {
+				rv-- // one behind: must conflict
+			}
+			pick().Delete(Batch, rv)
 		}
 	}
 	p.Sleep(time.Duration(r.Int63n(int64(40 * time.Millisecond))))
