@@ -429,8 +429,8 @@ func statesTable(w *world) string {
 func stalled(w *world, from, margin time.Duration) *suite.Failure {
 	var due, failed []check.Operation
 	for _, op := range w.History.Operations() {
-		if op.Call < from {
-			continue
+		if op.Call < from || op.Result.Outcome == check.Pending {
+			continue // before the work, or still waiting when the world stopped
 		}
 		if w.health != nil {
 			if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-margin, op.Return) {
