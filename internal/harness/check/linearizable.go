@@ -295,6 +295,12 @@ func (s stuckKey) story(ops []Operation) *Violation {
 	case c.Input.Kind == KindRead && c.Result.Outcome == OK && !everWritten(ops, c.Input.Key, c.Result.Value):
 		v.Name = "impossible-read"
 		but = fmt.Sprintf("but no client ever wrote %s=%s", c.Input.Key, formatValue(c.Result.Value))
+		if w := deniedWrite(ops, c.Input.Key, c.Result.Value); w != nil {
+			but = fmt.Sprintf("but the only write of %s=%s, %s's%s sent at %s, was answered %s at %s: a promise that it had no effect. "+
+				"A server that cannot be sure nothing happened (its own call may have got through) must answer that it does not know, a timeout",
+				c.Input.Key, formatValue(c.Result.Value), w.Client, onServer("through", w), formatTime(w.Call), w.Result.Outcome, formatTime(w.Return))
+			v.Ops = append(v.Ops, w.ID)
+		}
 	case w != nil:
 		but = "but " + tellWitness(w)
 		if c.Input.Kind == KindRead && s.heldBefore(ops, c) {
@@ -385,6 +391,19 @@ func everWritten(ops []Operation, key string, value any) bool {
 		}
 	}
 	return false
+}
+
+// deniedWrite is a write of value to key whose client was told it had no
+// effect (Refused, Conflict, ...): the one place a value no acknowledged or
+// timed-out write set can have come from.
+func deniedWrite(ops []Operation, key string, value any) *Operation {
+	for i := range ops {
+		op := &ops[i]
+		if op.Input.Key == key && sets(op) && sameValue(op.Input.Value, value) && !op.Indefinite() && op.Result.Outcome != OK {
+			return op
+		}
+	}
+	return nil
 }
 
 func sets(op *Operation) bool {

@@ -21,6 +21,11 @@ const (
 	settle    = 600 * time.Millisecond
 	// requestTimeout is how long a client waits for any answer.
 	requestTimeout = time.Second
+	// patientTimeout is how long the patient worker waits: longer than a
+	// follower waits for the leader (and a slow link's round trip, up to
+	// 2.2s, outlasts both), so that what a follower says when its own call
+	// to the leader gives up reaches a client.
+	patientTimeout = 2 * time.Second
 	// calmMargin is how long after the last fault a request must be
 	// answered: long enough for a restarted server to read its log and a
 	// cut-off one to catch up.
@@ -48,8 +53,10 @@ var chaosKeys = []string{"deployments/web", "deployments/api", "deployments/db",
 // clocks skewed, and one fault after another until chaosEnd: a crash of any
 // server (the leader included) with its restart, a crash in the middle of a
 // write to a log, a partition with the leader on either side, two crashes
-// at once, or a link from the leader slowed beyond every timeout. A prober
-// reads every key through each server the moment it is back.
+// at once, or a link from the leader slowed beyond every timeout. A patient
+// client scales through the followers, waiting longer than they wait for
+// the leader, and a prober reads every key through each server the moment
+// it is back.
 func chaos(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
 	n := 3
@@ -91,6 +98,19 @@ func chaos(seed int64, boot scene.Boot) *world {
 			}
 		})
 	}
+	// The patient client scales through the followers, waiting longer for
+	// each answer than a follower waits for the leader: when a follower's
+	// call gives up, what it says (Timeout: maybe done) reaches a client.
+	s.Client("client-d", func(p *sim.Proc, api *kube.Client) {
+		c := client{w: w, p: p, api: api.WithTimeout(patientTimeout)}
+		p.Sleep(workStart + jitter(p.Rand(), 20*time.Millisecond))
+		for p.Now() < chaosEnd {
+			server := s.Servers[1+p.Rand().Intn(len(s.Servers)-1)]
+			key := w.keys[p.Rand().Intn(len(w.keys))]
+			c.update(server, key, 0)
+			p.Sleep(50*time.Millisecond + jitter(p.Rand(), 100*time.Millisecond))
+		}
+	})
 	s.Client("prober", func(p *sim.Proc, api *kube.Client) {
 		c := client{w: w, p: p, api: api}
 		c.probe()

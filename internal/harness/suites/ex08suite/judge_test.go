@@ -170,3 +170,23 @@ func TestAServerMayHoldOnlyWhatItsDiskCanGiveBack(t *testing.T) {
 	w.Histories["server-1"] = w.Histories["server-1"][:1]
 	assert.Nil(t, lostOnRestart(w), "what it applied is all readable")
 }
+
+func TestAConditionalDeleteOfAChangedObjectIsAStaleDelete(t *testing.T) {
+	w := judged(3)
+	w.Histories = map[string][]check.Change{"server-1": {
+		{Version: 1, Key: "deployments/web", Value: 11},
+		{Version: 2, Key: "deployments/web", Value: 12},
+		{Version: 3, Key: "deployments/web", Deleted: true},
+	}}
+	w.deletes = []deletion{{client: "client-a", server: "server-2", key: "deployments/web", rv: 1, index: 3, call: 400 * ms, acked: 420 * ms}}
+
+	f := staleDelete(w)
+	require.NotNil(t, f, "client-a named rv 1, but web was at rv 2 when it was deleted")
+	assert.Equal(t, "stale-delete", f.Name)
+	assert.Equal(t, 420*ms, f.At)
+	assert.Contains(t, f.Story, "client-a's DELETE deployments/web if rv=1 through server-2, sent at 400ms, was acknowledged at 420ms as rv 3")
+	assert.Contains(t, f.Story, "the last change to it before the deletion is rv 2 deployments/web=12")
+
+	w.deletes[0].rv = 2
+	assert.Nil(t, staleDelete(w), "a delete whose precondition names the object's last version is no failure")
+}

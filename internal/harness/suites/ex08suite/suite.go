@@ -20,7 +20,8 @@
 //     servers converge once the faults end.
 //   - linearizable: the same worlds; porcupine must find one order of all
 //     operations that explains every answer (timeouts are indefinite, a
-//     history it cannot decide fails).
+//     history it cannot decide fails), and every acknowledged conditional
+//     delete must have found its object at the version it named.
 //   - available: the same worlds; every request sent to a server while the
 //     leader and a majority, that server among them, had been up and
 //     connected for a second gets an answer.
@@ -139,7 +140,7 @@ func (r *runner) verdicts(t *testing.T, seed int64) *verdicts {
 			w.violation(check.OneHistory(w.Histories)),
 			w.violation(check.Durable(w.History, w.Longest())),
 			w.violation(check.Converged(w.States, w.AuditedAt)))
-		v.failures["linearizable"] = w.linearizable(t)
+		v.failures["linearizable"] = first(w.linearizable(t), staleDelete(w))
 		v.failures["available"] = stalled(w, workStart, calmMargin)
 	}
 	for _, f := range v.failures {

@@ -28,6 +28,15 @@ type world struct {
 	early   *suite.Failure   // the first answer before agreement
 	health  *health          // when each server could answer each client (watchHealth)
 	decoded decoder          // the log entries read off the disks so far
+	deletes []deletion       // the conditional deletes clients heard yes for
+}
+
+// deletion is a conditional delete a client heard yes for: the object was
+// to be deleted only if it was still at resourceVersion rv.
+type deletion struct {
+	client, server, key string
+	rv, index           int64         // the precondition, and the position of the deletion
+	call, acked         time.Duration // when it was sent and answered
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
@@ -251,8 +260,13 @@ func (c client) remove(server sim.NodeID, key string) bool {
 	if c.p.Rand().Intn(2) == 0 {
 		rv = c.w.seen[key]
 	}
+	call := c.p.Now()
 	obj, err := c.api.Pin(server).Delete(key, rv)
 	if err == nil {
+		if rv != 0 {
+			c.w.deletes = append(c.w.deletes, deletion{client: c.api.Name(), server: string(server), key: key,
+				rv: rv, index: obj.ResourceVersion, call: call, acked: c.p.Now()})
+		}
 		c.w.acknowledged(c.p, c.api.Name(), string(server), "its delete of "+key, key, true, 0, obj.ResourceVersion)
 	}
 	return indefinite(err)
@@ -310,6 +324,67 @@ func overwritten(w *world, skew string) *suite.Failure {
 	return nil
 }
 
+// staleDelete finds a conditional delete that was acknowledged although
+// its object had changed since the version it named: in the one history,
+// the last change to the key before the deletion must be the one at the
+// precondition's resourceVersion. The linearizability checker cannot see
+// this (its model has no conditional delete), so the suite looks itself.
+func staleDelete(w *world) *suite.Failure {
+	history := w.Longest()
+	for _, d := range w.deletes {
+		if d.index < 1 || d.index > int64(len(history)) {
+			continue // not in the one history: another failure
+		}
+		if del := history[d.index-1]; del.Key != d.key || !del.Deleted {
+			continue // another change at its position: another failure
+		}
+		var last check.Change
+		var lastAt int64 // its position, counting from 1: its resourceVersion
+		for i := d.index - 2; i >= 0; i-- {
+			if history[i].Key == d.key {
+				last, lastAt = history[i], i+1
+				break
+			}
+		}
+		if lastAt == 0 || lastAt == d.rv {
+			continue
+		}
+		return &suite.Failure{
+			Name:   "stale-delete",
+			Clause: course.OneHistory,
+			At:     d.acked,
+			Story: fmt.Sprintf("%s's DELETE %s if rv=%d through %s, sent at %s, was acknowledged at %s as rv %d, "+
+				"but in the one history %s was no longer at rv %d when it was deleted: the last change to it before the deletion is %s. "+
+				"A delete with a resourceVersion must fail with Conflict once the object has changed since",
+				d.client, d.key, d.rv, d.server, suite.FormatTime(d.call), suite.FormatTime(d.acked), d.index,
+				d.key, d.rv, last),
+			Details: keyHistory(history, d),
+		}
+	}
+	return nil
+}
+
+// keyHistory lists the changes to d's key in the one history, up to d's
+// deletion.
+func keyHistory(history []check.Change, d deletion) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the changes to %s in the one history, up to the deletion:\n", d.key)
+	for i, c := range history[:d.index] {
+		if c.Key != d.key {
+			continue
+		}
+		if c.Version == 0 {
+			c.Version = int64(i + 1)
+		}
+		fmt.Fprintf(&b, "  %s", c)
+		if int64(i+1) == d.index {
+			fmt.Fprintf(&b, "   ← %s's delete if rv=%d", d.client, d.rv)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // agreeing counts the servers that hold value v for key.
 func (w *world) agreeing(key string, v any) int {
 	n := 0
@@ -354,8 +429,8 @@ func statesTable(w *world) string {
 func stalled(w *world, from, margin time.Duration) *suite.Failure {
 	var due, failed []check.Operation
 	for _, op := range w.History.Operations() {
-		if op.Call < from {
-			continue
+		if op.Call < from || op.Result.Outcome == check.Pending {
+			continue // before the work, or still waiting when the world stopped
 		}
 		if w.health != nil {
 			if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-margin, op.Return) {

@@ -2,6 +2,7 @@ package ex10suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,7 @@ func mixed(w *world, clients int) {
 	for i := range clients {
 		w.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
 			c := w.writer(p, api)
+			seen := map[string]int64{} // the version of each key this client last read
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(50*time.Millisecond))))
 			for p.Now() < workStart+work {
 				k := keys[p.Rand().Intn(len(keys))]
@@ -83,15 +85,22 @@ func mixed(w *world, clients int) {
 					c.scale(k, next)
 				case r < 0.5:
 					if obj, err := c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+						seen[k] = obj.ResourceVersion
 						c.scaleIf(k, next, obj.ResourceVersion)
 					}
 				case r < 0.6:
-					if c.remove(k) {
+					var rv int64 // every other delete names the version this client last read
+					if next%2 == 0 {
+						rv = seen[k]
+					}
+					if c.remove(k, rv) {
 						next++
 						c.create(k, next)
 					}
 				case r < 0.75:
-					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest})
+					if obj, err := c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+						seen[k] = obj.ResourceVersion
+					}
 				case r < 0.85:
 					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Any})
 				default:
@@ -178,11 +187,53 @@ func faultsCheck(t *testing.T, serve scene.Boot) {
 				w.Report(t, check.OneHistory(w.Histories)) &&
 				w.Report(t, check.Durable(w.History, w.Longest())) &&
 				w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-				w.Linearizable(t) && w.reportRefusing(t)
+				w.Linearizable(t) && w.reportStaleDelete(t) && w.reportRefusing(t)
 		},
 		MinCompleted: 8,
 		MinCovered:   0.9,
 	}.Run(t)
+}
+
+// reportStaleDelete finds a conditional delete that was acknowledged
+// although its object had changed since the version it named: in the one
+// history, the last change to the key before the deletion must be the one
+// at that version. The linearizability checker cannot see this (its model
+// has no conditional delete), so the suite looks itself.
+func (w *world) reportStaleDelete(t testing.TB) bool {
+	history := w.Longest()
+	for _, d := range w.deletes {
+		if d.index < 1 || d.index > int64(len(history)) {
+			continue // not in the one history: a lost write, reported before
+		}
+		if del := history[d.index-1]; del.Key != d.key || !del.Deleted {
+			continue // another change at its position: reported before
+		}
+		lastAt := int64(0) // the position of the last change to the key before the deletion
+		var lines []string
+		for i, c := range history[:d.index] {
+			if c.Key != d.key {
+				continue
+			}
+			if int64(i+1) < d.index {
+				lastAt = int64(i + 1)
+			}
+			if c.Version == 0 {
+				c.Version = int64(i + 1)
+			}
+			lines = append(lines, "  "+c.String())
+		}
+		if lastAt == 0 || lastAt == d.rv {
+			continue
+		}
+		lines[len(lines)-1] += fmt.Sprintf("   ← %s's delete if rv=%d", d.client, d.rv)
+		w.Fail(t, suite.Failure{Name: "stale-delete", Clause: course.OneHistory, At: d.at,
+			Story: fmt.Sprintf("%s's %s, sent at %s, was acknowledged at %s as rv %d, but in the one history %s was no longer at rv %d when it was deleted: "+
+				"the last change to it before the deletion is rv %d. A delete with a resourceVersion must fail with Conflict once the object has changed since",
+				d.client, d.what, suite.FormatTime(d.sent), suite.FormatTime(d.at), d.index, d.key, d.rv, lastAt),
+			Details: fmt.Sprintf("the changes to %s in the one history, up to the deletion:\n%s\n\nfaults:\n%s", d.key, strings.Join(lines, "\n"), w.Describe())})
+		return false
+	}
+	return true
 }
 
 // reportRefusing guards against a cluster that keeps one history by saying
@@ -202,7 +253,8 @@ func (w *world) reportRefusing(t testing.TB) bool {
 		return false
 	}
 	for _, op := range w.History.Operations() {
-		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) {
+		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) ||
+			w.conflicted[fmt.Sprint(op.Client, "@", op.Call)] {
 			continue
 		}
 		w.Fail(t, suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: op.Return,

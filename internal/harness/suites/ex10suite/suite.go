@@ -14,7 +14,9 @@
 //     both followers, a follower crashes, a link outlasts an Append's
 //     timeout or loses messages, or the leader crashes: no early yes, one
 //     history, nothing acknowledged lost, convergence, every answer fitting
-//     one order, and writes still answered while a majority is there.
+//     one order, every acknowledged conditional delete finding its object
+//     at the version it named, and writes still answered while a majority
+//     is there.
 package ex10suite
 
 import (
