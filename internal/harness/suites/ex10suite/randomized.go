@@ -187,7 +187,7 @@ func faultsCheck(t *testing.T, serve scene.Boot) {
 				w.Report(t, check.OneHistory(w.Histories)) &&
 				w.Report(t, check.Durable(w.History, w.Longest())) &&
 				w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-				w.Linearizable(t) && w.reportStaleDelete(t) && w.reportRefusing(t)
+				w.reportStaleDelete(t) && w.Linearizable(t) && w.reportRefusing(t)
 		},
 		MinCompleted: 8,
 		MinCovered:   0.9,
