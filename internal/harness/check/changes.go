@@ -245,3 +245,26 @@ func Converged(states map[string]map[string]any, at time.Duration) *Violation {
 	v.Details = "keys whose values differ between servers:\n" + table(rows)
 	return v
 }
+
+// StaleDelete looks at a conditional delete of key, acknowledged as the
+// change at position index of history (counting from 1, its
+// resourceVersion), that named version rv. It returns the position of the
+// last change to key before the deletion, and whether the delete was stale:
+// acknowledged although the object had changed since rv. A delete that is
+// not at index in history, or deletes nothing there, is another failure and
+// not judged here (stale is false).
+func StaleDelete(history []Change, key string, index, rv int64) (lastAt int64, stale bool) {
+	if index < 1 || index > int64(len(history)) {
+		return 0, false
+	}
+	if del := history[index-1]; del.Key != key || !del.Deleted {
+		return 0, false
+	}
+	for i := index - 2; i >= 0; i-- {
+		if history[i].Key == key {
+			lastAt = i + 1
+			break
+		}
+	}
+	return lastAt, lastAt != 0 && lastAt != rv
+}

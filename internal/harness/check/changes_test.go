@@ -151,3 +151,28 @@ func TestState(t *testing.T) {
 	})
 	assert.Equal(t, map[string]any{"deployments/web": int64(5)}, s)
 }
+
+// A delete that named web's rv 1 after web changed at rv 2 is stale; one
+// that named rv 2 is not; a delete not where it claims to be is judged
+// elsewhere.
+func TestAStaleDeleteIsTheOneThatMissedAChange(t *testing.T) {
+	history := []check.Change{
+		{Version: 1, Key: "deployments/web", Value: 3},
+		{Version: 2, Key: "deployments/api", Value: 1},
+		{Version: 3, Key: "deployments/web", Value: 5},
+		{Version: 4, Key: "deployments/web", Deleted: true},
+	}
+	lastAt, stale := check.StaleDelete(history, "deployments/web", 4, 1)
+	if !stale || lastAt != 3 {
+		t.Errorf("a delete if rv=1 after the change at rv 3: got lastAt %d, stale %v; want 3, true", lastAt, stale)
+	}
+	if _, stale := check.StaleDelete(history, "deployments/web", 4, 3); stale {
+		t.Error("a delete if rv=3, the last change before it, is not stale")
+	}
+	if _, stale := check.StaleDelete(history, "deployments/web", 3, 1); stale {
+		t.Error("position 3 is not a deletion: another failure, not a stale delete")
+	}
+	if _, stale := check.StaleDelete(history, "deployments/web", 9, 1); stale {
+		t.Error("a position past the history is a lost write, not a stale delete")
+	}
+}

@@ -327,28 +327,16 @@ func overwritten(w *world, skew string) *suite.Failure {
 // staleDelete finds a conditional delete that was acknowledged although
 // its object had changed since the version it named: in the one history,
 // the last change to the key before the deletion must be the one at the
-// precondition's resourceVersion. The linearizability checker cannot see
-// this (its model has no conditional delete), so the suite looks itself.
+// precondition's resourceVersion. It is told before the linearizability
+// check's verdict, which sees the same mistake in more general terms.
 func staleDelete(w *world) *suite.Failure {
 	history := w.Longest()
 	for _, d := range w.deletes {
-		if d.index < 1 || d.index > int64(len(history)) {
-			continue // not in the one history: another failure
-		}
-		if del := history[d.index-1]; del.Key != d.key || !del.Deleted {
-			continue // another change at its position: another failure
-		}
-		var last check.Change
-		var lastAt int64 // its position, counting from 1: its resourceVersion
-		for i := d.index - 2; i >= 0; i-- {
-			if history[i].Key == d.key {
-				last, lastAt = history[i], i+1
-				break
-			}
-		}
-		if lastAt == 0 || lastAt == d.rv {
+		lastAt, stale := check.StaleDelete(history, d.key, d.index, d.rv)
+		if !stale {
 			continue
 		}
+		last := history[lastAt-1]
 		return &suite.Failure{
 			Name:   "stale-delete",
 			Clause: course.OneHistory,
