@@ -153,6 +153,9 @@ func gradeCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int
 		err = run.opts.checkMinScore(run.chapters)
 	}
 	if err == nil {
+		run.goCmd, err = goCommand()
+	}
+	if err == nil {
 		err = engine.CheckGo(context.Background(), engine.Options{Root: wb.Root, Go: run.goCmd})
 	}
 	if err != nil {
@@ -167,7 +170,7 @@ func gradeCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int
 
 // gradeRun is what grade and watch share before they grade: the flags, the
 // chapters named on the command line (all of them when none is) and the go
-// command that builds them.
+// command that builds them (set by the caller).
 type gradeRun struct {
 	opts     gradeOptions
 	ids      []string
@@ -176,7 +179,8 @@ type gradeRun struct {
 }
 
 // setUp parses a grading command's flags and arguments, as the command
-// named name, and finds its chapters and the go command.
+// named name, and finds its chapters. The go command is looked up after,
+// so that a flag no run could satisfy is told first.
 func setUp(name string, args []string) (gradeRun, error) {
 	var r gradeRun
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -188,10 +192,7 @@ func setUp(name string, args []string) (gradeRun, error) {
 	if err = r.opts.check(); err != nil {
 		return r, err
 	}
-	if r.chapters, err = chapters(r.ids); err != nil {
-		return r, err
-	}
-	r.goCmd, err = goCommand()
+	r.chapters, err = chapters(r.ids)
 	return r, err
 }
 

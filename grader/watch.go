@@ -28,6 +28,9 @@ const pollEvery = 300 * time.Millisecond
 // one), on every system, including shared folders where events never come.
 func watchCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
 	run, err := setUp("watch", args)
+	if err == nil {
+		run.goCmd, err = goCommand()
+	}
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
