@@ -246,25 +246,80 @@ func Converged(states map[string]map[string]any, at time.Duration) *Violation {
 	return v
 }
 
-// StaleDelete looks at a conditional delete of key, acknowledged as the
-// change at position index of history (counting from 1, its
-// resourceVersion), that named version rv. It returns the position of the
-// last change to key before the deletion, and whether the delete was stale:
-// acknowledged although the object had changed since rv. A delete that is
-// not at index in history, or deletes nothing there, is another failure and
-// not judged here (stale is false).
-func StaleDelete(history []Change, key string, index, rv int64) (lastAt int64, stale bool) {
-	if index < 1 || index > int64(len(history)) {
+// StaleDelete finds the first conditional delete, in the order the clients
+// heard yes, that was acknowledged although its object had changed since the
+// version it named (course.OneHistory): in final, the one history, the last
+// change to the key before the deletion must be the one at the
+// precondition's resourceVersion. A delete that is not, in final, the
+// deletion of its key at the position its answer gave is another failure
+// (a lost or divergent write) and is not judged here.
+func StaleDelete(h *History, final []Change) *Violation {
+	var deletes []Operation
+	for _, op := range h.Operations() {
+		if op.Input.Kind == KindDelete && op.Input.IfVersion != 0 && op.Acknowledged() {
+			deletes = append(deletes, op)
+		}
+	}
+	slices.SortStableFunc(deletes, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
+	for _, op := range deletes {
+		lastAt, stale := staleAt(final, op.Input.Key, op.Result.Version, op.Input.IfVersion)
+		if !stale {
+			continue
+		}
+		return &Violation{Clause: course.OneHistory, Name: "stale-delete", At: op.Return, Ops: []OpID{op.ID}, Servers: []string{op.Server},
+			Story: fmt.Sprintf("%s's %s through %s, sent at %s, was acknowledged at %s as rv %d, "+
+				"but in the one history %s was no longer at rv %d when it was deleted: the last change to it before the deletion is %s. "+
+				"A delete with a resourceVersion must fail with Conflict once the object has changed since",
+				op.Client, op.Input, op.Server, formatTime(op.Call), formatTime(op.Return), op.Result.Version,
+				op.Input.Key, op.Input.IfVersion, numbered(final, lastAt)),
+			Details: keyChanges(final, op),
+		}
+	}
+	return nil
+}
+
+// staleAt looks at a deletion of key at position index of final (counting
+// from 1: its resourceVersion) that named version rv. It returns the position
+// of the last change to key before it, and whether the deletion was stale.
+func staleAt(final []Change, key string, index, rv int64) (lastAt int64, stale bool) {
+	if index < 1 || index > int64(len(final)) {
 		return 0, false
 	}
-	if del := history[index-1]; del.Key != key || !del.Deleted {
+	if del := final[index-1]; del.Key != key || !del.Deleted {
 		return 0, false
 	}
 	for i := index - 2; i >= 0; i-- {
-		if history[i].Key == key {
+		if final[i].Key == key {
 			lastAt = i + 1
 			break
 		}
 	}
 	return lastAt, lastAt != 0 && lastAt != rv
+}
+
+// numbered is the change at position at of final, with its version.
+func numbered(final []Change, at int64) Change {
+	c := final[at-1]
+	if c.Version == 0 {
+		c.Version = at
+	}
+	return c
+}
+
+// keyChanges lists the changes to the key del deleted, in final, up to the
+// deletion, which is marked.
+func keyChanges(final []Change, del Operation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the changes to %s in the one history, up to the deletion:\n", del.Input.Key)
+	for i := range final[:del.Result.Version] {
+		if final[i].Key != del.Input.Key {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s", numbered(final, int64(i+1)))
+		if int64(i+1) == del.Result.Version {
+			fmt.Fprintf(&b, "   ← %s's delete if rv=%d", del.Client, del.Input.IfVersion)
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -152,27 +152,33 @@ func TestState(t *testing.T) {
 	assert.Equal(t, map[string]any{"deployments/web": int64(5)}, s)
 }
 
-// A delete that named web's rv 1 after web changed at rv 2 is stale; one
-// that named rv 2 is not; a delete not where it claims to be is judged
-// elsewhere.
+// A delete that named web's rv 1 after web changed at rv 3 is stale, and
+// told with the changes to web up to it; one that named rv 3 is not; a
+// delete whose answer points where the one history holds no deletion is
+// another failure, not judged here.
 func TestAStaleDeleteIsTheOneThatMissedAChange(t *testing.T) {
-	history := []check.Change{
+	final := []check.Change{
 		{Version: 1, Key: "deployments/web", Value: 3},
 		{Version: 2, Key: "deployments/api", Value: 1},
 		{Version: 3, Key: "deployments/web", Value: 5},
 		{Version: 4, Key: "deployments/web", Deleted: true},
 	}
-	lastAt, stale := check.StaleDelete(history, "deployments/web", 4, 1)
-	if !stale || lastAt != 3 {
-		t.Errorf("a delete if rv=1 after the change at rv 3: got lastAt %d, stale %v; want 3, true", lastAt, stale)
+	deleted := func(ifVersion, at int64) *check.History {
+		h := check.NewHistory()
+		done(h, "controller-b", "server-2", check.DeleteIfVersion("deployments/web", ifVersion), 100, 120, check.Acked(at))
+		return h
 	}
-	if _, stale := check.StaleDelete(history, "deployments/web", 4, 3); stale {
-		t.Error("a delete if rv=3, the last change before it, is not stale")
-	}
-	if _, stale := check.StaleDelete(history, "deployments/web", 3, 1); stale {
-		t.Error("position 3 is not a deletion: another failure, not a stale delete")
-	}
-	if _, stale := check.StaleDelete(history, "deployments/web", 9, 1); stale {
-		t.Error("a position past the history is a lost write, not a stale delete")
-	}
+
+	v := check.StaleDelete(deleted(1, 4), final)
+	require.NotNil(t, v)
+	assert.Equal(t, "stale-delete", v.Name)
+	assert.Equal(t, course.OneHistory, v.Clause)
+	assert.Equal(t, ms(120), v.At)
+	assert.Contains(t, v.Story, "controller-b's delete deployments/web if rv=1 through server-2, sent at 100ms, was acknowledged at 120ms as rv 4")
+	assert.Contains(t, v.Story, "the last change to it before the deletion is")
+	assert.Contains(t, v.Details, "← controller-b's delete if rv=1")
+
+	assert.Nil(t, check.StaleDelete(deleted(3, 4), final), "rv 3 was the last change before the deletion")
+	assert.Nil(t, check.StaleDelete(deleted(1, 3), final), "position 3 is not a deletion: another failure")
+	assert.Nil(t, check.StaleDelete(deleted(1, 9), final), "a position past the history is a lost write")
 }

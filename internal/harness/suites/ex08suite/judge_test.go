@@ -178,15 +178,19 @@ func TestAConditionalDeleteOfAChangedObjectIsAStaleDelete(t *testing.T) {
 		{Version: 2, Key: "deployments/web", Value: 12},
 		{Version: 3, Key: "deployments/web", Deleted: true},
 	}}
-	w.deletes = []deletion{{client: "client-a", server: "server-2", key: "deployments/web", rv: 1, index: 3, call: 400 * ms, acked: 420 * ms}}
+	deleted := func(ifVersion int64) *check.History {
+		h := check.NewHistory()
+		id := h.Call("client-a", "server-2", check.DeleteIfVersion("deployments/web", ifVersion), 400*ms)
+		h.Return(id, check.Acked(3), 420*ms)
+		return h
+	}
 
-	f := staleDelete(w)
+	f := w.violation(check.StaleDelete(deleted(1), w.Longest()))
 	require.NotNil(t, f, "client-a named rv 1, but web was at rv 2 when it was deleted")
 	assert.Equal(t, "stale-delete", f.Name)
 	assert.Equal(t, 420*ms, f.At)
-	assert.Contains(t, f.Story, "client-a's DELETE deployments/web if rv=1 through server-2, sent at 400ms, was acknowledged at 420ms as rv 3")
+	assert.Contains(t, f.Story, "client-a's delete deployments/web if rv=1 through server-2, sent at 400ms, was acknowledged at 420ms as rv 3")
 	assert.Contains(t, f.Story, "the last change to it before the deletion is rv 2 deployments/web=12")
 
-	w.deletes[0].rv = 2
-	assert.Nil(t, staleDelete(w), "a delete whose precondition names the object's last version is no failure")
+	assert.Nil(t, check.StaleDelete(deleted(2), w.Longest()), "a delete whose precondition names the object's last version is no failure")
 }

@@ -140,7 +140,7 @@ func (r *runner) verdicts(t *testing.T, seed int64) *verdicts {
 			w.violation(check.OneHistory(w.Histories)),
 			w.violation(check.Durable(w.History, w.Longest())),
 			w.violation(check.Converged(w.States, w.AuditedAt)))
-		v.failures["linearizable"] = first(staleDelete(w), w.linearizable(t))
+		v.failures["linearizable"] = first(w.violation(check.StaleDelete(w.History, w.Longest())), w.linearizable(t))
 		v.failures["available"] = stalled(w, workStart, calmMargin)
 	}
 	for _, f := range v.failures {

@@ -28,15 +28,6 @@ type world struct {
 	early   *suite.Failure   // the first answer before agreement
 	health  *health          // when each server could answer each client (watchHealth)
 	decoded decoder          // the log entries read off the disks so far
-	deletes []deletion       // the conditional deletes clients heard yes for
-}
-
-// deletion is a conditional delete a client heard yes for: the object was
-// to be deleted only if it was still at resourceVersion rv.
-type deletion struct {
-	client, server, key string
-	rv, index           int64         // the precondition, and the position of the deletion
-	call, acked         time.Duration // when it was sent and answered
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
@@ -260,13 +251,8 @@ func (c client) remove(server sim.NodeID, key string) bool {
 	if c.p.Rand().Intn(2) == 0 {
 		rv = c.w.seen[key]
 	}
-	call := c.p.Now()
 	obj, err := c.api.Pin(server).Delete(key, rv)
 	if err == nil {
-		if rv != 0 {
-			c.w.deletes = append(c.w.deletes, deletion{client: c.api.Name(), server: string(server), key: key,
-				rv: rv, index: obj.ResourceVersion, call: call, acked: c.p.Now()})
-		}
 		c.w.acknowledged(c.p, c.api.Name(), string(server), "its delete of "+key, key, true, 0, obj.ResourceVersion)
 	}
 	return indefinite(err)
@@ -322,55 +308,6 @@ func overwritten(w *world, skew string) *suite.Failure {
 		}
 	}
 	return nil
-}
-
-// staleDelete finds a conditional delete that was acknowledged although
-// its object had changed since the version it named: in the one history,
-// the last change to the key before the deletion must be the one at the
-// precondition's resourceVersion. It is told before the linearizability
-// check's verdict, which sees the same mistake in more general terms.
-func staleDelete(w *world) *suite.Failure {
-	history := w.Longest()
-	for _, d := range w.deletes {
-		lastAt, stale := check.StaleDelete(history, d.key, d.index, d.rv)
-		if !stale {
-			continue
-		}
-		last := history[lastAt-1]
-		return &suite.Failure{
-			Name:   "stale-delete",
-			Clause: course.OneHistory,
-			At:     d.acked,
-			Story: fmt.Sprintf("%s's DELETE %s if rv=%d through %s, sent at %s, was acknowledged at %s as rv %d, "+
-				"but in the one history %s was no longer at rv %d when it was deleted: the last change to it before the deletion is %s. "+
-				"A delete with a resourceVersion must fail with Conflict once the object has changed since",
-				d.client, d.key, d.rv, d.server, suite.FormatTime(d.call), suite.FormatTime(d.acked), d.index,
-				d.key, d.rv, last),
-			Details: keyHistory(history, d),
-		}
-	}
-	return nil
-}
-
-// keyHistory lists the changes to d's key in the one history, up to d's
-// deletion.
-func keyHistory(history []check.Change, d deletion) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "the changes to %s in the one history, up to the deletion:\n", d.key)
-	for i, c := range history[:d.index] {
-		if c.Key != d.key {
-			continue
-		}
-		if c.Version == 0 {
-			c.Version = int64(i + 1)
-		}
-		fmt.Fprintf(&b, "  %s", c)
-		if int64(i+1) == d.index {
-			fmt.Fprintf(&b, "   ← %s's delete if rv=%d", d.client, d.rv)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
 
 // agreeing counts the servers that hold value v for key.

@@ -3,7 +3,6 @@ package ex10suite
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"strings"
@@ -53,21 +52,6 @@ type world struct {
 
 	starts map[sim.NodeID][]int // where each record of each server's log begins, as read so far
 	acks   []ack                // every acknowledged write, in the order the clients heard yes
-	// deletes are the acknowledged deletes that named a resourceVersion,
-	// and the version each named.
-	deletes []conditionalDelete
-	// conflicted are the conditional deletes answered Conflict, by client
-	// and call time: a definite answer, which the recorded history, whose
-	// model has no conditional delete, keeps as Refused.
-	conflicted map[string]bool
-}
-
-// conditionalDelete is an acknowledged delete that was to happen only if
-// its object was still at resourceVersion rv.
-type conditionalDelete struct {
-	ack
-	key string
-	rv  int64
 }
 
 // ack is one write a client heard yes to.
@@ -106,7 +90,7 @@ func newWorld(seed int64, serve scene.Boot, n int) *world {
 		// The messages between servers, but not the heartbeats.
 		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !strings.HasPrefix(fmt.Sprint(e.Msg), "COMMIT")
 	})
-	return &world{Scene: s, starts: map[sim.NodeID][]int{}, conflicted: map[string]bool{}}
+	return &world{Scene: s, starts: map[sim.NodeID][]int{}}
 }
 
 // writer is one client that writes through the leader and checks, the
@@ -147,20 +131,11 @@ func (c writer) remove(name string, rv int64) bool {
 	start := c.p.Now()
 	key := "deployments/" + name
 	obj, err := c.api.Delete(key, rv)
-	if errors.Is(err, kube.ErrConflict) {
-		c.w.conflicted[fmt.Sprint(c.p.Node(), "@", start)] = true
-	}
 	what := "delete " + key
 	if rv != 0 {
 		what += fmt.Sprintf(" if rv=%d", rv)
 	}
-	if !c.heard(start, what, obj, err, true) {
-		return false
-	}
-	if rv != 0 {
-		c.w.deletes = append(c.w.deletes, conditionalDelete{ack: c.w.acks[len(c.w.acks)-1], key: key, rv: rv})
-	}
-	return true
+	return c.heard(start, what, obj, err, true)
 }
 
 // heard records an acknowledgement and asks every server's disk whether it

@@ -2,7 +2,6 @@ package ex10suite
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -194,37 +193,16 @@ func faultsCheck(t *testing.T, serve scene.Boot) {
 	}.Run(t)
 }
 
-// reportStaleDelete finds a conditional delete that was acknowledged
-// although its object had changed since the version it named: in the one
-// history, the last change to the key before the deletion must be the one
-// at that version. It is told before the linearizability check's verdict,
-// which sees the same mistake in more general terms.
+// reportStaleDelete reports a conditional delete acknowledged although
+// its object had changed since the version it named, with the run's faults.
+// It is told before the linearizability check's verdict, which sees the same
+// mistake in more general terms.
 func (w *world) reportStaleDelete(t testing.TB) bool {
-	history := w.Longest()
-	for _, d := range w.deletes {
-		lastAt, stale := check.StaleDelete(history, d.key, d.index, d.rv)
-		if !stale {
-			continue
-		}
-		var lines []string // the changes to the key, up to the deletion
-		for i, c := range history[:d.index] {
-			if c.Key != d.key {
-				continue
-			}
-			if c.Version == 0 {
-				c.Version = int64(i + 1)
-			}
-			lines = append(lines, "  "+c.String())
-		}
-		lines[len(lines)-1] += fmt.Sprintf("   ← %s's delete if rv=%d", d.client, d.rv)
-		w.Fail(t, suite.Failure{Name: "stale-delete", Clause: course.OneHistory, At: d.at,
-			Story: fmt.Sprintf("%s's %s, sent at %s, was acknowledged at %s as rv %d, but in the one history %s was no longer at rv %d when it was deleted: "+
-				"the last change to it before the deletion is rv %d. A delete with a resourceVersion must fail with Conflict once the object has changed since",
-				d.client, d.what, suite.FormatTime(d.sent), suite.FormatTime(d.at), d.index, d.key, d.rv, lastAt),
-			Details: fmt.Sprintf("the changes to %s in the one history, up to the deletion:\n%s\n\nfaults:\n%s", d.key, strings.Join(lines, "\n"), w.Describe())})
-		return false
+	v := check.StaleDelete(w.History, w.Longest())
+	if v != nil {
+		v.Details += "\n\nfaults:\n" + w.Describe()
 	}
-	return true
+	return w.Report(t, v)
 }
 
 // reportRefusing guards against a cluster that keeps one history by saying
@@ -244,8 +222,7 @@ func (w *world) reportRefusing(t testing.TB) bool {
 		return false
 	}
 	for _, op := range w.History.Operations() {
-		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) ||
-			w.conflicted[fmt.Sprint(op.Client, "@", op.Call)] {
+		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) {
 			continue
 		}
 		w.Fail(t, suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: op.Return,
