@@ -13,6 +13,14 @@ import (
 // Auditor is the name of the node AuditAt adds.
 const Auditor sim.NodeID = "auditor"
 
+// Unread is a key the auditor could not read from a server that was up:
+// the error its read (kube.Any) ended with, sim.ErrTimeout if no answer came.
+type Unread struct {
+	Server sim.NodeID
+	Key    string
+	Err    error
+}
+
 // AuditAt adds the auditor: at virtual time at it asks every server that is
 // up for its whole history of kind (a watch from resourceVersion 0) and for
 // each of keys as that server holds it (a read with kube.Any, served from
@@ -57,6 +65,7 @@ func (s *Scene) audit(p *sim.Proc, kind string, keys []string) {
 				state[key] = obj.Replicas
 			case errors.Is(err, kube.ErrNotFound):
 			default:
+				s.Unread = append(s.Unread, Unread{Server: id, Key: key, Err: err})
 				s.Problems = append(s.Problems, fmt.Sprintf("the suite could not read %s from %s: %v %T", key, id, err, reply))
 			}
 		}

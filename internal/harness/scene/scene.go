@@ -33,6 +33,7 @@ type Scene struct {
 	AuditedAt time.Duration
 	Audited   bool
 	Problems  []string // answers the auditor could not understand
+	Unread    []Unread // the keys among them it could not read, as values
 
 	Err    error         // the world's own error: deadlock, panic, stuck process
 	Faults []check.Fault // the faults injected, in the checkers' terms (after Run)

@@ -1,8 +1,8 @@
 package ex04suite
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -217,8 +217,8 @@ func reportSurvivorAnyRead(t testing.TB, s *scene.Scene) bool {
 	if s.Err != nil {
 		return true // ReportRun tells it
 	}
-	for _, problem := range s.Problems {
-		if !strings.HasPrefix(problem, "the suite could not read "+web+" from "+string(server2)+": ") || !strings.Contains(problem, "timed out") {
+	for _, u := range s.Unread {
+		if u.Server != server2 || u.Key != web || !errors.Is(u.Err, sim.ErrTimeout) {
 			continue
 		}
 		var died time.Duration
