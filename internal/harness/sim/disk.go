@@ -1,16 +1,35 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Disk is a node's stable storage: named append-only files that outlive
 // crashes, up to what was synced. It belongs to the node, not to a process;
 // get it with p.Disk().
 type Disk struct {
-	w     *World
-	node  *node
-	files map[string]*File
-	names []string // creation order
+	w      *World
+	node   *node
+	files  map[string]*File
+	names  []string // creation order
+	losses []Loss
 }
+
+// Loss is what one crash did to one file's unsynced bytes: of Unsynced
+// bytes appended since the last Sync, the crash kept the first Kept (a
+// torn write when 0 < Kept < Unsynced) and lost the rest.
+type Loss struct {
+	At       time.Duration // the crash's virtual time
+	File     string
+	Unsynced int
+	Kept     int
+}
+
+// Losses lists, in order, what each crash of the disk's node did to each
+// file that held unsynced bytes at the time. A file that was fully synced
+// lost nothing and is not listed.
+func (d *Disk) Losses() []Loss { return append([]Loss(nil), d.losses...) }
 
 // File is one file on a Disk. Append writes to the node's memory-backed
 // cache at once; Sync makes what was appended so far durable, taking virtual
@@ -118,6 +137,7 @@ func (d *Disk) crash() {
 		f.data = f.data[:f.synced+keep]
 		f.synced = len(f.data)
 		if unsynced > 0 {
+			d.losses = append(d.losses, Loss{At: d.w.now, File: name, Unsynced: unsynced, Kept: keep})
 			d.w.record(Event{Kind: EvDisk, Node: d.node.id, Text: fmt.Sprintf("crash: %s lost %dB of %dB unsynced", name, unsynced-keep, unsynced)})
 		}
 	}

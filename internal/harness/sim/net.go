@@ -77,7 +77,7 @@ func (w *World) Partition(groups ...[]NodeID) {
 	desc := "partition " + strings.Join(names, " | ")
 	w.record(Event{Kind: EvFault, Text: desc})
 	w.faultEnd("partition")
-	w.faultStart("partition", "")
+	w.faultStart(FaultPartition, "partition", "")
 	w.faults[len(w.faults)-1].Desc = desc
 }
 

@@ -99,7 +99,7 @@ func (w *World) Crash(id NodeID) {
 	n.handler = nil
 	n.disk.crash()
 	w.record(Event{Kind: EvCrash, Node: id, Text: "crash"})
-	w.faultStart("crash "+string(id), id)
+	w.faultStart(FaultCrash, "crash "+string(id), id)
 	self := false
 	for _, p := range append([]*Proc(nil), n.procs...) {
 		p.killed = true

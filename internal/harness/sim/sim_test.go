@@ -80,7 +80,10 @@ func TestACallToACrashedNodeIsRefusedAndAPartitionTimesOut(t *testing.T) {
 	faults := w.Faults()
 	require.Len(t, faults, 2)
 	assert.Equal(t, "crash server-1", faults[0].Desc)
+	assert.Equal(t, sim.FaultCrash, faults[0].Kind)
+	assert.Equal(t, sim.NodeID("server-1"), faults[0].Node)
 	assert.Equal(t, "partition client,server-1 | server-2", faults[1].Desc)
+	assert.Equal(t, sim.FaultPartition, faults[1].Kind)
 }
 
 func TestACrashEndsTheNodesProcessesAndRestartBootsItAgain(t *testing.T) {
@@ -117,6 +120,10 @@ func TestTheDiskKeepsWhatWasSyncedAndMayTearTheRest(t *testing.T) {
 		w.At(10*ms, func() { w.Crash("server-1") })
 		require.NoError(t, w.Run(time.Second))
 		data := string(w.Disk("server-1").Open("wal").ReadAll())
+		// The disk says what the crash did, as a value.
+		unsynced := len("unsynced|")
+		assert.Equal(t, []sim.Loss{{At: 10 * ms, File: "wal", Unsynced: unsynced, Kept: len(data) - len("synced|")}},
+			w.Disk("server-1").Losses(), "seed %d", seed)
 		require.GreaterOrEqual(t, len(data), len("synced|"), "seed %d lost synced data: %q", seed, data)
 		assert.Equal(t, "synced|", data[:7])
 		kept[len(data)-7]++

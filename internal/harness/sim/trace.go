@@ -157,11 +157,27 @@ func (w *World) record(e Event) {
 // use faults to annotate histories and to tell a run that exercised a fault
 // from one whose fault hit an idle cluster.
 type Fault struct {
+	Kind       FaultKind
 	Desc       string // "crash server-1", "partition server-1 | server-2"
 	Node       NodeID // the node, for a crash
 	Start, End time.Duration
 	Open       bool // still going on
 }
+
+// FaultKind says what a Fault did, so that a checker looking for crashes
+// need not read descriptions.
+type FaultKind int
+
+const (
+	// FaultOther is a fault the caller injected by other means and
+	// recorded with World.Fault: a slow link, a skewed clock.
+	FaultOther FaultKind = iota
+	// FaultCrash is a node's crash, from World.Crash to World.Restart.
+	FaultCrash
+	// FaultPartition is a partition, from World.Partition to World.Heal
+	// (or to the next Partition, which replaces it).
+	FaultPartition
+)
 
 // Faults lists the faults injected so far, in the order they began.
 func (w *World) Faults() []Fault {
@@ -181,8 +197,8 @@ func (w *World) Fault(desc string, start, end time.Duration) {
 	w.record(Event{Kind: EvFault, Text: fmt.Sprintf("%s from %s to %s", desc, fmtTime(start), fmtTime(end))})
 }
 
-func (w *World) faultStart(key string, id NodeID) {
-	w.faults = append(w.faults, Fault{Desc: key, Node: id, Start: w.now, Open: true})
+func (w *World) faultStart(kind FaultKind, key string, id NodeID) {
+	w.faults = append(w.faults, Fault{Kind: kind, Desc: key, Node: id, Start: w.now, Open: true})
 }
 
 func (w *World) faultEnd(key string) {

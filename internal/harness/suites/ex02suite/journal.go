@@ -153,7 +153,7 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 func (j *journal) crashes() []*crashRec {
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
-		if f.Node != apiserver || !strings.HasPrefix(f.Desc, "crash") {
+		if f.Kind != sim.FaultCrash || f.Node != apiserver {
 			continue
 		}
 		c := &crashRec{at: f.Start}
@@ -177,19 +177,12 @@ func (j *journal) crashes() []*crashRec {
 }
 
 // crashesOnDisk is crashes with what each did to the disk's unsynced
-// bytes, read from the disk's notes in the trace at the instant of the
-// crash.
+// bytes, as the disk recorded it at the instant of the crash.
 func (j *journal) crashesOnDisk() []*crashRec {
 	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
-	for _, e := range j.w.Trace().Events() {
-		if e.Node == apiserver && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
-			var name string
-			var lost, of int
-			if _, err := fmt.Sscanf(e.Text, "crash: %s lost %dB of %dB unsynced", &name, &lost, &of); err == nil {
-				unsynced[e.At] += of
-				kept[e.At] += of - lost
-			}
-		}
+	for _, l := range j.w.Disk(apiserver).Losses() {
+		unsynced[l.At] += l.Unsynced
+		kept[l.At] += l.Kept
 	}
 	crashed := j.crashes()
 	for _, c := range crashed {
