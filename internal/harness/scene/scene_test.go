@@ -136,6 +136,30 @@ func TestSearchStopsAtTheFirstFailingSeed(t *testing.T) {
 	assert.Equal(t, []int64{1, 2}, built)
 }
 
+// A typed search hands its judge the world its build made, one seed at a
+// time, and stops at the first failing seed.
+func TestSearchOfHandsTheJudgeTheWorldItsBuildMade(t *testing.T) {
+	type world struct {
+		s    *scene.Scene
+		seed int64
+	}
+	var judged []int64
+	ok := scene.SearchOf[*world]{
+		Seeds: []int64{1, 2, 3, 4},
+		Build: func(seed int64) (*scene.Scene, *world) {
+			s := scene.New(seed, lonely)
+			s.Run(time.Millisecond)
+			return s, &world{s: s, seed: seed}
+		},
+		Judge: func(t *testing.T, w *world) bool {
+			judged = append(judged, w.seed)
+			return w.seed != 3
+		},
+	}.Run(t)
+	assert.False(t, ok)
+	assert.Equal(t, []int64{1, 2, 3}, judged)
+}
+
 // A crash aimed mid-write strikes while the file holds appended bytes that
 // are not yet synced, which a crash at a random moment seldom does: the
 // disk reports what the crash did to them.
@@ -152,13 +176,8 @@ func TestCrashMidWriteStrikesBetweenAWriteAndItsSync(t *testing.T) {
 	s.Inject(scene.CrashMidWrite{Node: "writer", File: "log", From: 105 * time.Millisecond, For: time.Second})
 	require.NoError(t, s.Run(500*time.Millisecond))
 	defer s.Close()
-	var struck []string
-	for _, e := range s.W.Trace().Events() {
-		if e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "crash:") {
-			struck = append(struck, e.Text)
-		}
-	}
-	require.Len(t, struck, 1, "the crash found unsynced bytes")
-	assert.Contains(t, struck[0], "of 6B unsynced", "one whole record was appended and not synced")
+	losses := s.W.Disk("writer").Losses()
+	require.Len(t, losses, 1, "the crash found unsynced bytes")
+	assert.Equal(t, 6, losses[0].Unsynced, "one whole record was appended and not synced")
 	assert.Equal(t, "crash writer mid-write (unsynced bytes in log) after 105ms, restart 1000ms later", s.Declared()[0].String())
 }

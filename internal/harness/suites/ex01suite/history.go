@@ -33,11 +33,13 @@ type historyCoverage struct {
 
 func history(t *testing.T, mk func(int) kube.Storage) {
 	var cov historyCoverage
-	var x *historyScene
-	ok := scene.Search{
+	ok := scene.SearchOf[*historyScene]{
 		Seeds: suite.Seeds(120),
-		Build: func(seed int64) *scene.Scene { x = buildHistory(seed, mk, &cov); return x.Scene },
-		Judge: func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t, &cov); x = nil; return ok },
+		Build: func(seed int64) (*scene.Scene, *historyScene) {
+			x := buildHistory(seed, mk, &cov)
+			return x.Scene, x
+		},
+		Judge: func(t *testing.T, x *historyScene) bool { return x.judge(t, &cov) },
 	}.Run(t)
 	if !ok || suite.Replaying() {
 		return

@@ -46,13 +46,13 @@ type reconnectScene struct {
 }
 
 func reconnect(t *testing.T, mk func(int) kube.Storage) {
-	// x is the world being judged, let go once judged (in every check): a
-	// world holds its whole trace, and one alive at a time spares the collector.
-	var x *reconnectScene
-	scene.Search{
+	scene.SearchOf[*reconnectScene]{
 		Seeds: suite.Seeds(100),
-		Build: func(seed int64) *scene.Scene { x = buildReconnect(seed, mk); return x.Scene },
-		Judge: func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
+		Build: func(seed int64) (*scene.Scene, *reconnectScene) {
+			x := buildReconnect(seed, mk)
+			return x.Scene, x
+		},
+		Judge: func(t *testing.T, x *reconnectScene) bool { return x.judge(t) },
 	}.Run(t)
 }
 

@@ -162,17 +162,15 @@ func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 // keep its write path busy, and checks across the seeds that the crashes
 // struck the write path.
 func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	var c *cluster
 	var sum tally
 	seeds := suite.Seeds(100)
-	ok := scene.Search{
+	ok := scene.SearchOf[*cluster]{
 		Seeds: seeds,
-		Build: func(seed int64) *scene.Scene {
-			c = nil // let the world judged last go before the next is built
-			c = crashWorld(seed, open)
-			return c.Scene
+		Build: func(seed int64) (*scene.Scene, *cluster) {
+			c := crashWorld(seed, open)
+			return c.Scene, c
 		},
-		Judge: func(t *testing.T, _ *scene.Scene) bool {
+		Judge: func(t *testing.T, c *cluster) bool {
 			if !c.judgeCrashes(t) {
 				return false
 			}

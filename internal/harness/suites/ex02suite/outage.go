@@ -64,15 +64,13 @@ func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
 // and a dashboard reads: while it is down every request must be refused at
 // once, and when it is back every acknowledged change must be there.
 func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	var w outageWorld
-	scene.Search{
+	scene.SearchOf[outageWorld]{
 		Seeds: suite.Seeds(60),
-		Build: func(seed int64) *scene.Scene {
-			w = outageWorld{} // let the world judged last go before the next is built
-			w = outageScene(seed, open)
-			return w.Scene
+		Build: func(seed int64) (*scene.Scene, outageWorld) {
+			w := outageScene(seed, open)
+			return w.Scene, w
 		},
-		Judge: func(t *testing.T, _ *scene.Scene) bool { return w.judge(t) },
+		Judge: func(t *testing.T, w outageWorld) bool { return w.judge(t) },
 	}.Run(t)
 }
 

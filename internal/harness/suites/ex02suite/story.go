@@ -148,15 +148,13 @@ func pageScene(seed int64, open func(p *sim.Proc) kube.Storage) pageWorld {
 // story is the page: a crash at 02:14, a restart at 02:18, and whatever the
 // controllers make of what the apiserver holds afterwards.
 func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	var w pageWorld
-	scene.Search{
+	scene.SearchOf[pageWorld]{
 		Seeds: suite.StorySeeds(3),
-		Build: func(seed int64) *scene.Scene {
-			w = pageWorld{} // let the world judged last go before the next is built
-			w = pageScene(seed, open)
-			return w.Scene
+		Build: func(seed int64) (*scene.Scene, pageWorld) {
+			w := pageScene(seed, open)
+			return w.Scene, w
 		},
-		Judge: func(t *testing.T, _ *scene.Scene) bool { return w.judge(t) },
+		Judge: func(t *testing.T, w pageWorld) bool { return w.judge(t) },
 	}.Run(t)
 }
 

@@ -134,19 +134,15 @@ func randomScene(sc scenario) string {
 // against runs whose crash met an idle cluster. What each world says about
 // convergence is kept for the converges check.
 func (c *chapter) randomized(t *testing.T) {
-	open := map[int64]*outcome{}
-	scene.Search{
+	scene.SearchOf[*outcome]{
 		Seeds: suite.Seeds(100),
-		Build: func(seed int64) *scene.Scene {
+		Build: func(seed int64) (*scene.Scene, *outcome) {
 			o := c.randomRun(seed)
-			open[seed] = o
-			return o.s
+			return o.s, o
 		},
-		Judge: func(t *testing.T, s *scene.Scene) bool {
-			o := open[s.Seed]
-			delete(open, s.Seed)
+		Judge: func(t *testing.T, o *outcome) bool {
 			if f := firstOf(o.runErr, o.over, o.newer, o.foreign); f != nil {
-				s.Fail(t, *f)
+				o.s.Fail(t, *f)
 				return false
 			}
 			return true

@@ -90,19 +90,13 @@ func linearizableCheck(t *testing.T, serve Server) {
 // search runs the randomized worlds of wl over the check's seeds, with the
 // guard against worlds whose faults met an idle cluster.
 func search(t *testing.T, serve Server, seeds int, wl workload, judge func(t *testing.T, r *run) bool) {
-	runs := map[*scene.Scene]*run{}
-	scene.Search{
+	scene.SearchOf[*run]{
 		Seeds: suite.Seeds(seeds),
-		Build: func(seed int64) *scene.Scene {
+		Build: func(seed int64) (*scene.Scene, *run) {
 			r := runWorkload(seed, serve, wl)
-			runs[r.s] = r
-			return r.s
+			return r.s, r
 		},
-		Judge: func(t *testing.T, s *scene.Scene) bool {
-			r := runs[s]
-			delete(runs, s)
-			return judge(t, r)
-		},
+		Judge:        judge,
 		MinCompleted: 20,
 		MinCovered:   0.9,
 	}.Run(t)

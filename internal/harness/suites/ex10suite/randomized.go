@@ -16,11 +16,13 @@ import (
 // throughputCheck: bursts of every size over links of every length are done
 // within one round trip per write in a row, plus one.
 func throughputCheck(t *testing.T, serve scene.Boot) {
-	var b *sizedBurst
-	scene.Search{
+	scene.SearchOf[*sizedBurst]{
 		Seeds: suite.Seeds(throughputSeeds),
-		Build: func(seed int64) *scene.Scene { b = randomBurst(seed, serve); return b.Scene },
-		Judge: func(t *testing.T, _ *scene.Scene) bool {
+		Build: func(seed int64) (*scene.Scene, *sizedBurst) {
+			b := randomBurst(seed, serve)
+			return b.Scene, b
+		},
+		Judge: func(t *testing.T, b *sizedBurst) bool {
 			return b.ReportRun(t) && b.reportEarly(t) && b.reportMissing(t) && b.reportSlow(t, 2*b.link.Max, b.writes+1)
 		},
 	}.Run(t)
@@ -177,11 +179,13 @@ func keyNames() []string {
 // The most specific explanation is looked for first: an early yes, then
 // two logs that disagree, then a lost write.
 func faultsCheck(t *testing.T, serve scene.Boot) {
-	var w *world
-	scene.Search{
+	scene.SearchOf[*world]{
 		Seeds: suite.Seeds(faultSeeds),
-		Build: func(seed int64) *scene.Scene { w = randomWorld(seed, serve); return w.Scene },
-		Judge: func(t *testing.T, _ *scene.Scene) bool {
+		Build: func(seed int64) (*scene.Scene, *world) {
+			w := randomWorld(seed, serve)
+			return w.Scene, w
+		},
+		Judge: func(t *testing.T, w *world) bool {
 			return w.ReportRun(t) && w.reportEarly(t) &&
 				w.Report(t, check.OneHistory(w.Histories)) &&
 				w.Report(t, check.Durable(w.History, w.Longest())) &&
