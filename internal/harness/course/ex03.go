@@ -11,6 +11,7 @@ func init() {
 			{Name: "catches-async-replication", Title: "the drill fails a cluster that acknowledges first and copies to the other server later (and never cries wolf)", Points: 3},
 			{Name: "catches-lost-write", Title: "the drill fails a cluster that loses acknowledged writes when a server crashes (and never cries wolf)", Points: 3},
 			{Name: "catches-divergence", Title: "the drill fails a cluster whose two servers never reconcile (and never cries wolf)", Points: 2},
+			{Name: "catches-degraded-mode", Title: "the drill fails a cluster that, once server-2 has been away, acknowledges writes on server-1 alone and answers from server-2's stale copy while server-1 is away (and never cries wolf)", Points: 2},
 			{Name: "passes-correct-clusters", Title: "the drill passes every correct cluster on every seed, and catches at least one broken one", Points: 2},
 		},
 		Hints: [3]string{
