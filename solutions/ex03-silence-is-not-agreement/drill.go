@@ -4,10 +4,11 @@
 //
 // The drill the team ran killed a server while nobody wrote, and so could
 // not tell two servers that agree from two servers that merely had nothing
-// to disagree about. This one makes the cluster talk while it is hurt:
-// writers change deployments through the load balancer before, during and
-// after each fault; after every acknowledged write they read the key back
-// from each server on its own; an auditor reads everything from each server
+// to disagree about. This one makes the cluster talk while it is hurt: a
+// writer on each server changes deployments before, during and after each
+// fault, and after every acknowledged write reads the key back from each
+// server on its own; while a fault is on, a reader on each server reads
+// every key again and again; an auditor reads everything from each server
 // once the faults are over. Then the drill asks two questions of what the
 // clients saw: is there one history that explains every answer
 // (check.Linearizable), and do the servers hold the same thing in the end?
@@ -30,12 +31,29 @@ import (
 var keys = []string{"web", "api", "db"}
 
 const (
-	writers   = 2
-	writeTill = 1000 * time.Millisecond // writers stop here; the faults are over by then
+	writeTill = 850 * time.Millisecond  // writers stop here, once the last fault is over
 	auditAt   = 2000 * time.Millisecond // the auditor reads every server after that
 	runFor    = 3 * time.Second
-	timeout   = 300 * time.Millisecond // per request: a fault must not stall the writers
+	// timeout bounds each write: a fault must not stall a writer for long.
+	timeout = 200 * time.Millisecond
+	// readTimeout bounds each read: a server that does not answer holds a
+	// reader up for a moment only, and the reader is back before the fault
+	// that follows is over.
+	readTimeout = 100 * time.Millisecond
+	// hurtPause is how long a writer rests between writes while a fault is
+	// on (70 to 90ms when all is well); readPause, how long a reader rests
+	// between reads of its key.
+	hurtPause = 20 * time.Millisecond
+	readPause = 80 * time.Millisecond
 )
+
+// window is one fault of the drill: the server it hurts, what begins it at
+// from, and what ends it at till.
+type window struct {
+	server     sim.NodeID
+	from, till time.Duration
+	begin, end func()
+}
 
 // Drill runs the chaos drill on c and returns a finding, an error that tells
 // what contradicted what, when the cluster broke the contract, and nil when
@@ -43,25 +61,49 @@ const (
 func Drill(c *drill.Cluster) error {
 	h := check.NewHistory()
 	servers := c.Servers()
+	one, two := servers[:1], servers[1:]
 
-	for i := 1; i <= writers; i++ {
-		c.Client(fmt.Sprintf("writer-%d", i), func(p *sim.Proc) { write(p, i, servers, h) })
+	// The faults, with the writers busy: each server is cut off once and
+	// goes down once, and each time it is back, the other one is hurt next,
+	// before the cluster has had a quiet moment to set itself right.
+	faults := []window{
+		{servers[1], 200 * time.Millisecond, 320 * time.Millisecond, func() { c.Partition(two) }, c.Heal},
+		{servers[0], 340 * time.Millisecond, 470 * time.Millisecond, func() { c.Crash(servers[0]) }, func() { c.Restart(servers[0]) }},
+		{servers[1], 560 * time.Millisecond, 690 * time.Millisecond, func() { c.Crash(servers[1]) }, func() { c.Restart(servers[1]) }},
+		{servers[0], 700 * time.Millisecond, 830 * time.Millisecond, func() { c.Partition(one) }, c.Heal},
+	}
+	for _, f := range faults {
+		c.At(f.from, f.begin)
+		c.At(f.till, f.end)
+	}
+	hurt := func(now time.Duration) bool {
+		for _, f := range faults {
+			if now >= f.from && now < f.till {
+				return true
+			}
+		}
+		return false
 	}
 
-	// A reader keeps asking both servers about a key, round after round,
-	// before, during and after the faults: a write a server lost is visible
-	// only until someone overwrites it, so someone must be looking all the
-	// time.
-	c.Client("reader", func(p *sim.Proc) {
-		api := kube.NewClient(p, servers...).Record(h).WithTimeout(timeout)
-		for p.Now() < writeTill {
-			k := "deployments/" + keys[p.Rand().Intn(len(keys))]
-			for _, s := range servers {
-				api.Pin(s).Get(k, kube.ReadOptions{}) //nolint:errcheck // recorded in h
+	// A writer on each server: while one server is hurt, the other keeps
+	// taking writes, and a write that one server took alone is what a
+	// fault puts at risk.
+	for i, s := range servers {
+		c.Client(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc) { write(p, i+1, s, servers, h, hurt) })
+	}
+
+	// A reader on each server, for each key, reads it again and again
+	// while the other server is hurt: a write a server lost, or never got,
+	// shows only until someone overwrites it, and a server that answers
+	// from a stale copy may do so only while the other one is away.
+	for i, s := range servers {
+		c.Client(fmt.Sprintf("reader-%d", i+1), func(p *sim.Proc) {
+			api := kube.NewClient(p, s).Record(h).WithTimeout(readTimeout)
+			for _, k := range keys {
+				p.Go("read "+k, func(p *sim.Proc) { read(p, api.For(p), s, "deployments/"+k, faults) })
 			}
-			p.Sleep(80 * time.Millisecond)
-		}
-	})
+		})
+	}
 
 	// The auditor: once every fault is over, what does each server hold?
 	held := map[sim.NodeID]map[string]kube.Object{}
@@ -82,17 +124,6 @@ func Drill(c *drill.Cluster) error {
 		}
 	})
 
-	// The faults, with the writers busy: each server goes down once, and
-	// each is cut off from the other once.
-	c.At(200*time.Millisecond, func() { c.Crash(servers[0]) })
-	c.At(350*time.Millisecond, func() { c.Restart(servers[0]) })
-	c.At(420*time.Millisecond, func() { c.Partition(servers[1:]) })
-	c.At(540*time.Millisecond, func() { c.Heal() })
-	c.At(620*time.Millisecond, func() { c.Crash(servers[1]) })
-	c.At(770*time.Millisecond, func() { c.Restart(servers[1]) })
-	c.At(820*time.Millisecond, func() { c.Partition(servers[:1]) })
-	c.At(940*time.Millisecond, func() { c.Heal() })
-
 	if err := c.Run(runFor); err != nil {
 		return err
 	}
@@ -110,32 +141,61 @@ func Drill(c *drill.Cluster) error {
 	return compare(servers, held)
 }
 
-// write is one writer: it changes a random deployment to a value no one has
-// written before, then reads it back from one server, until writeTill.
-func write(p *sim.Proc, id int, servers []sim.NodeID, h *check.History) {
-	api := kube.NewClient(p, servers...).Record(h).WithTimeout(timeout)
+// write is the writer on server own: it changes a random deployment to a
+// value no one has written before, then reads it back from every server,
+// until writeTill. While a fault is on and its server takes writes, it
+// writes every few milliseconds, when writes matter most; otherwise it
+// rests longer.
+func write(p *sim.Proc, id int, own sim.NodeID, servers []sim.NodeID, h *check.History, hurt func(time.Duration) bool) {
+	api := kube.NewClient(p, servers...).Record(h)
 	for n := 1; p.Now() < writeTill; n++ {
 		key := keys[p.Rand().Intn(len(keys))]
 		obj := kube.Object{Kind: "deployments", Name: key, Replicas: id*10000 + n}
-		_, err := api.Update(obj)
+		_, err := api.Pin(own).WithTimeout(timeout).Update(obj)
 		if errors.Is(err, kube.ErrNotFound) {
-			_, err = api.Create(obj)
+			_, err = api.Pin(own).WithTimeout(timeout).Create(obj)
 		}
 		if err == nil {
-			// Read it back from one server, chosen at random: over many
-			// writes, each server is asked right after a write it may
-			// not have heard of yet.
-			s := servers[p.Rand().Intn(len(servers))]
-			api.Pin(s).Get(obj.Key(), kube.ReadOptions{}) //nolint:errcheck // recorded in h
+			// Read it back from each server on its own, each read in a
+			// process of its own, so that a server that does not answer
+			// holds up neither the writer nor the other read: a server
+			// that has not heard of an acknowledged write shows it here.
+			for _, s := range servers {
+				p.Go("read back", func(p *sim.Proc) {
+					api.For(p).Pin(s).WithTimeout(readTimeout).Get(obj.Key(), kube.ReadOptions{}) //nolint:errcheck // recorded in h
+				})
+			}
 		}
-		p.Sleep(50*time.Millisecond + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
+		pause := 70*time.Millisecond + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond)))
+		if err == nil && hurt(p.Now()) {
+			pause = hurtPause
+		}
+		p.Sleep(pause)
+	}
+}
+
+// read reads key from server with api, every readPause, during each fault
+// window that hurts the other server.
+func read(p *sim.Proc, api *kube.Client, server sim.NodeID, key string, faults []window) {
+	for _, f := range faults {
+		if f.server == server {
+			continue
+		}
+		if p.Now() < f.from {
+			p.Sleep(f.from - p.Now())
+		}
+		for p.Now() < f.till {
+			api.Get(key, kube.ReadOptions{}) //nolint:errcheck // recorded in h
+			p.Sleep(readPause)
+		}
 	}
 }
 
 // staleRead returns a finding if some read returned a value (or nothing)
 // that an acknowledged write had already replaced before the read began:
 // the write of the value read was acknowledged before the newer write
-// started, and the newer write was acknowledged before the read started.
+// started, and the newer write was acknowledged before (or at the very
+// instant) the read started.
 // Every value is written once and nothing is deleted, so a value names its
 // write. It is a quick part of what check.Linearizable decides in full.
 func staleRead(h *check.History) error {
@@ -165,7 +225,7 @@ func staleRead(h *check.History) error {
 			}
 		}
 		for _, w := range writes[r.Input.Key] {
-			if w.Return < r.Call && (!known || read.Return < w.Call) {
+			if w.Return <= r.Call && (!known || read.Return < w.Call) {
 				saw := "nothing"
 				if known {
 					saw = fmt.Sprintf("%v, written by %s's %s acknowledged at %s", r.Result.Value, read.Client, read.Input, ms(read.Return))

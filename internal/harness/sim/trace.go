@@ -105,15 +105,24 @@ func formatReply(m any, err error) string {
 // same trace, byte for byte, as long as the messages are plain values (a
 // pointer inside a message would print as an address).
 type Trace struct {
-	chunks [][]Event // fixed-size chunks: appending never copies old events
+	chunks [][]Event // chunks of growing size: appending never copies old events
 	n      int
 }
 
-const traceChunk = 4096
+// firstChunk and traceChunk bound the chunks' sizes: the first holds
+// firstChunk events and each next one twice as many as the one before, up to
+// traceChunk, so a short run (most worlds of a suite record a few hundred
+// events) does not allocate and clear room for thousands.
+const (
+	firstChunk = 256
+	traceChunk = 4096
+)
 
 func (t *Trace) add(e Event) {
-	if t.n%traceChunk == 0 {
-		t.chunks = append(t.chunks, make([]Event, 0, traceChunk))
+	if len(t.chunks) == 0 {
+		t.chunks = append(t.chunks, make([]Event, 0, firstChunk))
+	} else if c := t.chunks[len(t.chunks)-1]; len(c) == cap(c) {
+		t.chunks = append(t.chunks, make([]Event, 0, min(2*cap(c), traceChunk)))
 	}
 	last := len(t.chunks) - 1
 	t.chunks[last] = append(t.chunks[last], e)

@@ -1,13 +1,16 @@
 // Package ex03suite is the hidden suite of chapter ex03, "Silence is not
 // agreement". The learner writes a chaos drill, func Drill(c *drill.Cluster)
 // error; the suite runs it against a zoo of two-server clusters (zoo.go),
-// three that break the contract and two that keep it, over many seeds, and
+// four that break the contract and two that keep it, over many seeds, and
 // scores whether the drill tells them apart:
 //
-//   - catches-async-replication, catches-lost-write, catches-divergence: the
-//     drill returns a finding for that broken cluster on at least 90% of the
-//     seeds, and returns none for either correct cluster on any seed (a drill
-//     that fails everything catches nothing: it cannot tell).
+//   - catches-async-replication, catches-lost-write, catches-divergence,
+//     catches-degraded-mode: the drill returns a finding for that broken
+//     cluster on at least 90% of the seeds, and returns none for either
+//     correct cluster on any seed (a drill that fails everything catches
+//     nothing: it cannot tell). Degraded mode shows its fault only while a
+//     fault is on, so a drill catches it only if it writes while server-2
+//     is away and reads server-2 on its own while server-1 is.
 //   - passes-correct-clusters: no finding for either correct cluster on any
 //     seed, and at least one broken cluster caught (a drill that passes
 //     everything proves nothing either).
@@ -51,6 +54,7 @@ func Run(t *testing.T, impl func(c *drill.Cluster) error) {
 		"catches-async-replication": g.catches(asyncReplication),
 		"catches-lost-write":        g.catches(lostWrite),
 		"catches-divergence":        g.catches(divergence),
+		"catches-degraded-mode":     g.catches(degradedMode),
 		"passes-correct-clusters":   g.passesCorrect,
 	})
 }
@@ -162,7 +166,7 @@ func (g *grading) passesCorrect(t *testing.T) {
 	}
 	var first *outcome
 	var missed cluster
-	for _, cl := range []cluster{asyncReplication, lostWrite, divergence} {
+	for _, cl := range brokenClusters {
 		out := g.outcomes(cl)
 		for _, o := range out {
 			if o.broke() {
@@ -255,6 +259,9 @@ func (g *grading) reportMissed(t *testing.T, cl cluster, o outcome, n, of int, l
 	s, c := g.replay(cl, o)
 	defer s.Close()
 	did, focus := describe(s.W, c, o)
+	if cl.needs != "" && o.runs > 0 {
+		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", cl.needs)
+	}
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy on %d of %d seeds (it must catch it on %d%%)",
 		cl.name, cl.does, of-n, of, catchPercent)
 	if len(lead) > 0 {
@@ -304,8 +311,22 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 	for _, id := range c.Clients() {
 		clients[id] = true
 	}
+	// otherAway: a fault that downs or cuts off a server other than id.
+	otherAway := func(id sim.NodeID, at time.Duration) bool {
+		for _, f := range faults {
+			if at < f.Start || (!f.Open && at > f.End) {
+				continue
+			}
+			for _, s := range c.Servers() {
+				if s != id && (f.Node == s || strings.Contains(f.Desc, string(s))) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	var writes, writesDuring, reads, readsDuring int
-	readBy := map[sim.NodeID]int{}
+	readBy, readWhileOtherAway := map[sim.NodeID]int{}, map[sim.NodeID]int{}
 	for _, ev := range w.Trace().Events() {
 		if ev.Kind != sim.EvSend || !clients[ev.Node] {
 			continue
@@ -322,6 +343,9 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 		case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
 			reads++
 			readBy[ev.Peer]++
+			if otherAway(ev.Peer, ev.At) {
+				readWhileOtherAway[ev.Peer]++
+			}
 			if during(ev.At) {
 				readsDuring++
 			}
@@ -336,6 +360,13 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 		}
 		sort.Strings(parts)
 		fmt.Fprintf(&b, ", to %s", strings.Join(parts, ", "))
+	}
+	if len(faults) > 0 {
+		var parts []string
+		for _, id := range c.Servers() {
+			parts = append(parts, fmt.Sprintf("%s %d", id, readWhileOtherAway[id]))
+		}
+		fmt.Fprintf(&b, "\n  reads sent to a server while the other was down or cut off: %s", strings.Join(parts, ", "))
 	}
 	b.WriteString("\n  then it returned nil: \"healthy\"\n")
 	b.WriteString("a drill catches a broken cluster only by making it contradict itself: writes during the fault, reads from every server, a comparison.\n")

@@ -2,8 +2,10 @@ package ex03suite
 
 // The zoo: the clusters a learner's drill is graded against. Each is two API
 // servers, server-1 and server-2, built from kube.Storage implementations
-// that live only here. Three break the contract in the ways the book tells;
-// two keep it. The drill never learns which one it has: it sees two servers
+// that live only here. Four break the contract in the ways the book tells;
+// two keep it. Three of the broken ones show it at any time to a drill that
+// writes and reads each server; the fourth, degraded mode, only while a
+// fault is on. The drill never learns which one it has: it sees two servers
 // and a load balancer, like the team in the story.
 
 import (
@@ -25,6 +27,10 @@ const (
 	// asyncDelay is how long the asynchronous cluster waits before copying
 	// an acknowledged write to the other server.
 	asyncDelay = 150 * time.Millisecond
+	// degradedTimeout is how long the degraded-mode cluster waits for the
+	// other server before it goes on alone: server-1 for the backup's copy of
+	// a write, server-2 for server-1's answer to a request it forwarded.
+	degradedTimeout = 50 * time.Millisecond
 	// forwardTimeout is how long a server waits for its peer to answer a
 	// request it forwarded; it is below the client's own timeout (one
 	// second), so the client hears the server's Timeout rather than none.
@@ -36,6 +42,7 @@ type cluster struct {
 	name   string // "asynchronous replication", shown to the learner
 	broken bool
 	does   string     // what it does, told to the learner when a drill misjudges it
+	needs  string     // for a broken cluster that shows itself only during faults: what a drill must do to see it
 	boot   scene.Boot // what each server runs
 }
 
@@ -62,6 +69,16 @@ var (
 			"a write through the balancer lands on one of them, and the two never agree again",
 		boot: bootDivergence,
 	}
+	degradedMode = cluster{
+		name:   "degraded mode",
+		broken: true,
+		does: "copies each write to server-2 before acknowledging it, as the synchronous cluster does, until server-2 fails to answer once; " +
+			"from then on (until server-1 restarts) server-1 acknowledges writes alone and server-2 never receives them, " +
+			"and while server-1 is down or cut off, server-2 answers reads from its own copy, which lacks them. " +
+			"Outside faults it looks healthy: server-2 sends every request to server-1",
+		needs: "writes while server-2 is away, then reads of the same keys from server-2 on its own while server-1 is away",
+		boot:  bootDegraded,
+	}
 	oneStore = cluster{
 		name: "one store behind both servers",
 		does: "keeps one store on server-1, which logs each write to its disk before acknowledging it; " +
@@ -74,6 +91,7 @@ var (
 			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
 		boot: bootSync,
 	}
+	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode}
 	correctClusters = []cluster{oneStore, syncReplication}
 )
 
@@ -363,5 +381,52 @@ func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			return nil, fmt.Errorf("server-2 does not understand %T", req)
 		}
 		return forward(p, server1, req)
+	})
+}
+
+// bootDegraded: server-1 is the primary with a durable store and hands each
+// write to server-2, the backup, before applying it, as bootSync does; but
+// once the backup has not answered within degradedTimeout, server-1 goes on
+// without it ("degraded mode") until server-1 itself restarts, and never
+// sends it what it missed. server-2 keeps its copy on its disk and forwards
+// every API request to server-1; when server-1 does not answer, it answers
+// reads from its own copy and refuses writes. Since server-2 answers from
+// its copy only while server-1 is away, the missing writes show only while
+// a fault is on.
+func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	if self == server1 {
+		s := openStore(p, true)
+		inSync := true // until server-2 fails to answer a copy, then until server-1 restarts
+		s.before = func(p *sim.Proc, ev kube.Event) error {
+			if inSync {
+				if _, err := p.Call(server2, Backup{Event: ev}, degradedTimeout); err != nil {
+					inSync = false // degraded mode: on alone, server-2 is left behind
+				}
+			}
+			return nil
+		}
+		kube.Serve(p, s)
+		return
+	}
+	s := openStore(p, true)
+	api := kube.Handler(s)
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if m, ok := req.(Backup); ok {
+			s.applyCopy(p, m.Event)
+			return nil, nil
+		}
+		if !kube.IsRequest(req) {
+			return nil, fmt.Errorf("server-2 does not understand %T", req)
+		}
+		reply, err := p.Call(server1, req, degradedTimeout)
+		var se *kube.StatusError
+		if err == nil || errors.As(err, &se) {
+			return reply, err
+		}
+		switch req.(type) {
+		case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
+			return api(p, from, req) // server-1 is away: answer from the copy
+		}
+		return nil, asAPIError(server1, err)
 	})
 }
