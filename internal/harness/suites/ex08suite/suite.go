@@ -80,6 +80,7 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 		ok := w.ReportRun(t) &&
 			failure(t, w, overwritten(w, storySkewSays())) &&
 			failure(t, w, w.early) &&
+			failure(t, w, unanswered(w)) &&
 			w.Report(t, check.Durable(w.History, w.Longest())) &&
 			w.Report(t, check.OneHistory(w.Histories)) &&
 			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
