@@ -124,10 +124,10 @@ func catchUpCheck(t *testing.T, serve scene.Boot) {
 			failure(t, w.world, w.burst()) &&
 			failure(t, w.world, w.early) &&
 			w.Linearizable(t) &&
-			failure(t, w.world, w.parkedReads()) &&
 			w.Report(t, check.Durable(w.History, w.Longest())) &&
 			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt))
+			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
+			failure(t, w.world, w.parkedReads())
 		w.Close()
 		if !ok {
 			return
