@@ -17,9 +17,17 @@ import (
 // and operation intervals are closed; a fault at a moment overlaps an
 // operation in flight at that moment.
 //
-// It returns nil, or the violation "vacuous-run". That is a failure of the
-// test, not of the store; its clause is 1 (course.OneHistory), the clause a
-// drill that never meets a client cannot show, and a caller may set another.
+// Too few completed operations can be either side's doing, and the verdict
+// says whose. When the clients sent requests and most of them got no answer
+// from the store (they timed out, were refused, or were still waiting when
+// the run ended), the store under test failed to answer: Exercised returns
+// the violation "requests-unanswered" (Unanswered), a failure of the code
+// under test, naming the requests it left unanswered. Otherwise it returns
+// nil or the violation "vacuous-run" (Vacuous): the run itself tested too
+// little (no operations, too few sent, no fault, or faults that met an idle
+// cluster), a failure of the test, not of the store. Both have clause 1
+// (course.OneHistory), the clause a drill that never meets a client cannot
+// show; a caller may set another.
 func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 	ops := h.Operations()
 	var end time.Duration
@@ -31,11 +39,13 @@ func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 		}
 	}
 	fail := func(at time.Duration, format string, args ...any) *Violation {
-		return &Violation{Clause: course.OneHistory, Name: "vacuous-run", At: at, Story: fmt.Sprintf(format, args...)}
+		return &Violation{Clause: course.OneHistory, Name: Vacuous, At: at, Story: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case len(ops) == 0:
 		return fail(0, "the run recorded no client operations: nothing was tested")
+	case completed < max(minCompleted, 1) && 2*completed < len(ops):
+		return unanswered(ops, completed, max(minCompleted, 1))
 	case completed < max(minCompleted, 1):
 		return fail(end, "only %d of %d client operations completed (at least %d needed): the run tested too little",
 			completed, len(ops), max(minCompleted, 1))
@@ -63,9 +73,80 @@ func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 	return v
 }
 
+// The names of Exercised's verdicts: whose failure a run that tested too
+// little is.
+const (
+	// Vacuous: the test's own failure. It sent too little, injected no
+	// fault, or its faults met an idle cluster.
+	Vacuous = "vacuous-run"
+	// Unanswered: the store's failure. The clients asked, and the store
+	// left most of their requests without an answer.
+	Unanswered = "requests-unanswered"
+)
+
+// maxUnansweredListed bounds the requests an Unanswered violation lists.
+const maxUnansweredListed = 10
+
+// unanswered is the verdict on a run whose clients sent ops and got a
+// definite answer to only completed of them, fewer than needed and fewer
+// than half: the store, not the test, left the run with nothing to judge.
+// The story names the first write left unanswered (or the first request,
+// if no write was), and Details lists the first of them.
+func unanswered(ops []Operation, completed, needed int) *Violation {
+	var timedOut, refused, pending int
+	var left []Operation
+	for _, op := range ops {
+		switch op.Result.Outcome {
+		case Indefinite:
+			timedOut++
+		case Refused:
+			refused++
+		case Pending:
+			pending++
+		default:
+			continue
+		}
+		left = append(left, op)
+	}
+	first := left[0]
+	for _, op := range left {
+		if op.Input.Kind.Mutates() {
+			first = op
+			break
+		}
+	}
+	var why []string
+	for _, c := range []struct {
+		n          int
+		what, were string
+	}{{timedOut, "timed out", "timed out"}, {refused, "was refused", "were refused"}, {pending, "was still waiting when the run ended", "were still waiting when the run ended"}} {
+		switch {
+		case c.n == 1:
+			why = append(why, "1 "+c.what)
+		case c.n > 1:
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.were))
+		}
+	}
+	v := &Violation{Clause: course.OneHistory, Name: Unanswered, At: first.Call, Ops: []OpID{first.ID},
+		Story: fmt.Sprintf("the cluster answered only %d of the %d requests its clients sent (%s; at least %d answers needed to judge the run): "+
+			"%s's %s through %s, sent at %s, never got one",
+			completed, len(ops), strings.Join(why, ", "), needed, first.Client, first.Input, first.Server, formatTime(first.Call))}
+	var b strings.Builder
+	b.WriteString("requests the cluster left without an answer:\n")
+	for i, op := range left {
+		if i == maxUnansweredListed {
+			fmt.Fprintf(&b, "  and %d more\n", len(left)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n", op)
+	}
+	v.Details = b.String()
+	return v
+}
+
 // Coverage counts, across the seeds of a randomized check, how many runs were
 // exercised (see Exercised), so that a suite whose runs mostly tested nothing
-// fails loudly instead of passing.
+// fails loudly instead of passing, and says whose failure that is.
 //
 //	var cov check.Coverage
 //	for _, seed := range suite.Seeds(200) {
@@ -77,17 +158,20 @@ func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 //
 // The zero Coverage is ready to use.
 type Coverage struct {
-	Runs      int // runs added
-	Exercised int // runs whose Exercised verdict was nil
-	idle      []idleRun
+	Runs       int // runs added
+	Exercised  int // runs whose Exercised verdict was nil
+	Unanswered int // runs whose Exercised verdict was Unanswered: the store's failure
+	idle       []idleRun
+	clause     course.Clause // the first Unanswered verdict's clause
 }
 
 type idleRun struct {
-	seed  int64
-	story string
+	seed       int64
+	unanswered bool // the verdict was Unanswered, not Vacuous
+	story      string
 }
 
-// maxIdleListed bounds the idle runs Check lists.
+// maxIdleListed bounds the idle runs of each kind Check lists.
 const maxIdleListed = 10
 
 // Add counts the run of seed, whose Exercised verdict was v (nil: it was
@@ -98,41 +182,95 @@ func (c *Coverage) Add(seed int64, v *Violation) {
 		c.Exercised++
 		return
 	}
-	if len(c.idle) < maxIdleListed {
-		c.idle = append(c.idle, idleRun{seed, v.Story})
+	un := v.Name == Unanswered
+	if un {
+		if c.Unanswered == 0 {
+			c.clause = v.Clause
+		}
+		c.Unanswered++
+	}
+	listed := 0
+	for _, r := range c.idle {
+		if r.unanswered == un {
+			listed++
+		}
+	}
+	if listed < maxIdleListed {
+		c.idle = append(c.idle, idleRun{seed, un, v.Story})
 	}
 }
 
-// FirstIdle is the seed of the first run added that was not exercised, the
-// one to replay to see a fault meet an idle cluster.
+// FirstIdle is the seed of the first run added that was not exercised, of
+// the kind Check blames: the one to replay to see the store leave requests
+// unanswered, or a fault meet an idle cluster.
 func (c *Coverage) FirstIdle() (seed int64, ok bool) {
-	if len(c.idle) == 0 {
-		return 0, false
+	blame := c.storeToBlame()
+	for _, r := range c.idle {
+		if r.unanswered == blame {
+			return r.seed, true
+		}
 	}
-	return c.idle[0].seed, true
+	return 0, false
+}
+
+// storeToBlame reports whether the store under test, not the test, is why
+// runs went unexercised: the runs it left unanswered are at least as many as
+// the runs the test itself wasted.
+func (c *Coverage) storeToBlame() bool {
+	return c.Unanswered > 0 && c.Unanswered >= c.Runs-c.Exercised-c.Unanswered
 }
 
 // Check returns nil if at least minFraction (0 to 1) of the runs were
-// exercised, and at least one run was added; otherwise the violation
-// "vacuous-run", listing the first idle seeds in Details.
+// exercised, and at least one run was added. Otherwise it returns a
+// violation that says whose failure it is: "requests-unanswered"
+// (Unanswered) when the runs the store left without answers are at least as
+// many as those the test wasted, else "vacuous-run" (Vacuous). Details lists
+// the first runs of each kind.
 func (c *Coverage) Check(minFraction float64) *Violation {
 	if c.Runs == 0 {
-		return &Violation{Clause: course.OneHistory, Name: "vacuous-run",
+		return &Violation{Clause: course.OneHistory, Name: Vacuous,
 			Story: "the randomized check ran no runs at all: nothing was tested"}
 	}
 	if float64(c.Exercised) >= minFraction*float64(c.Runs) && c.Exercised > 0 {
 		return nil
 	}
-	v := &Violation{Clause: course.OneHistory, Name: "vacuous-run",
-		Story: fmt.Sprintf("only %d of %d runs had faults that met client operations (at least %.0f%% needed): the randomized check proved little",
-			c.Exercised, c.Runs, minFraction*100)}
-	var b strings.Builder
-	b.WriteString("runs that tested nothing:\n")
-	for _, r := range c.idle {
-		fmt.Fprintf(&b, "  seed %d: %s\n", r.seed, r.story)
+	var v *Violation
+	if c.storeToBlame() {
+		first := ""
+		for _, r := range c.idle {
+			if r.unanswered {
+				first = r.story
+				break
+			}
+		}
+		v = &Violation{Clause: c.clause, Name: Unanswered,
+			Story: fmt.Sprintf("in %d of %d runs the cluster left most requests without an answer, so too few runs could be judged "+
+				"(at least %.0f%% needed); in the first, %s", c.Unanswered, c.Runs, minFraction*100, first)}
+	} else {
+		v = &Violation{Clause: course.OneHistory, Name: Vacuous,
+			Story: fmt.Sprintf("only %d of %d runs had faults that met client operations (at least %.0f%% needed): the randomized check proved little",
+				c.Exercised, c.Runs, minFraction*100)}
 	}
-	if n := c.Runs - c.Exercised - len(c.idle); n > 0 {
-		fmt.Fprintf(&b, "  and %d more\n", n)
+	var b strings.Builder
+	listed := map[bool]int{}
+	for _, un := range []bool{c.storeToBlame(), !c.storeToBlame()} {
+		head, total := "runs that tested nothing:\n", c.Runs-c.Exercised-c.Unanswered
+		if un {
+			head, total = "runs whose requests the cluster left unanswered:\n", c.Unanswered
+		}
+		if total == 0 {
+			continue
+		}
+		b.WriteString(head)
+		for _, r := range c.idle {
+			if r.unanswered == un {
+				fmt.Fprintf(&b, "  seed %d: %s\n", r.seed, r.story)
+				listed[un]++
+			}
+		}
+		if n := total - listed[un]; n > 0 {
+			fmt.Fprintf(&b, "  and %d more\n", n)
+		}
 	}
 	v.Details = b.String()
 	return v

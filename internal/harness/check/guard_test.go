@@ -101,16 +101,18 @@ func TestExercised(t *testing.T) {
 			story:   "no fault was injected: the run only showed that a calm cluster works",
 		},
 		{
-			name: "too few operations completed",
+			// The clients got an answer to most of what they sent, but
+			// sent too little: the test's failure.
+			name: "too few operations sent",
 			history: func() *check.History {
 				h := check.NewHistory()
-				done(h, "kubectl", "server-1", check.Write("deployments/web", 5), 2000, 2100, check.Fail(check.Refused))
+				done(h, "kubectl", "server-1", check.Write("deployments/web", 5), 2000, 2100, check.Acked(1))
 				timedOut(h, "kubectl", "server-1", check.Write("deployments/web", 6), 2200, 3200)
-				done(h, "kubectl", "server-1", check.Read("deployments/web"), 3300, 3400, check.Found(3, 1))
+				done(h, "kubectl", "server-1", check.Read("deployments/web"), 3300, 3400, check.Found(5, 1))
 				return h
 			}(),
 			faults: []check.Fault{partition},
-			story:  "only 1 of 3 client operations completed (at least 10 needed): the run tested too little",
+			story:  "only 2 of 3 client operations completed (at least 10 needed): the run tested too little",
 		},
 	}
 	for _, tt := range tests {
@@ -126,6 +128,40 @@ func TestExercised(t *testing.T) {
 			assert.Equal(t, tt.story, v.Story)
 		})
 	}
+}
+
+// A leader that never commits: the clients keep asking, and the cluster
+// answers almost nothing. That is the cluster's failure, not an idle drill,
+// and the verdict names the writes it left unanswered.
+func TestExercisedTellsAClusterThatAnsweredNothingFromAnIdleDrill(t *testing.T) {
+	h := check.NewHistory()
+	timedOut(h, "client-a", "server-2", check.Write("deployments/web", 21), 210, 1210)
+	done(h, "client-b", "server-1", check.Read("deployments/web"), 230, 1230, check.Fail(check.Refused))
+	done(h, "client-c", "server-3", check.Read("deployments/db"), 250, 260, check.Found(nil, 0))
+	timedOut(h, "client-b", "server-1", check.Write("deployments/api", 31), 1400, 2400)
+	h.Call("client-a", "server-2", check.Write("deployments/db", 41), ms(1500))
+	crash := []check.Fault{{Name: "crash server-3", Start: ms(300), End: ms(900)}}
+
+	v := check.Exercised(h, crash, 10)
+	require.NotNil(t, v)
+	t.Log("\n" + v.Error() + "\n" + v.Details)
+	assert.Equal(t, check.Unanswered, v.Name, "the clients sent requests: the cluster left them unanswered")
+	assert.Equal(t, course.OneHistory, v.Clause)
+	assert.Equal(t, ms(210), v.At, "the first write left unanswered")
+	assert.Equal(t, "the cluster answered only 1 of the 5 requests its clients sent (2 timed out, 1 was refused, "+
+		"1 was still waiting when the run ended; at least 10 answers needed to judge the run): "+
+		"client-a's write deployments/web=21 through server-2, sent at 210ms, never got one", v.Story)
+	assert.Contains(t, v.Details, "client-b write deployments/api=31 via server-1 [1400ms, 2400ms] → timed out")
+	assert.Contains(t, v.Details, "client-a write deployments/db=41 via server-2 [1500ms, …] → pending")
+	assert.NotContains(t, v.Details, "deployments/db via server-3", "an answered read is not listed")
+
+	// The same faults over a cluster that answered everything it was
+	// sent, but was sent little: the drill's failure.
+	quiet := check.NewHistory()
+	done(quiet, "client-a", "server-2", check.Write("deployments/web", 21), 210, 230, check.Acked(2))
+	v = check.Exercised(quiet, crash, 10)
+	require.NotNil(t, v)
+	assert.Equal(t, check.Vacuous, v.Name)
 }
 
 func TestCoverage(t *testing.T) {
@@ -152,6 +188,49 @@ func TestCoverage(t *testing.T) {
 	assert.Equal(t, "vacuous-run", v.Name)
 	assert.Equal(t, "only 90 of 100 runs had faults that met client operations (at least 95% needed): the randomized check proved little", v.Story)
 	assert.Contains(t, v.Details, "seed 10: none of the 1 faults")
+
+	// A store that answers nothing leaves every run unjudged: the
+	// coverage names it, not the drill, and replays its first such run.
+	unanswered := &check.Violation{Name: check.Unanswered, Clause: course.AgreementFirst,
+		Story: "the cluster answered only 0 of the 13 requests its clients sent"}
+	var silent check.Coverage
+	for seed := int64(1); seed <= 60; seed++ {
+		if seed%20 == 0 {
+			silent.Add(seed, idle)
+		} else {
+			silent.Add(seed, unanswered)
+		}
+	}
+	v = silent.Check(0.9)
+	require.NotNil(t, v)
+	assert.Equal(t, check.Unanswered, v.Name)
+	assert.Equal(t, course.AgreementFirst, v.Clause, "the clause the runs' verdicts gave")
+	assert.Equal(t, "in 57 of 60 runs the cluster left most requests without an answer, so too few runs could be judged "+
+		"(at least 90% needed); in the first, the cluster answered only 0 of the 13 requests its clients sent", v.Story)
+	assert.Contains(t, v.Details, "runs whose requests the cluster left unanswered:\n  seed 1: ")
+	assert.Contains(t, v.Details, "runs that tested nothing:\n  seed 20: ")
+	seed, ok := silent.FirstIdle()
+	assert.True(t, ok)
+	assert.Equal(t, int64(1), seed)
+
+	// Runs the drill wasted outnumber those the store left unanswered:
+	// the drill is to blame.
+	var wasteful check.Coverage
+	for seed := int64(1); seed <= 10; seed++ {
+		switch {
+		case seed <= 2:
+			wasteful.Add(seed, unanswered)
+		case seed <= 7:
+			wasteful.Add(seed, idle)
+		default:
+			wasteful.Add(seed, nil)
+		}
+	}
+	v = wasteful.Check(0.9)
+	require.NotNil(t, v)
+	assert.Equal(t, check.Vacuous, v.Name)
+	seed, _ = wasteful.FirstIdle()
+	assert.Equal(t, int64(3), seed, "the run to replay is one the drill wasted")
 
 	var allIdle check.Coverage
 	for seed := int64(1); seed <= 30; seed++ {

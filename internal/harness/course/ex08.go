@@ -13,6 +13,7 @@ func init() {
 			{Name: "one-history", Title: "crashes, partitions, slow links, torn logs: one history, nothing acknowledged lost, converged", Points: 2},
 			{Name: "linearizable", Title: "every client's answers fit one order of all operations", Points: 2},
 			{Name: "available", Title: "with the leader and a majority up and connected, every request is answered", Points: 1},
+			{Name: "catch-up", Title: "a follower away during a burst of writes answers Latest reads only once caught up, and catches up", Points: 2},
 		},
 		Hints: [3]string{
 			"Five copies that each take writes and settle their differences by timestamp hold five opinions, and a clock decides between them. What would it take for there to be only one order, whatever the clocks say?",

@@ -64,9 +64,12 @@ func Faults(w *sim.World) []check.Fault {
 }
 
 // Coverage judges a randomized check's guard against vacuous runs once all
-// its seeds have run: it reports "vacuous-run" (replaying the first idle
-// seed) unless at least minFraction of the runs had faults that met client
-// operations, and reports whether the check may count. A replay of one seed
+// its seeds have run: unless at least minFraction of the runs had faults
+// that met client operations, it reports cov.Check's verdict, which says
+// whose failure that is ("requests-unanswered": the code under test left
+// the clients' requests unanswered; "vacuous-run": the test's faults met an
+// idle cluster), replaying the first seed of that kind, and it reports
+// whether the check may count. A replay of one seed
 // is not judged: one world cannot tell how often faults meet the workload,
 // only the search over many can.
 func Coverage(t testing.TB, cov *check.Coverage, minFraction float64) bool {

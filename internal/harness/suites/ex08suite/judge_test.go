@@ -194,3 +194,51 @@ func TestAConditionalDeleteOfAChangedObjectIsAStaleDelete(t *testing.T) {
 
 	assert.Nil(t, check.StaleDelete(deleted(2), w.Longest()), "a delete whose precondition names the object's last version is no failure")
 }
+
+// caughtUp is a catch-up scene with no servers running, server-3 away from
+// awayAt until 2800ms, whose history the test writes by hand.
+func caughtUp() *catchUpWorld {
+	return &catchUpWorld{world: judged(3), away: "server-3", back: awayAt + awayFor}
+}
+
+func TestABurstTooSmallToLeaveAFollowerBehindFailsTheCatchUp(t *testing.T) {
+	w := caughtUp()
+	for i := range 40 { // 40 writes acknowledged while server-3 was away
+		at := awayAt + time.Duration(i)*50*ms
+		op(w.world, "writer-1", "server-1", check.Write("deployments/web", 100+i), at, at+40*ms, check.Acked(int64(i+2)))
+	}
+	f := w.burst()
+	require.NotNil(t, f, "40 writes leave server-3 less than one batch behind: the check would test nothing")
+	assert.Equal(t, "burst-too-slow", f.Name)
+	assert.Contains(t, f.Story, "the 4 writers sent 40 writes through the other servers and only 40 were acknowledged; at least 65 are needed")
+
+	for i := range 30 {
+		at := awayAt + time.Duration(i)*50*ms
+		op(w.world, "writer-2", "server-2", check.Write("deployments/api", 200+i), at, at+45*ms, check.Acked(int64(i+42)))
+	}
+	assert.Nil(t, w.burst(), "70 writes acknowledged while it was away")
+
+	silent := caughtUp()
+	for i := range 20 { // a leader that commits nothing: every write times out
+		at := awayAt + time.Duration(i)*100*ms
+		op(silent.world, "writer-1", "server-1", check.Write("deployments/web", 100+i), at, at+time.Second, check.Result{Outcome: check.Indefinite})
+	}
+	f = silent.burst()
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name, "the writes got no answer: the cluster's failure, told as such")
+}
+
+func TestAFollowerThatIsBackMustAnswerTheReadsParkedOnIt(t *testing.T) {
+	w := caughtUp()
+	op(w.world, "reader", "server-3", check.Read("deployments/web"), 2801*ms, 3801*ms, check.Result{Outcome: check.Indefinite})
+	op(w.world, "reader", "server-3", check.Read("deployments/web"), 3816*ms, 3830*ms, check.Found(120, 190))
+	op(w.world, "reader", "server-3", check.Read("deployments/web"), 3845*ms, 4845*ms, check.Result{Outcome: check.Indefinite})
+	f := w.parkedReads()
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name)
+	assert.Equal(t, 2801*ms, f.At)
+	assert.Contains(t, f.Story, "server-3 came back at 2800ms and answered only 1 of the 3 Latest reads parked on it")
+
+	op(w.world, "reader", "server-3", check.Read("deployments/api"), 4860*ms, 4870*ms, check.Found(230, 191))
+	assert.Nil(t, w.parkedReads(), "half the reads answered: the first waited while it caught up")
+}

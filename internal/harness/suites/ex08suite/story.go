@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -59,6 +61,31 @@ func story(seed int64, boot scene.Boot) *world {
 	s.AuditAt(storyAuditAt, "deployments", storyKey)
 	s.Run(storyAuditAt + 30*time.Second)
 	return w
+}
+
+// unanswered finds the story's first write that got no answer. The story's
+// cluster is whole from start to end, every server up and connected, so a
+// write it leaves unanswered is its own failure, not a fault's: and a
+// cluster that answers nothing would otherwise pass the rest of the story,
+// having acknowledged nothing it could lose.
+func unanswered(w *world) *suite.Failure {
+	for _, op := range w.History.Operations() {
+		if !op.Input.Kind.Mutates() || op.Completed() {
+			continue
+		}
+		got := "was still waiting when the world stopped"
+		switch op.Result.Outcome {
+		case check.Indefinite:
+			got = "timed out at " + suite.FormatTime(op.Return)
+		case check.Refused:
+			got = "was refused at " + suite.FormatTime(op.Return)
+		}
+		return &suite.Failure{Name: check.Unanswered, Clause: course.OneHistory, At: op.Call,
+			Story: fmt.Sprintf("%s's %s through %s, sent at %s, %s with no answer about the store, although all %d servers were up and connected "+
+				"the whole time: a cluster that answers no write keeps one history by refusing, not by agreeing",
+				op.Client, op.Input, op.Server, suite.FormatTime(op.Call), got, len(w.Servers))}
+	}
+	return nil
 }
 
 // storySkewSays is the story's first sentence: why the older write won.

@@ -25,6 +25,10 @@
 //   - available: the same worlds; every request sent to a server while the
 //     leader and a majority, that server among them, had been up and
 //     connected for a second gets an answer.
+//   - catch-up: a follower away (crashed or cut off) while a burst of
+//     writes, more than one Append's worth, is committed; Latest reads
+//     parked on it as it comes back must reflect every acknowledged write,
+//     be answered, and it must catch up to the one history.
 //
 // The servers' histories are read the way any client would, with a watch
 // from resourceVersion 0 sent to each server; their logs are read straight
@@ -48,6 +52,7 @@ func Run(t *testing.T, serve scene.Boot) {
 		"one-history":     func(t *testing.T) { r.search(t, "one-history") },
 		"linearizable":    func(t *testing.T) { r.search(t, "linearizable") },
 		"available":       func(t *testing.T) { r.search(t, "available") },
+		"catch-up":        func(t *testing.T) { catchUpCheck(t, serve) },
 	})
 }
 
@@ -80,6 +85,7 @@ func storyCheck(t *testing.T, serve scene.Boot) {
 		ok := w.ReportRun(t) &&
 			failure(t, w, overwritten(w, storySkewSays())) &&
 			failure(t, w, w.early) &&
+			failure(t, w, unanswered(w)) &&
 			w.Report(t, check.Durable(w.History, w.Longest())) &&
 			w.Report(t, check.OneHistory(w.Histories)) &&
 			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&

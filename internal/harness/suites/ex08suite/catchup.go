@@ -1,0 +1,197 @@
+package ex08suite
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// The catch-up scene. Three servers; at awayAt one follower goes away (it
+// crashes, or a partition cuts it off: the seed decides which follower and
+// how) for awayFor, while burstWriters writers send writes through the
+// leader and the other follower as fast as they are answered: a burst of
+// far more than burstAtLeast writes is committed without it. From the
+// moment it is back, a reader parks Latest reads on it, one after another,
+// while it catches up; the writers go on until workAfter past its return.
+// Every read must reflect every write acknowledged before it began, and
+// once the writers stop every server must hold the one history.
+//
+// The reference solution sends a follower at most 64 entries an Append, so
+// a follower this far behind catches up over several heartbeats: a read
+// that waits for one batch instead of for the read index, a catch-up that
+// sends only the newest entries, or a follower that answers before it has
+// caught up, shows here and nowhere else.
+const (
+	catchUpSeeds   = 6
+	catchUpServers = 3
+	awayAt         = 300 * time.Millisecond
+	awayFor        = 2500 * time.Millisecond
+	burstWriters   = 4
+	// burstAtLeast is the fewest writes the burst must commit while the
+	// follower is away: more than the reference solution's 64 entries an
+	// Append, so catching up takes more than one.
+	burstAtLeast = 65
+	// readEvery is how often the reader asks the follower again, from the
+	// moment it is back until readFor later.
+	readEvery = 15 * time.Millisecond
+	readFor   = 800 * time.Millisecond
+	workAfter = 600 * time.Millisecond
+	// catchUpAuditAfter is how long after its return the auditor reads
+	// every server: long enough for the follower to catch up and settle.
+	catchUpAuditAfter = 2 * time.Second
+)
+
+// catchUpLink is every link of the scene: fast, so the burst is large.
+var catchUpLink = sim.Link{Min: time.Millisecond, Max: 4 * time.Millisecond}
+
+// catchUpWorld is a catch-up scene after its run: the world, the follower
+// that went away and when it came back.
+type catchUpWorld struct {
+	*world
+	away sim.NodeID
+	back time.Duration
+}
+
+// catchUp builds and runs the catch-up scene of seed.
+func catchUp(seed int64, boot scene.Boot) *catchUpWorld {
+	rnd := rand.New(rand.NewSource(seed))
+	s := scene.New(seed, boot, scene.Servers(catchUpServers), scene.Latency(catchUpLink.Min, catchUpLink.Max),
+		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(syncLatency)))
+	w := newWorld(s, chaosKeys...)
+	leader := s.Servers[0]
+	away := s.Servers[1+rnd.Intn(len(s.Servers)-1)]
+	var through []sim.NodeID // the servers the writers use: all but the one away
+	for _, id := range s.Servers {
+		if id != away {
+			through = append(through, id)
+		}
+	}
+	if rnd.Intn(2) == 0 {
+		s.Inject(scene.Crash{Node: away, At: awayAt, For: awayFor})
+	} else {
+		s.Inject(scene.Partition{Groups: [][]sim.NodeID{{away}}, From: awayAt, For: awayFor})
+	}
+	back := awayAt + awayFor
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		c := client{w: w, p: p, api: api}
+		for _, key := range chaosKeys {
+			c.create(leader, key)
+		}
+	})
+	for i := range burstWriters {
+		s.Client(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, api *kube.Client) {
+			c := client{w: w, p: p, api: api}
+			p.Sleep(awayAt - 100*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
+			for p.Now() < back+workAfter {
+				server := through[p.Rand().Intn(len(through))]
+				key := w.keys[p.Rand().Intn(len(w.keys))]
+				if c.update(server, key, 0) {
+					p.Sleep(backoff)
+				}
+			}
+		})
+	}
+	// The reader parks on the follower from the moment it is back: each
+	// Latest read waits there while the follower catches up.
+	s.Client("reader", func(p *sim.Proc, api *kube.Client) {
+		c := client{w: w, p: p, api: api}
+		p.Sleep(back + time.Millisecond - p.Now()) // just after: a read sent at the very moment of a heal may be lost with the partition
+		for p.Now() < back+readFor {
+			c.read(away, w.keys[p.Rand().Intn(len(w.keys))], kube.Latest)
+			p.Sleep(readEvery)
+		}
+	})
+	s.AuditAt(back+catchUpAuditAfter, "deployments", chaosKeys...)
+	s.Run(back + catchUpAuditAfter + 30*time.Second)
+	return &catchUpWorld{world: w, away: away, back: back}
+}
+
+// catchUpCheck: a follower far behind answers Latest reads only with what
+// the one history has committed by then, and catches up.
+func catchUpCheck(t *testing.T, serve scene.Boot) {
+	for _, seed := range suite.StorySeeds(catchUpSeeds) {
+		w := catchUp(seed, serve)
+		ok := w.ReportRun(t) &&
+			failure(t, w.world, w.burst()) &&
+			failure(t, w.world, w.early) &&
+			w.Linearizable(t) &&
+			w.Report(t, check.Durable(w.History, w.Longest())) &&
+			w.Report(t, check.OneHistory(w.Histories)) &&
+			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
+			failure(t, w.world, w.parkedReads())
+		w.Close()
+		if !ok {
+			return
+		}
+	}
+}
+
+// burst checks that the scene did what it is for: more than burstAtLeast
+// writes acknowledged while the follower was away. Too few is the
+// cluster's failure either way: it left the writers' requests unanswered,
+// or it answered them too slowly for any follower to fall behind.
+func (w *catchUpWorld) burst() *suite.Failure {
+	var acked, sent int
+	for _, op := range w.History.Operations() {
+		if !op.Input.Kind.Mutates() || op.Call < awayAt || op.Call >= w.back {
+			continue
+		}
+		sent++
+		if op.Acknowledged() && op.Return < w.back {
+			acked++
+		}
+	}
+	if acked >= burstAtLeast {
+		return nil
+	}
+	if v := check.Exercised(w.History, w.Faults, burstAtLeast); v != nil && v.Name == check.Unanswered {
+		return w.violation(v)
+	}
+	return &suite.Failure{Name: "burst-too-slow", Clause: course.OneHistory, At: w.back,
+		Story: fmt.Sprintf("while %s was away, from %s to %s, the %d writers sent %d writes through the other servers and only %d "+
+			"were acknowledged; at least %d are needed to leave %s more than one batch behind. The leader and a majority were up "+
+			"and connected: a leader that commits each write once a majority holds it does several times as many",
+			w.away, suite.FormatTime(awayAt), suite.FormatTime(w.back), burstWriters, sent, acked, burstAtLeast, w.away)}
+}
+
+// parkedReads checks that the follower answered the reads parked on it as
+// it caught up: a follower that refuses every read until long after it is
+// back would pass the rest of the scene without ever serving one.
+func (w *catchUpWorld) parkedReads() *suite.Failure {
+	var sent, answered int
+	var first *check.Operation
+	ops := w.History.Operations()
+	for i, op := range ops {
+		if op.Client != "reader" {
+			continue
+		}
+		sent++
+		if op.Completed() {
+			answered++
+		} else if first == nil {
+			first = &ops[i]
+		}
+	}
+	if sent > 0 && 2*answered >= sent {
+		return nil
+	}
+	story := fmt.Sprintf("%s came back at %s and the reader sent it no read", w.away, suite.FormatTime(w.back))
+	at := w.back
+	if first != nil {
+		story = fmt.Sprintf("%s came back at %s and answered only %d of the %d Latest reads parked on it over the next %s "+
+			"while the leader and the other follower were up and connected; the first left without an answer: %s. "+
+			"A follower that is back catches up and answers, it does not refuse until it is told everything",
+			w.away, suite.FormatTime(w.back), answered, sent, suite.FormatTime(readFor), first)
+		at = first.Call
+	}
+	return &suite.Failure{Name: check.Unanswered, Clause: course.OneHistory, At: at, Story: story}
+}
