@@ -160,9 +160,16 @@ func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
 // write that waited commitWithin in vain is answered Unavailable; it stays in
 // the sequencer's history and reaches the others when they can be reached,
 // which is why Unavailable, like a timeout, does not say it did not happen.
+// A write the history refuses (NotFound, AlreadyExists, Conflict) is refused
+// only once a majority confirms the history it was judged against, as a
+// Latest read is answered: a definite no is a claim about the latest state,
+// and without a majority the answer is Unavailable.
 func (s *server) order(p *sim.Proc, w Write) (kube.Event, error) {
 	ev, err := s.h.apply(w)
 	if err != nil {
+		if !s.confirm(p, p.Now()+commitWithin) {
+			return kube.Event{}, s.noMajority()
+		}
 		return kube.Event{}, err
 	}
 	pos := ev.Object.ResourceVersion

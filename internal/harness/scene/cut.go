@@ -12,8 +12,11 @@ import (
 // reach every other node. It is the fault a partition cannot describe when
 // the cut is not a split of the network into groups: an API server that
 // still hears its clients and the other servers, but not its store. A
-// message already on its way when the cut begins still arrives. After For,
-// the link is the scene's default again.
+// message already on its way when the cut begins still arrives. The cut
+// holds whatever else happens to the link meanwhile: a SlowLink spell that
+// begins or ends during it leaves the link cut, and takes over when the cut
+// ends if it is still in force. After For, with no other fault in force on
+// the link, it is the scene's default again.
 type Cut struct {
 	A, B      sim.NodeID
 	From, For time.Duration
@@ -31,9 +34,10 @@ func (f Cut) During(t time.Duration) bool { return t >= f.From && t < f.Until() 
 
 func (f Cut) inject(s *Scene) {
 	w := s.W
+	spell := &linkSpell{cut: true}
 	w.At(f.From, func() {
-		w.SetLinks(f.A, f.B, sim.Link{Drop: 1})
+		s.beginSpell(f.A, f.B, spell)
 		w.Fault(fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), f.From, f.Until())
 	})
-	w.At(f.Until(), func() { w.ResetLinks(f.A, f.B) })
+	w.At(f.Until(), func() { s.endSpell(f.A, f.B, spell) })
 }

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,9 @@ func (s *Scene) Describe() string {
 }
 
 // SlowLink slows the links between A and B, both ways, to Link from From
-// for For, then puts back Normal (the scene's default latency if zero).
+// for For, then puts back Normal (the scene's default latency if zero). It
+// composes with the other faults on the same link (see Cut): a spell that
+// begins or ends while the link is cut leaves it cut.
 type SlowLink struct {
 	A, B      sim.NodeID
 	Link      sim.Link
@@ -56,17 +59,78 @@ func (f SlowLink) String() string {
 
 func (f SlowLink) inject(s *Scene) {
 	w := s.W
+	spell := &linkSpell{link: f.Link}
+	if f.Normal != (sim.Link{}) {
+		spell.after = &f.Normal
+	}
 	w.At(f.From, func() {
-		w.SetLinks(f.A, f.B, f.Link)
+		s.beginSpell(f.A, f.B, spell)
 		w.Fault(fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), f.From, f.From+f.For)
 	})
-	w.At(f.From+f.For, func() {
-		if f.Normal != (sim.Link{}) {
-			w.SetLinks(f.A, f.B, f.Normal)
-		} else {
-			w.ResetLinks(f.A, f.B)
-		}
-	})
+	w.At(f.From+f.For, func() { s.endSpell(f.A, f.B, spell) })
+}
+
+// A linkSpell is one fault in force on the link between two nodes: a
+// SlowLink's spell (link) or a Cut (cut), and the link it puts back when it
+// ends (after; nil: the world's default).
+type linkSpell struct {
+	link  sim.Link
+	cut   bool
+	after *sim.Link
+}
+
+// linkFaults are the spells in force on one link, in the order they began,
+// and the link the last one to end put back.
+type linkFaults struct {
+	spells []*linkSpell
+	after  *sim.Link
+}
+
+// beginSpell puts spell in force on the link between a and b.
+func (s *Scene) beginSpell(a, b sim.NodeID, spell *linkSpell) {
+	lf := s.linkFaults(a, b)
+	lf.spells = append(lf.spells, spell)
+	s.setLink(a, b, lf)
+}
+
+// endSpell ends spell on the link between a and b.
+func (s *Scene) endSpell(a, b sim.NodeID, spell *linkSpell) {
+	lf := s.linkFaults(a, b)
+	lf.spells = slices.DeleteFunc(lf.spells, func(x *linkSpell) bool { return x == spell })
+	lf.after = spell.after
+	s.setLink(a, b, lf)
+}
+
+// linkFaults is the spells of the link between a and b, either way round.
+func (s *Scene) linkFaults(a, b sim.NodeID) *linkFaults {
+	if b < a {
+		a, b = b, a
+	}
+	if s.links == nil {
+		s.links = map[[2]sim.NodeID]*linkFaults{}
+	}
+	key := [2]sim.NodeID{a, b}
+	if s.links[key] == nil {
+		s.links[key] = &linkFaults{}
+	}
+	return s.links[key]
+}
+
+// setLink derives the link between a and b from every spell in force on it,
+// so that faults compose whatever order they begin and end in: cut while
+// any cut lasts; else the link of the spell that began last; else, once
+// none is left, what the last to end put back.
+func (s *Scene) setLink(a, b sim.NodeID, lf *linkFaults) {
+	switch {
+	case slices.ContainsFunc(lf.spells, func(x *linkSpell) bool { return x.cut }):
+		s.W.SetLinks(a, b, sim.Link{Drop: 1})
+	case len(lf.spells) > 0:
+		s.W.SetLinks(a, b, lf.spells[len(lf.spells)-1].link)
+	case lf.after != nil:
+		s.W.SetLinks(a, b, *lf.after)
+	default:
+		s.W.ResetLinks(a, b)
+	}
 }
 
 // Partition splits the network into Groups from From for For (zero: until

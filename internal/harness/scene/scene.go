@@ -39,6 +39,7 @@ type Scene struct {
 	Faults []check.Fault // the faults injected, in the checkers' terms (after Run)
 
 	declared []Fault
+	links    map[[2]sim.NodeID]*linkFaults // the faults in force on each link (faults.go)
 	lanes    []sim.NodeID
 	keep     func(sim.Event) bool
 	chapter  string

@@ -20,13 +20,16 @@ const requestTimeout = 4 * time.Second
 // a randomized world must see accepted (or refused by the API's own rules).
 const acceptedShare = 0.9
 
-// The times of a randomized world: the clients work from workStart to
-// workEnd (shortEnd in a world whose cut is short), and the auditor reads
-// both servers at auditAt.
+// The times of a randomized world: the faults fall between workStart and
+// workEnd (shortEnd in a world whose cut is short); the clients work from
+// workStart until then, or until afterCut after the cut heals if that is
+// later, so that a world whose cut holds its writes up still completes
+// enough of them; the auditor reads both servers at auditAt.
 const (
 	workStart = 300 * ms
 	workEnd   = 2500 * ms
 	shortEnd  = 1900 * ms
+	afterCut  = time.Second
 	auditAt   = 15 * time.Second
 )
 
@@ -60,7 +63,7 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 	lossFrom, lossFor := window(r, end, 300*ms, 800*ms)
 	cutFrom, cutFor := window(r, end, 800*ms, 1200*ms)
 	if long {
-		cutFrom = workStart + 300*ms + time.Duration(r.Int63n(int64(700*ms)))
+		cutFrom = workStart + 800*ms + time.Duration(r.Int63n(int64(700*ms)))
 		cutFor = longCut + time.Duration(r.Int63n(int64(time.Second)))
 	}
 	fs := []scene.Fault{
@@ -91,7 +94,8 @@ const lostEvery = 4
 //     with kube.Any through either server while the controllers work;
 //   - the auditor reads both servers at auditAt.
 //
-// Every value written is new, so a read says which write it saw.
+// The clients work until the faults' window ends or afterCut after the cut
+// heals, whichever is later. Every value written is new, so a read says which write it saw.
 func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *scene.Scene {
 	s := scene.New(seed, serve, scene.Latency(1*ms, 30*ms), scene.RequestTimeout(requestTimeout))
 	r := s.W.Rand()
@@ -100,7 +104,13 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 	if long {
 		end = workEnd
 	}
-	s.Inject(faults(r, end, long)...)
+	fs := faults(r, end, long)
+	s.Inject(fs...)
+	for _, f := range fs {
+		if c, ok := f.(scene.Cut); ok {
+			end = max(end, c.Until()+cutRecovery+afterCut)
+		}
+	}
 
 	next := 100 // the next value to write: every write is new
 	value := func() int { next++; return next }

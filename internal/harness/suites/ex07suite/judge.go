@@ -165,9 +165,9 @@ func (r *run) ackedAlone(t testing.TB) bool {
 // readAlone: no Latest read is answered by a server that could not have
 // had a majority at any moment while it was asked; and no write is refused
 // with a definite no (NotFound, AlreadyExists, Conflict), a claim about the
-// latest state as much as a read is, by a server that could not have
-// reached the sequencer while it was asked. (The sequencer itself may
-// refuse on its own: its history is the one every yes comes from.)
+// latest state as much as a read is, by one either (the sequencer
+// included: the page promises Unavailable from every server without a
+// majority).
 func (r *run) readAlone(t testing.TB) bool {
 	var bad []check.Operation
 	for _, op := range r.s.History.Operations() {
@@ -189,11 +189,12 @@ func (r *run) readAlone(t testing.TB) bool {
 }
 
 // refusedAlone: no write is refused with a definite no by a server that
-// could not have reached the sequencer while it was asked (see readAlone).
+// could not have had a majority at any moment while it was asked (see
+// readAlone).
 func (r *run) refusedAlone(t testing.TB) bool {
 	var bad []check.Operation
 	for _, op := range r.s.History.Operations() {
-		if op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() && !r.pl.sequencerDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+		if op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
 			bad = append(bad, op)
 		}
 	}
@@ -202,11 +203,11 @@ func (r *run) refusedAlone(t testing.TB) bool {
 	}
 	op := bad[0]
 	story := fmt.Sprintf("%s refused %s's %s at %s with %s, although from the request (%s) to the answer it was %s: "+
-		"a definite no says what the cluster holds now, as a Latest read does, and a server that cannot ask the sequencer cannot know it; it must say Unavailable",
+		"a definite no says what the cluster holds now, as a Latest read does, and a server that cannot reach a majority cannot know it; it must say Unavailable",
 		op.Server, op.Client, op.Input, suite.FormatTime(op.Return.Round(100*time.Microsecond)), result(op),
 		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
 	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "writes refused with a definite no without the sequencer:\n" + opLines(bad)})
+		Details: "writes refused with a definite no without a majority:\n" + opLines(bad)})
 	return false
 }
 

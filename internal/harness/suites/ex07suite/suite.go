@@ -15,8 +15,8 @@
 //     the sequencer (and, now and then, the sequencer lost for good) and
 //     links slowed past every timeout, under clients making every kind of
 //     request through every server. One history, nothing acknowledged lost,
-//     no yes without a majority (nor a definite no from a server cut off
-//     from the sequencer), every answer within the bound, convergence
+//     no yes and no definite no without a majority (the sequencer
+//     included), every answer within the bound, convergence
 //     after the heal, and yes whenever the cluster is calm.
 //   - linearizable: the same worlds with more reads; porcupine must find one
 //     order of all operations that explains every answer.

@@ -170,26 +170,6 @@ func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool 
 	return false
 }
 
-// sequencerDuring reports whether server could have reached the sequencer
-// at any moment from call to ret: both up and connected. The sequencer
-// reaches itself whenever it is up.
-func (pl *plan) sequencerDuring(call, ret time.Duration, server sim.NodeID) bool {
-	reaches := func(t time.Duration) bool {
-		return pl.up(t, server) && pl.up(t, sequencer) && pl.connected(t, server, sequencer)
-	}
-	if reaches(call) {
-		return true
-	}
-	for _, e := range pl.episodes {
-		for _, t := range []time.Duration{e.from, e.until} {
-			if t > call && t <= ret && reaches(t) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // calm reports whether t is a moment of the chapter's liveness promise: no
 // fault active from settle before t to bound after it, and the sequencer
 // up.
