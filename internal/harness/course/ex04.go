@@ -10,7 +10,7 @@ func init() {
 		Checks: []Check{
 			{Name: "story", Title: "web is scaled to 5 through server-1; the dashboard then reads and lists through server-2 and must see 5", Points: 3},
 			{Name: "acknowledged", Title: "server-1 says yes, then is cut off and dies: server-2 holds every write server-1 acknowledged", Points: 2},
-			{Name: "linearizable", Title: "writers on each server in turn, readers on both, slow and lossy links: every Get and List fits one order", Points: 3},
+			{Name: "linearizable", Title: "readers behind lost copies; writers on each server in turn, readers on both, lossy links: every Get and List fits one order", Points: 3},
 			{Name: "progress", Title: "over slow and lossy links every request is answered and both servers end with one history, nothing lost", Points: 2},
 		},
 		Hints: [3]string{

@@ -40,6 +40,7 @@ type Scene struct {
 
 	declared []Fault
 	links    map[[2]sim.NodeID]*linkFaults // the faults in force on each link (faults.go)
+	latency  sim.Link                      // every link's default, as Latency set it
 	lanes    []sim.NodeID
 	keep     func(sim.Event) bool
 	chapter  string
@@ -91,7 +92,7 @@ func New(seed int64, boot Boot, opts ...Option) *Scene {
 		}
 	}
 	w := sim.New(seed, append([]sim.Option{sim.Latency(c.min, c.max)}, c.world...)...)
-	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Timeout: c.timeout}
+	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Timeout: c.timeout, latency: sim.Link{Min: c.min, Max: c.max}}
 	if boot != nil {
 		for _, id := range names {
 			w.AddNode(id, func(p *sim.Proc) { boot(p, id, slices.Clone(names)) })

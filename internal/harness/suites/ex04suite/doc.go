@@ -17,7 +17,15 @@
 //     (clause 3) loses it here, however carefully its reads wait. The
 //     survivor must also answer the auditor's kube.Any reads: an Any read
 //     never waits on a server that is gone.
-//   - linearizable: controllers write through one server, then through the
+//   - linearizable: first the read-index scenes (readindex.go), scripted:
+//     a short cut of the servers' link loses the copy of one scale while a
+//     dashboard's Latest read waits for it on the server left behind; a
+//     second scale is applied on the writer's server alone (its copy lost
+//     in a second cut, or waiting behind the lost one); a dashboard shown it
+//     there then reads the server left behind, and must see it too; in a
+//     third, the answer to the first dashboard's ReadIndex call is slow to
+//     come back while that happens, and must not serve the second. Then,
+//     randomized: controllers write through one server, then through the
 //     other, while dashboards get, list and read with kube.Any through both;
 //     the servers' link slows to 300–400ms, and for a while loses and
 //     repeats messages. Both servers must hold one history, nothing

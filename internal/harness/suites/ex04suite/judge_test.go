@@ -1,6 +1,7 @@
 package ex04suite
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,4 +51,38 @@ func TestOneStoreBehindBothServersLosesNothing(t *testing.T) {
 	defer s.Close()
 	r := &recorder{TB: t}
 	assert.True(t, s.ReportRun(r) && reportLostOnCrash(r, s), strings.Join(r.errors, "\n"))
+}
+
+// One store behind both servers is one history: in every read-index scene
+// every read fits one order, on every seed the check runs.
+func TestTheReadIndexScenesPassOneStore(t *testing.T) {
+	for _, v := range riVariants {
+		for seed := int64(1); seed <= riSeeds; seed++ {
+			shared := kube.NewMemStore(0)
+			s := readIndexScene(seed, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }, v)
+			r := &recorder{TB: t}
+			assert.True(t, s.ReportRun(r) && s.LinearizableRetold(r, nil), "seed %d, scene %d: %s", seed, v, strings.Join(r.logs, "\n"))
+			s.Close()
+		}
+	}
+}
+
+// Servers that copy nothing show dashboard-2 the second scale through the
+// writer's server and the first state through the other: the failure names
+// the stale read and its clause, and its details retell the scene from its
+// own values: the cut, the write it met, the rule.
+func TestAReadIndexSceneRetellsItsCutsAndTheRule(t *testing.T) {
+	s := readIndexScene(1, lonely, riSecondCut)
+	defer s.Close()
+	r := &recorder{TB: t}
+	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
+	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details }))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.EqualValues(t, 1, f.Clause)
+	assert.Contains(t, f.Details, "the scene, as built:\n  link server-1 ↔ server-2 cut from ")
+	assert.Contains(t, f.Details, fmt.Sprintf("controller sent its write deployments/web=%d to ", riFirst))
+	assert.Contains(t, f.Details, "a Latest read must ask the other server how far its history goes after the read began")
 }

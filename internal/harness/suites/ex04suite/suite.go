@@ -274,6 +274,9 @@ func reportLostOnCrash(t testing.TB, s *scene.Scene) bool {
 // linearizableCheck: one history, nothing acknowledged lost, and one order
 // of every Get and List.
 func linearizableCheck(t *testing.T, serve scene.Boot) {
+	if !readIndexWorlds(t, serve) {
+		return
+	}
 	scene.Search{
 		Seeds: suite.Seeds(linearizableSeeds),
 		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, linearizableFaults, 2) },

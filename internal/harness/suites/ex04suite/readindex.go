@@ -1,0 +1,224 @@
+package ex04suite
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// The read-index scenes, scripted: interleavings a randomized world meets
+// about once in a few hundred seeds, built on purpose, so that a Latest read
+// that trusts an old read index, or a change it has received but not
+// applied, is caught on every run. One server (the writer's, chosen by the
+// seed) takes two scales of web; the other lags behind it because a short
+// cut of the servers' link lost the copy of the first:
+//
+//   - kubectl creates web with riCreated replicas through the writer's
+//     server; it reaches both servers;
+//   - at riFirstCut (plus up to riJitter) the servers' link is cut for
+//     riCutLength (plus up to riJitter), and the controller scales web to
+//     riFirst through the writer's server: its copy to the other server is
+//     lost, and the writer's server can only send it again later;
+//   - just after the cut, dashboard-1 gets web through the lagging server
+//     (or, on some seeds, lists the deployments there): a Latest read there
+//     has to wait for riFirst;
+//   - riSecondAfter (plus up to riJitter) after the first cut began, kubectl
+//     scales web to riSecond through the writer's server. In the first scene
+//     a second cut loses its copy too; in the second ("overtaken") its copy
+//     arrives, and waits on the lagging server for the lost riFirst;
+//   - after that, dashboard-2 gets web through the writer's server and is
+//     shown riSecond; then it reads web through the lagging server, as
+//     dashboard-1 did, while dashboard-1 is still waiting there.
+//     That read began after dashboard-2 was shown riSecond, so it must not
+//     answer riFirst or riCreated. The lagging server has to ask again how
+//     far the other's history goes, not reuse what it learned for
+//     dashboard-1 (the first scene), and wait until it has applied every
+//     change up to there, not merely received the last (the second).
+//
+// A third scene ("joined") has no lagging copy at dashboard-1's read:
+// instead the way from the writer's server to the other is slow for a
+// moment, so the answer to dashboard-1's ReadIndex call is slow to come
+// back; right after, a cut loses the copy of the controller's scale, and
+// dashboard-2, shown riFirst by the writer's server, reads the other server
+// while that answer, taken before riFirst was applied, is still on its way.
+// A read that joins a call made for an earlier reader, instead of asking
+// for itself, answers riCreated there.
+//
+// Every correct cluster passes them, whatever its timeouts: the scenes only
+// make the interleavings likely, and judge the answers as the randomized
+// worlds are judged.
+const (
+	riCreated     = 3
+	riFirst       = 4
+	riSecond      = 5
+	riFirstCut    = 500 * ms
+	riCutLength   = 80 * ms
+	riSecondAfter = 400 * ms
+	riJitter      = 100 * ms
+	riSlowWay     = 400 * ms
+	riAuditAt     = 8 * time.Second
+	riSeeds       = 5
+)
+
+// riVariant is one of the read-index scenes.
+type riVariant int
+
+const (
+	riSecondCut riVariant = iota // the second scale's copy lost in a second cut
+	riOvertaken                  // the second scale's copy waits behind the lost first
+	riJoined                     // dashboard-1's ReadIndex answer slow to come back
+)
+
+var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined}
+
+// readIndexScene builds and runs the read-index scene v of seed. The seed
+// decides which server takes the writes, when the faults begin and how long
+// they last, the jitter of every link, and whether the dashboards read the
+// lagging server with a get or a list.
+func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
+	if v == riJoined {
+		return joinedScene(seed, serve)
+	}
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	writer, lagging := server1, server2
+	if r.Intn(2) == 1 {
+		writer, lagging = lagging, writer
+	}
+	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
+	second := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
+	read := lateRead(s, r.Intn(3) == 0)
+	s.Inject(first)
+	if v == riSecondCut {
+		s.Inject(second)
+	}
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api = api.Pin(writer)
+		if _, err := api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated}); err != nil {
+			return
+		}
+		p.Sleep(max(0, second.From+ms-p.Now()))
+		api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riSecond})
+	})
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(first.From + ms)
+		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
+	})
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(first.Until() + 10*ms)
+		read(p, api.Pin(lagging))
+	})
+	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(second.Until() + 10*ms)
+		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
+			return
+		}
+		p.Sleep(ms) // begun after it ended, not at the same instant: one order, not two
+		read(p, api.Pin(lagging))
+	})
+	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
+	s.AuditAt(riAuditAt, "deployments", web)
+	s.Run(riAuditAt + 30*time.Second)
+	return s
+}
+
+// lateRead is how both dashboards read the lagging server: a Latest get of
+// web, or a Latest list of the deployments.
+func lateRead(s *scene.Scene, list bool) func(p *sim.Proc, api *kube.Client) {
+	if list {
+		return func(p *sim.Proc, api *kube.Client) { s.List(p, api, "deployments", web) }
+	}
+	return func(p *sim.Proc, api *kube.Client) { api.Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}) }
+}
+
+// joinedScene builds and runs the joined read-index scene of seed.
+func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	writer, lagging := server1, server2
+	if r.Intn(2) == 1 {
+		writer, lagging = lagging, writer
+	}
+	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
+		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
+	// The cut begins just after the slow spell ends, not at the same instant,
+	// so that the link is cut whichever of the two the world does first.
+	cut := scene.Cut{A: server1, B: server2, From: slow.From + slow.For + ms, For: riCutLength + jitter()}
+	read := lateRead(s, r.Intn(3) == 0)
+	s.Inject(slow, cut)
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+	})
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(cut.From + ms)
+		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
+	})
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(slow.From + ms)
+		read(p, api.Pin(lagging))
+	})
+	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(cut.Until() + 10*ms)
+		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
+			return
+		}
+		p.Sleep(ms) // begun after it ended, not at the same instant: one order, not two
+		read(p, api.Pin(lagging))
+	})
+	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
+	s.AuditAt(riAuditAt, "deployments", web)
+	s.Run(riAuditAt + 30*time.Second)
+	return s
+}
+
+// readIndexWorlds runs every read-index scene over its seeds and judges
+// each as the randomized worlds are judged; it says whether the check may
+// go on.
+func readIndexWorlds(t *testing.T, serve scene.Boot) bool {
+	for _, seed := range suite.StorySeeds(riSeeds) {
+		for _, v := range riVariants {
+			s := readIndexScene(seed, serve, v)
+			ok := s.ReportRun(t) && s.ReportOneHistory(t) &&
+				s.Report(t, check.Durable(s.History, s.Longest())) &&
+				s.LinearizableRetold(t, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details })
+			s.Close()
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// retellReadIndex says what a read-index scene built, from the declared
+// cuts and the recorded operations: which write each cut met, and the rule
+// the last read had to keep. The table of operations under it says who read
+// what where, and when.
+func retellReadIndex(s *scene.Scene) string {
+	out := "the scene, as built:"
+	for _, f := range s.Declared() {
+		out += "\n  " + f.String()
+		c, ok := f.(scene.Cut)
+		if !ok {
+			continue
+		}
+		for _, op := range s.History.Operations() {
+			if op.Input.Kind.Mutates() && c.During(op.Call) {
+				out += fmt.Sprintf(": %s sent its %s to %s at %s, so a copy %s sent then to the other server was lost",
+					op.Client, op.Input, op.Server, suite.FormatTime(op.Call), op.Server)
+			}
+		}
+	}
+	return out + "\na Latest read must ask the other server how far its history goes after the read began, and wait until its own server has applied every change up to there: " +
+		"neither how far it had to catch up for an earlier reader, nor the answer to a call made for one, nor a later change that overtook a lost one, will do"
+}
