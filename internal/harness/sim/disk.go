@@ -132,7 +132,7 @@ func (d *Disk) crash() {
 		unsynced := len(f.data) - f.synced
 		keep := 0
 		if unsynced > 0 && d.w.rng.Intn(2) == 0 {
-			keep = d.w.rng.Intn(unsynced + 1)
+			keep = d.w.keepOfTear(unsynced)
 		}
 		f.data = f.data[:f.synced+keep]
 		f.synced = len(f.data)

@@ -74,6 +74,7 @@ type World struct {
 	faults      []Fault
 	watchdog    time.Duration
 	syncLatency time.Duration
+	tearEdges   *rand.Rand // DiskTearsAtEdges: its own draws, so the world's stay as they were
 
 	stopped bool
 	err     error

@@ -63,7 +63,8 @@ func (a *auditor) Do(p *sim.Proc, who string, req any) (any, error) {
 // first: a wrong write comes before anything read after it; a change a
 // watch never delivered before one it delivered wrongly.
 var precedence = []string{"lost-update", "false-conflict", "wrong-version", "missed-change", "not-gone", "needless-gone",
-	"extra-change", "out-of-order-changes", "wrong-event-type", "late-change", "stale-list-version", "wrong-answer", "early-empty-watch"}
+	"extra-change", "out-of-order-changes", "wrong-event-type", "late-change", "stale-list-version", "wrong-answer", "early-empty-watch",
+	"overdue-empty-watch"}
 
 // Finding returns the most specific failure found, or nil.
 func (a *auditor) Finding() *suite.Failure {
@@ -253,6 +254,14 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	if len(g) == 0 && len(want) == 0 && r.Wait > 0 && p.Now()-start < r.Wait {
 		fail("early-empty-watch", fmt.Sprintf(" was answered [] after %s of its %s wait, with nothing to deliver: "+
 			"an empty answer says that nothing came in time, so a watch must wait it out", suite.FormatTime(p.Now()-start), suite.FormatTime(r.Wait)))
+	}
+	// Nor long after: the caller asked to wait so long and no longer (an
+	// informer's wait is its timeout, after which it may act), and changes
+	// of another kind that woke the watch meanwhile do not restart it.
+	if len(g) == 0 && len(want) == 0 && gotErr == nil && p.Now()-start > r.Wait {
+		fail("overdue-empty-watch", fmt.Sprintf(" was answered [] only after %s, though it asked to wait %s at most: "+
+			"a watch that wakes with nothing to deliver must wait only what is left of its wait, not all of it again",
+			suite.FormatTime(p.Now()-start), suite.FormatTime(r.Wait)))
 	}
 	// A watch answers as soon as it has something to say: when it is
 	// asked, if a change is already there, or the instant the first one is

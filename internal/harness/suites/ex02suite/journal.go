@@ -81,8 +81,9 @@ type bootRec struct {
 	at        time.Duration
 	head      int64 // the resourceVersion of the last change recovered
 	objects   map[string]kube.Object
-	sizeFound int // bytes on the disk when the boot began: what the last crash left
-	sizeOpen  int // bytes on the disk when Open returned
+	changes   map[int64]kube.Event // the recovered history, as a watch from 0 replays it, by resourceVersion
+	sizeFound int                  // bytes on the disk when the boot began: what the last crash left
+	sizeOpen  int                  // bytes on the disk when Open returned
 	ok        bool
 }
 
@@ -130,7 +131,7 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 // booted notes what a boot recovered, read from the store before it
 // serves; found is the size of the disk before Open.
 func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
-	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, sizeFound: found, ok: true}
+	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, changes: map[int64]kube.Event{}, sizeFound: found, ok: true}
 	for _, kind := range []string{"deployments", "pods"} {
 		l, err := s.List(p, kind, kube.ReadOptions{})
 		if err != nil {
@@ -140,6 +141,13 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 		b.head = max(b.head, l.ResourceVersion)
 		for _, o := range l.Items {
 			b.objects[o.Key()] = o
+		}
+		evs, err := s.Watch(p, kind, 0, 0)
+		if err != nil {
+			continue // a store may keep only recent changes: then the objects alone tell
+		}
+		for _, ev := range evs {
+			b.changes[ev.Object.ResourceVersion] = ev
 		}
 	}
 	b.sizeOpen, _ = j.disk()
@@ -225,11 +233,28 @@ func (j *journal) internalError() *suite.Failure {
 			name = "duplicate-version"
 			why = ": two writes were numbered the same resourceVersion, the second while the first was still syncing " +
 				"(the write path must admit one change at a time between Propose and Apply)"
+			if !j.overlapped(a) {
+				name = "wrong-version"
+				why = ": no other write was in the write path then, so the change it logged and applied was numbered " +
+					"with a version already taken, as an update that changes nothing is (it must take no resourceVersion, " +
+					"write nothing to the log, and answer ok with the stored object)"
+			}
 		}
 		return &suite.Failure{Name: name, At: a.answered, Story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
 			fmtT(a.answered), a.client, a.req, why, a.err)}
 	}
 	return nil
+}
+
+// overlapped reports whether another write was in the write path while a
+// was.
+func (j *journal) overlapped(a answer) bool {
+	for _, b := range j.answers {
+		if b.write() && b.boot == a.boot && b.start < a.answered && a.start < b.answered && (b.start != a.start || b.client != a.client) {
+			return true
+		}
+	}
+	return false
 }
 
 // lostAt finds the first change acknowledged before crash c that the boot
@@ -269,7 +294,8 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 }
 
 // resurrected: a boot recovered an object, as it was at or before an
-// acknowledged deletion of it: the deletion was replayed as something else.
+// acknowledged deletion of it, or recovered the deletion itself as another
+// kind of change: the deletion was replayed as something else.
 func (j *journal) resurrected(c *crashRec) *suite.Failure {
 	b := c.bootAfter
 	for _, a := range j.answers {
@@ -281,6 +307,14 @@ func (j *journal) resurrected(c *crashRec) *suite.Failure {
 				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
 					"the log was replayed without the deletion's meaning, and an object the cluster had removed came back",
 				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o)}
+		}
+		// Or its deletion came back as something else, though the object
+		// was written again since.
+		if ev, ok := b.changes[a.obj.ResourceVersion]; ok && ev.Type != kube.Deleted && ev.Object.Key() == a.key() {
+			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
+				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered that change as %s: "+
+					"the log was replayed without the deletion's meaning, and for a while an object the cluster had removed was there again",
+				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), ev)}
 		}
 	}
 	return nil

@@ -43,8 +43,14 @@ func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
 		for n := 1; p.Now() < end-100*time.Millisecond; n++ {
 			name := fmt.Sprintf("web-%d", n%4)
 			obj := kube.Object{Kind: "deployments", Name: name, Replicas: n}
-			if _, err := k.Update(obj); errors.Is(err, kube.ErrNotFound) {
+			_, err := k.Update(obj)
+			switch {
+			case errors.Is(err, kube.ErrNotFound):
 				_, _ = k.Create(obj)
+			case err == nil && n%3 == 0:
+				// Applied again, as kubectl apply is: an update that
+				// changes nothing, answered ok and numbered nothing.
+				_, _ = k.Update(obj)
 			}
 			p.Sleep(20 * time.Millisecond)
 		}

@@ -2,6 +2,7 @@ package ex05suite
 
 import (
 	"fmt"
+	"math/rand"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,7 +117,21 @@ func randomScenario(seed int64) scenario {
 		sc.crash = &scene.Crash{Node: controllerA, At: down - between(0, 200*ms), For: between(1500*ms, 2500*ms)}
 		sc.scales[1].at = sc.crash.At + sc.crash.For + between(100*ms, 800*ms)
 	}
+	// Drawn apart, so that the other worlds stay as they were: in one world
+	// of two the last scale-down comes with an eviction of two of the pods
+	// it keeps.
+	if rand.New(rand.NewSource(seed^0xe705)).Intn(2) == 0 {
+		sc.evict = 2
+	}
 	return sc
+}
+
+// evicted says which pods kubectl evicts after the last scale, if any.
+func evicted(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return " Right after the last scale kubectl evicts " + podList(n) + "."
 }
 
 // randomScene says one randomized run's scene.
@@ -126,7 +141,7 @@ func randomScene(sc scenario) string {
 		web, sc.initial, podList(sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
-		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
+		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict)
 }
 
 // randomized: no create ever leaves more pods than desired, and no delete

@@ -59,6 +59,7 @@ type scenario struct {
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
 	scales         []scale          // kubectl's scale changes, through server-1
+	evict          int              // pods web-0 … that kubectl deletes right after the last scale (an eviction), or 0
 	end            time.Duration
 }
 
@@ -545,5 +546,11 @@ func (cl *cluster) kubectl(p *sim.Proc, api *kube.Client) {
 			}
 			p.Sleep(20 * ms)
 		}
+	}
+	// Right after the last scale, before the controllers' next pass, the
+	// first wanted pods are evicted (deleted as a node drain would): for a
+	// moment web has pods beyond the wanted names beside gaps among them.
+	for i := 0; i < cl.sc.evict; i++ {
+		_, _ = c.Delete(fmt.Sprintf("pods/web-%d", i), 0)
 	}
 }

@@ -40,7 +40,7 @@
 //   - randomized: controller-b starts up to 100ms after controller-a; one
 //     controller crashes and restarts (in half the runs controller-a, across
 //     the scale-down, with web scaled back up soon after it returns);
-//     kubectl scales web to 2, then 6, then 4. The rules above, over many seeds, with the guard against runs whose
+//     kubectl scales web to 2, then 6, then 4 (and in one run of two evicts web-0 and web-1 right after the last scale). The rules above, over many seeds, with the guard against runs whose
 //     crash met an idle cluster.
 //   - converges: in the same runs, exactly the desired number of pods at the
 //     end.
