@@ -3,6 +3,10 @@ package ex09suite
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -69,6 +73,7 @@ const (
 	scaleBatchIf                    // kubectl scale deployment batch, if it is still at the version read
 	createJob                       // kubectl create deployment job-N
 	deleteJob                       // kubectl delete deployment job-N
+	deleteJobIf                     // kubectl delete deployment job-N, if it is at the version named
 )
 
 func (k opKind) read() bool   { return k <= listAnyDeploy }
@@ -78,7 +83,11 @@ func (k opKind) latest() bool { return k == getLatest || k == listLatest }
 type step struct {
 	at   time.Duration
 	kind opKind
-	to   int // the replicas of a scale
+	to   int // the replicas of a scale, the N of job-N
+	// off is how far from the version kubectl knows a conditional delete's
+	// precondition lies: -1, 0 or +1, so that it names a version on either
+	// side of the one stored, or that one.
+	off int64
 }
 
 // scenario is what one world does.
@@ -298,6 +307,10 @@ func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv
 		key := fmt.Sprintf("deployments/job-%d", st.to)
 		q.what = "DELETE " + key
 		q.obj, q.err = c.Delete(key, 0)
+	case deleteJobIf:
+		key := fmt.Sprintf("deployments/job-%d", st.to)
+		q.what = fmt.Sprintf("DELETE %s if rv=%d", key, rv)
+		q.obj, q.err = c.Delete(key, rv)
 	}
 	q.ret = p.Now()
 	r.requests = append(r.requests, q)
@@ -305,21 +318,38 @@ func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv
 }
 
 // kubectl sends the scenario's requests through server-1, one after the
-// other. A conditional scale uses the version of batch it last read.
+// other. A conditional scale uses the version of batch it last read; a
+// conditional delete picks one of the jobs kubectl has seen, and names the
+// version it saw it at, or one either side of it (step.off).
 func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
-	var batchRV int64 = 7 // as the scene begins
+	var batchRV int64 = 7       // as the scene begins
+	jobs := map[int]int64{0: 8} // job-N → the version kubectl last saw it at
 	for _, st := range r.sc.steps {
 		if d := st.at - p.Now(); d > 0 {
 			p.Sleep(d)
 		}
-		q := r.call(p, api, server1, st, batchRV)
+		rv := batchRV
+		if st.kind == deleteJobIf {
+			seen := slices.Sorted(maps.Keys(jobs))
+			st.to = seen[st.to%len(seen)]
+			rv = jobs[st.to] + st.off
+		}
+		q := r.call(p, api, server1, st, rv)
 		if q.err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
 			batchRV = q.obj.ResourceVersion
+		}
+		if q.err == nil && st.kind == createJob {
+			jobs[st.to] = q.obj.ResourceVersion
 		}
 		if q.err == nil && st.kind == listAnyDeploy {
 			for _, o := range q.list.Items {
 				if o.Key() == batch {
 					batchRV = o.ResourceVersion
+				}
+				if n, ok := strings.CutPrefix(o.Name, "job-"); ok {
+					if i, err := strconv.Atoi(n); err == nil {
+						jobs[i] = o.ResourceVersion
+					}
 				}
 			}
 		}

@@ -18,16 +18,19 @@
 // (beginning between 600 and 1500ms, lasting 1.2 to 4 seconds, always longer
 // than every timeout):
 //
-//   - consistent-reads: a read with kube.Latest is answered within Bound,
-//     and never with anything but the history's current state (never from
-//     server-1's cache while it cannot reach etcd).
+//   - consistent-reads: a read with kube.Latest, kubectl's or the
+//     controller's, is answered within Bound, and never with anything but
+//     the history's current state (never from server-1's cache while it
+//     cannot reach etcd).
 //   - cached-reads: a read with kube.Any is answered within Bound, outage or
 //     not, and its answer is the history exactly as it stood at the version
 //     the answer names.
 //   - writes: no client hears yes for a change the history did not hold at
-//     that moment, and a write is refused within Bound; and every client's
-//     writes and consistent reads fit one order of the history (porcupine,
-//     per key).
+//     that moment (a delete's yes must be a deletion), a write is refused
+//     within Bound, a delete that names a version finds its object still at
+//     it (kubectl names the version it saw, or one either side); and every
+//     client's writes and consistent reads fit one order of the history
+//     (porcupine, per key).
 //   - watches: the watcher's watches through server-1 stay open during the
 //     outage and deliver the history's changes in order, none skipped and
 //     none the history does not hold (after Gone, it relists and goes on).

@@ -215,6 +215,30 @@ func (r *run) consistentReads() *suite.Failure {
 			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
 		}
 	}
+	return r.controllerReads()
+}
+
+// controllerReads judges the controller's consistent reads of web, as its
+// client recorded them: one answered through server-1 while the link was
+// cut, or older than a change accepted before it was sent, came from the
+// cache.
+func (r *run) controllerReads() *suite.Failure {
+	for _, op := range r.s.History.Operations() {
+		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web || op.Result.Outcome != check.OK {
+			continue
+		}
+		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, fmtT(op.Call))
+		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
+			return r.fail(readStale, op.Return, "",
+				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
+				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), r.outage())
+		}
+		if last, ok := r.latestOf(web, op.Call); ok && op.Result.Version < last.Version {
+			return r.fail(readStale, op.Return, "",
+				"%s was answered %s=%v (rv=%d) at %s, but the history had had %s=%v since rv=%d, accepted at %s, before the read began",
+				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), web, last.Value, last.Version, fmtT(last.At))
+		}
+	}
 	return nil
 }
 
@@ -296,7 +320,7 @@ func (r *run) writes() *suite.Failure {
 			continue
 		}
 		c, ok := r.change(op.Result.Version)
-		if ok && c.Key == op.Input.Key && c.At <= op.Return {
+		if ok && c.Key == op.Input.Key && c.At <= op.Return && c.Deleted == (op.Input.Kind == check.KindDelete) {
 			continue
 		}
 		later := "it never reached the history"
@@ -304,12 +328,15 @@ func (r *run) writes() *suite.Failure {
 			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
 				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
 				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+				if c.Deleted { // maybe another client's delete
+					later = fmt.Sprintf("the history deleted %s only at %s, %s after the client heard yes, as rv=%d", c.Key, fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+				}
 				break
 			}
 		}
 		held := fmt.Sprintf("the history held no change at rv=%d", op.Result.Version)
 		if ok {
-			held = fmt.Sprintf("the change at rv=%d in the history is %s=%v", c.Version, c.Key, c.Value)
+			held = fmt.Sprintf("the change at rv=%d in the history is %s=%v", c.Version, c.Key, describeValue(c))
 		}
 		return r.fail(writeAcked, op.Return, "the write: "+op.String(),
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
@@ -321,6 +348,10 @@ func (r *run) writes() *suite.Failure {
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
 				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
 		}
+	}
+	// A delete that named a version must find its object still at it.
+	if v := check.StaleDelete(r.s.History, r.changes()); v != nil {
+		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
 	}
 	// Every client's writes and consistent reads, the controller's too,
 	// must fit one order of the history (porcupine, per key).

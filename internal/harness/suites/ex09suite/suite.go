@@ -99,10 +99,10 @@ func randomScenario(seed int64) scenario {
 	sc.scaleAt = sc.cut.From + between(sc.cut.For/5, sc.cut.For*4/5)
 	sc.scaleTo = []int{3, 4, 6, 7}[rnd.Intn(4)]
 
-	kinds := []opKind{getLatest, listLatest, getAny, listAny, listAnyDeploy, scaleBatch, scaleBatchIf, createJob, deleteJob}
+	kinds := []opKind{getLatest, listLatest, getAny, listAny, listAnyDeploy, scaleBatch, scaleBatchIf, createJob, deleteJob, deleteJobIf}
 	pick := func() step {
 		k := kinds[rnd.Intn(len(kinds))]
-		return step{kind: k, to: 10 + rnd.Intn(20)}
+		return step{kind: k, to: 10 + rnd.Intn(20), off: rnd.Int63n(3) - 1}
 	}
 	// Before the outage, a few requests; in it, a consistent read, a cached
 	// read and a write in a random order, then more; after it, a few more.
@@ -114,11 +114,11 @@ func randomScenario(seed int64) scenario {
 		at += between(50*ms, 150*ms)
 	}
 	must := []opKind{[]opKind{getLatest, listLatest}[rnd.Intn(2)], []opKind{getAny, listAny, listAnyDeploy}[rnd.Intn(3)],
-		[]opKind{scaleBatch, scaleBatchIf, createJob, deleteJob}[rnd.Intn(4)]}
+		[]opKind{scaleBatch, scaleBatchIf, createJob, deleteJob, deleteJobIf}[rnd.Intn(5)]}
 	rnd.Shuffle(len(must), func(i, j int) { must[i], must[j] = must[j], must[i] })
 	at = sc.cut.From + between(0, 300*ms)
 	for _, k := range must {
-		sc.steps = append(sc.steps, step{at: at, kind: k, to: 10 + rnd.Intn(20)})
+		sc.steps = append(sc.steps, step{at: at, kind: k, to: 10 + rnd.Intn(20), off: rnd.Int63n(3) - 1})
 		at += between(20*ms, 200*ms)
 	}
 	for at < sc.cut.Until()+600*ms {

@@ -64,7 +64,10 @@ var keys = []string{"web", "api"}
 
 // mixed runs clients clients that read and write keys through the leader:
 // unconditional and conditional scales, deletes and creates, Latest and Any
-// reads and lists. Values are unique per key, so every change can be found.
+// reads and lists. Every third consistent read that is not followed by a
+// write goes to a follower instead, which must send the client to the leader
+// or answer as the leader would. Values are unique per key, so every change
+// can be found.
 func mixed(w *world, clients int) {
 	next := 100
 	w.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
@@ -77,6 +80,14 @@ func mixed(w *world, clients int) {
 		w.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
 			c := w.writer(p, api)
 			seen := map[string]int64{} // the version of each key this client last read
+			// reader is where a consistent read goes: the leader, or for
+			// every third one, a follower.
+			reader := func() *kube.Client {
+				if next%3 != 0 {
+					return c.api
+				}
+				return api.Pin(w.Servers[1+next/3%(len(w.Servers)-1)])
+			}
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(50*time.Millisecond))))
 			for p.Now() < workStart+work {
 				k := keys[p.Rand().Intn(len(keys))]
@@ -99,13 +110,13 @@ func mixed(w *world, clients int) {
 						c.create(k, next)
 					}
 				case r < 0.75:
-					if obj, err := c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+					if obj, err := reader().Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
 						seen[k] = obj.ResourceVersion
 					}
 				case r < 0.85:
 					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Any})
 				default:
-					c.api.List("deployments", kube.ReadOptions{ResourceVersion: kube.Latest})
+					reader().List("deployments", kube.ReadOptions{ResourceVersion: kube.Latest})
 				}
 				p.Sleep(thinkMin + time.Duration(p.Rand().Int63n(int64(thinkMax-thinkMin))))
 			}

@@ -1,8 +1,9 @@
 // Package ex10suite is the hidden suite of chapter 10, "Agreement costs
 // latency". It runs the learner's servers (servers[0] the fixed leader)
-// 380–400ms apart, sends every client request to the leader, and at the
-// instant each client hears yes reads every server's disk to see how many
-// hold the write:
+// 380–400ms apart, sends every client write to the leader (and, in the
+// faults check, some consistent reads to a follower), and at the instant
+// each client hears yes reads every server's disk to see how many hold the
+// write:
 //
 //   - story: four controllers write five changes each in a row; every write
 //     is acknowledged, none before a majority holds it, and the burst ends
