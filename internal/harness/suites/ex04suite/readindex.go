@@ -116,17 +116,7 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 		p.Sleep(first.Until() + 10*ms)
 		read(p, api.Pin(lagging))
 	})
-	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(second.Until() + 10*ms)
-		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
-			return
-		}
-		p.Sleep(ms) // begun after it ended, not at the same instant: one order, not two
-		read(p, api.Pin(lagging))
-	})
-	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
-	s.AuditAt(riAuditAt, "deployments", web)
-	s.Run(riAuditAt + 30*time.Second)
+	afterTheWriter(s, second.Until()+10*ms, writer, lagging, read)
 	return s
 }
 
@@ -167,8 +157,17 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 		p.Sleep(slow.From + ms)
 		read(p, api.Pin(lagging))
 	})
+	afterTheWriter(s, cut.Until()+10*ms, writer, lagging, read)
+	return s
+}
+
+// afterTheWriter ends every read-index scene: at at, dashboard-2 reads web
+// from the writer with a Latest get and, once that has answered, reads the
+// lagging server the same way as dashboard-1; then the auditor reads both
+// servers and the scene runs.
+func afterTheWriter(s *scene.Scene, at time.Duration, writer, lagging sim.NodeID, read func(p *sim.Proc, api *kube.Client)) {
 	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(cut.Until() + 10*ms)
+		p.Sleep(at)
 		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
 			return
 		}
@@ -178,7 +177,6 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
 	s.AuditAt(riAuditAt, "deployments", web)
 	s.Run(riAuditAt + 30*time.Second)
-	return s
 }
 
 // readIndexWorlds runs every read-index scene over its seeds and judges
