@@ -47,12 +47,16 @@ import (
 func Run(t *testing.T, serve scene.Boot) {
 	r := &runner{serve: serve, judged: map[int64]*verdicts{}}
 	suite.Run(t, "ex08", map[string]suite.CheckFunc{
-		"story":           func(t *testing.T) { storyCheck(t, serve) },
-		"agreement-first": func(t *testing.T) { r.search(t, "agreement-first") },
-		"one-history":     func(t *testing.T) { r.search(t, "one-history") },
-		"linearizable":    func(t *testing.T) { r.search(t, "linearizable") },
-		"available":       func(t *testing.T) { r.search(t, "available") },
-		"catch-up":        func(t *testing.T) { catchUpCheck(t, serve) },
+		"story": func(t *testing.T) { storyCheck(t, serve) },
+		"agreement-first": func(t *testing.T) {
+			if r.search(t, "agreement-first"); !t.Failed() {
+				minorityCheck(t, serve)
+			}
+		},
+		"one-history":  func(t *testing.T) { r.search(t, "one-history") },
+		"linearizable": func(t *testing.T) { r.search(t, "linearizable") },
+		"available":    func(t *testing.T) { r.search(t, "available") },
+		"catch-up":     func(t *testing.T) { catchUpCheck(t, serve) },
 	})
 }
 
