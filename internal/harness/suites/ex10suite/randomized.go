@@ -167,6 +167,16 @@ func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
 	}
 }
 
+// quietCrash crashes a follower after the work, once every write is
+// agreed and answered, for a while. It comes back with its log and an empty
+// history, to a leader with nothing new to send it: only the heartbeat that
+// passes on the commit, again and again, tells it what to apply.
+func quietCrash(w *world) scene.Fault {
+	rnd := w.W.Rand()
+	follower := w.Servers[1+rnd.Intn(len(w.Servers)-1)]
+	return scene.Crash{Node: follower, At: workStart + work + 1500*time.Millisecond, For: 500*time.Millisecond + time.Duration(rnd.Int63n(int64(time.Second)))}
+}
+
 // randomWorld builds and runs one randomized world with a fault.
 func randomWorld(seed int64, serve scene.Boot) *world {
 	w := newWorld(seed, serve, 3)
@@ -174,6 +184,9 @@ func randomWorld(seed int64, serve scene.Boot) *world {
 	f, keeps := randomFault(w)
 	w.Inject(f)
 	w.majorityKept = keeps
+	if w.W.Rand().Intn(4) == 0 { // and in a quarter of the worlds, a follower crashes once all is quiet
+		w.Inject(quietCrash(w))
+	}
 	w.AuditAt(workStart+work+settle, "deployments", keyNames()...)
 	w.Run(workStart + work + settle + 10*time.Second)
 	return w
