@@ -148,8 +148,8 @@ func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
 	switch kind {
 	case 0:
 		if rnd.Intn(2) == 0 { // half the time for longer than a write waits for agreement: its client must hear Timeout
-			length = answerBound + time.Second + time.Duration(rnd.Int63n(int64(time.Second)))
-			from = min(from, workStart+work-length/2)
+			length = answerBound + 500*time.Millisecond + time.Duration(rnd.Int63n(int64(time.Second)))
+			from = min(from, longCutEnd-length) // healed with time to spare: an Append lost in the cut is sent again an Append's timeout later
 		}
 		return scene.Partition{Groups: [][]sim.NodeID{w.Servers[1:]}, From: from, For: length}, false
 	case 1:
@@ -166,6 +166,12 @@ func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
 		return scene.CrashMidWrite{Node: leader, File: logFile, From: from, For: length / 3}, false
 	}
 }
+
+// longCutEnd is when a cut of the leader from both followers that outlasts
+// a write's timeout has healed, at the latest: an Append lost in the cut is
+// sent again up to an Append's timeout (2s) after it, and the followers
+// must have caught up by the audit.
+const longCutEnd = workStart + work + 1500*time.Millisecond
 
 // quietCrash crashes a follower after the work, once every write is
 // agreed and answered, for a while. It comes back with its log and an empty
