@@ -242,3 +242,42 @@ func TestAFollowerThatIsBackMustAnswerTheReadsParkedOnIt(t *testing.T) {
 	op(w.world, "reader", "server-3", check.Read("deployments/api"), 4860*ms, 4870*ms, check.Found(230, 191))
 	assert.Nil(t, w.parkedReads(), "half the reads answered: the first waited while it caught up")
 }
+
+func TestAReadOfAnyKindMayShowOnlyWhatAMajorityHolds(t *testing.T) {
+	web := func(i int64, replicas int) entry {
+		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	}
+	w := judged(5)
+	defer w.Close()
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(logFile)
+			f.Append(frame(web(1, 3)))
+			if i < 2 { // the leader and one follower cut off with it hold entry 2
+				f.Append(frame(web(2, 12)))
+			}
+			f.Sync(p)
+		})
+	}
+	op(w, "writer", "server-1", check.Write("deployments/web", 12), 520*ms, 1520*ms, check.Result{Outcome: check.Indefinite})
+	obj := func(replicas int, rv int64) kube.Object {
+		return kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: rv}
+	}
+	w.W.AddNode("reader", func(p *sim.Proc) {
+		p.Sleep(600 * ms)
+		w.readCommitted(p, "reader", "server-2", anyRead, "deployments/web", obj(3, 1))
+	})
+	require.NoError(t, w.Run(time.Second))
+	assert.Nil(t, w.early, "a stale Any read of a committed change is no failure")
+
+	w.W.AddNode("reader-2", func(p *sim.Proc) {
+		w.readCommitted(p, "reader", "server-2", anyRead, "deployments/web", obj(12, 2))
+	})
+	require.NoError(t, w.Run(2*time.Second))
+	f := w.early
+	require.NotNil(t, f, "server-2 showed a change only two of five disks hold")
+	assert.Equal(t, "read-uncommitted", f.Name)
+	assert.Contains(t, f.Story, "server-2 answered reader's Any read of deployments/web with replicas=12 (rv 2, written by writer's write deployments/web=12 through server-1, sent at 520ms and answered indefinite at 1520ms)")
+	assert.Contains(t, f.Story, "only 2 of 5 servers' disks held it, synced (server-1, server-2) at position 2 of the log")
+	assert.Contains(t, f.Story, "An Any read may be stale, an earlier point of the one history, but never ahead of it")
+}

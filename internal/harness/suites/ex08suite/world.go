@@ -18,7 +18,7 @@ import (
 
 // world is one scene of the chapter and what the suite notes while it runs:
 // the values it hands out, the versions clients saw, and the first answer
-// (a yes, or a Latest read) that came before a majority of the servers'
+// (a yes, or a read of any kind) that came before a majority of the servers'
 // disks held the change it was about.
 type world struct {
 	*scene.Scene
@@ -82,12 +82,22 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 	}
 }
 
-// readCommitted is called the moment a client gets the answer to a Latest
-// read: the change that wrote what it read (at position obj's
-// resourceVersion) must be committed, held by a majority of the servers'
-// disks. A value that only some copies hold is not yet part of the one
-// history: another read may not see it, and a crash may take it back.
-func (w *world) readCommitted(p *sim.Proc, client, server, key string, obj kube.Object) {
+// How a client read, as readCommitted's stories name it.
+const (
+	latestRead = "Latest read"
+	anyRead    = "Any read"
+	latestList = "Latest list"
+	anyList    = "Any list"
+)
+
+// readCommitted is called the moment a client gets the answer to a read,
+// a Latest or an Any one, or an item of a list (how names which): the change that
+// wrote what it read (at position obj's resourceVersion) must be committed,
+// held by a majority of the servers' disks. An Any read may be stale, an
+// earlier point of the one history, but not ahead of it: a value that only
+// some copies hold is not yet part of the one history, another read may not
+// see it, and a crash may take it back.
+func (w *world) readCommitted(p *sim.Proc, client, server, how, key string, obj kube.Object) {
 	if w.early != nil {
 		return
 	}
@@ -104,15 +114,39 @@ func (w *world) readCommitted(p *sim.Proc, client, server, key string, obj kube.
 	if len(holders) > 0 {
 		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
 	}
+	rule := fmt.Sprintf("A %s must come from what the one history has committed, not from one machine's copy", how)
+	if how == anyRead || how == anyList {
+		rule = "An " + how + " may be stale, an earlier point of the one history, but never ahead of it: " +
+			"it too must come from what the one history has committed, not from one machine's copy"
+	}
 	w.early = &suite.Failure{
 		Name:   "read-uncommitted",
 		Clause: course.AgreementFirst,
 		At:     p.Now(),
-		Story: fmt.Sprintf("%s answered %s's Latest read of %s with replicas=%d (rv %d) at %s, but at that moment %s at position %d of the log; "+
-			"a majority of the %d servers is %d. A Latest read must come from what the one history has committed, not from one machine's copy",
-			server, client, key, obj.Replicas, obj.ResourceVersion, suite.FormatTime(p.Now()), held, obj.ResourceVersion, len(w.Servers), w.majority()),
+		Story: fmt.Sprintf("%s answered %s's %s of %s with replicas=%d (rv %d%s) at %s, but at that moment %s at position %d of the log; "+
+			"a majority of the %d servers is %d. %s",
+			server, client, how, key, obj.Replicas, obj.ResourceVersion, w.writeOf(key, obj.Replicas), suite.FormatTime(p.Now()), held,
+			obj.ResourceVersion, len(w.Servers), w.majority(), rule),
 		Details: w.disks(obj.ResourceVersion),
 	}
+}
+
+// writeOf names the write that gave key the value replicas, as a story's
+// aside: ", written by client-a's write deployments/web=12 through
+// server-1, sent at 520ms and not answered yet". Values are unique per key,
+// so there is at most one; a value no recorded write gave says nothing.
+func (w *world) writeOf(key string, replicas int) string {
+	for _, op := range w.History.Operations() {
+		if op.Input.Key != key || !op.Input.Kind.Mutates() || op.Input.Kind == check.KindDelete || fmt.Sprint(op.Input.Value) != fmt.Sprint(replicas) {
+			continue
+		}
+		answer := "not answered yet"
+		if op.Result.Outcome != check.Pending {
+			answer = fmt.Sprintf("answered %s at %s", op.Result.Outcome, suite.FormatTime(op.Return))
+		}
+		return fmt.Sprintf(", written by %s's %s through %s, sent at %s and %s", op.Client, op.Input, op.Server, suite.FormatTime(op.Call), answer)
+	}
+	return ""
 }
 
 // disks tells what each server's disk held, synced, around position index.
@@ -155,6 +189,7 @@ func (c client) op() (unknown bool) {
 		l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{})
 		for _, o := range l.Items {
 			c.w.seen[o.Key()] = o.ResourceVersion
+			c.w.readCommitted(c.p, c.api.Name(), string(server), latestList, o.Key(), o)
 		}
 		return indefinite(err)
 	case r < 0.66:
@@ -213,9 +248,21 @@ func (c client) read(server sim.NodeID, key, rv string) bool {
 	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
 	if err == nil {
 		c.w.seen[key] = obj.ResourceVersion
-		if rv == kube.Latest {
-			c.w.readCommitted(c.p, c.api.Name(), string(server), key, obj)
+		how := latestRead
+		if rv == kube.Any {
+			how = anyRead
 		}
+		c.w.readCommitted(c.p, c.api.Name(), string(server), how, key, obj)
+	}
+	return indefinite(err)
+}
+
+// listAny lists the Deployments through server with an Any read: every
+// item may be stale, but each must be a committed change.
+func (c client) listAny(server sim.NodeID) bool {
+	l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{ResourceVersion: kube.Any})
+	for _, o := range l.Items {
+		c.w.readCommitted(c.p, c.api.Name(), string(server), anyList, o.Key(), o)
 	}
 	return indefinite(err)
 }

@@ -1,0 +1,84 @@
+package ex10suite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/suite"
+)
+
+const ms = time.Millisecond
+
+// reported is a testing.TB that keeps the failures a judge reports instead
+// of failing the test.
+type reported struct {
+	testing.TB
+	failures []suite.Failure
+}
+
+func (r *reported) Helper()           {}
+func (r *reported) Name() string      { return "TestEx10/faults" }
+func (r *reported) Error(args ...any) {}
+func (r *reported) Log(args ...any) {
+	if f, ok := suite.ParseLine(args[0].(string)); ok {
+		r.failures = append(r.failures, f)
+	}
+}
+
+// cutOff is a world with no servers running, the leader cut off from both
+// followers from 1000ms to 6000ms, whose history the test writes by hand.
+func cutOff(t *testing.T) *world {
+	w := &world{Scene: scene.New(1, nil, scene.Servers(3))}
+	t.Cleanup(w.Close)
+	w.Faults = []check.Fault{{Name: "partition server-2 server-3 | the rest", Start: 1000 * ms, End: 6000 * ms}}
+	w.AuditedAt = 9500 * ms
+	return w
+}
+
+// A write the leader cannot get agreed is answered Timeout within the write
+// timeout; a client that had to give up on its own was kept waiting.
+func TestTheLeaderAnswersEveryRequestWithinTheWriteTimeout(t *testing.T) {
+	w := cutOff(t)
+	h := w.History
+	timedOut := h.Call("controller-a", "server-1", check.Write("deployments/web", 101), 1200*ms)
+	h.Return(timedOut, check.Result{Outcome: check.Indefinite}, 1200*ms+writeTimeout+2*ms)
+	rep := &reported{TB: t}
+	assert.True(t, w.reportUnbounded(rep), "the leader said Timeout after 3s: an answer, in time")
+
+	late := h.Call("controller-b", "server-1", check.Write("deployments/api", 102), 1300*ms)
+	h.Timeout(late, 1300*ms+requestTimeout)
+	rep = &reported{TB: t}
+	assert.False(t, w.reportUnbounded(rep))
+	require.Len(t, rep.failures, 1)
+	f := rep.failures[0]
+	assert.Equal(t, "no-answer-in-time", f.Name)
+	assert.Equal(t, 1300*ms+answerBound, f.At, "the moment the bound ran out")
+	assert.Contains(t, f.Story, "controller-b sent write deployments/api=102 to the leader at 1300ms and gave up waiting at 4800ms, 3500ms later")
+	assert.Contains(t, f.Story, "the leader kept it waiting past 3000ms, the write timeout")
+}
+
+// A leader that crashed while it was asked answers nothing, and that is
+// the crash's doing, not a missing time limit; a follower's silence is not
+// the leader's either.
+func TestACrashedLeaderOrAFollowerIsNotHeldToTheBound(t *testing.T) {
+	w := cutOff(t)
+	w.Faults = append(w.Faults, check.Fault{Name: "crash server-1", Start: 2000 * ms, End: 2500 * ms})
+	h := w.History
+	lost := h.Call("controller-a", "server-1", check.Write("deployments/web", 103), 1900*ms)
+	h.Timeout(lost, 1900*ms+requestTimeout)
+	away := h.Call("controller-c", "server-2", check.Read("deployments/web"), 1100*ms)
+	h.Timeout(away, 1100*ms+requestTimeout)
+	assert.True(t, w.reportUnbounded(&reported{TB: t}))
+
+	waiting := h.Call("controller-d", "server-1", check.Write("deployments/web", 104), 3000*ms)
+	_ = waiting // never answered: still waiting when the audit began
+	rep := &reported{TB: t}
+	assert.False(t, w.reportUnbounded(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Contains(t, rep.failures[0].Story, "was still waiting when the audit began at 9500ms")
+}
