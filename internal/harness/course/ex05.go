@@ -9,8 +9,8 @@ func init() {
 		Clauses: []Clause{OneHistory},
 		Checks: []Check{
 			{Name: "story", Title: "web wants 5 and has 2; controller-a reads and writes through server-1, controller-b through server-2, 400–410ms from the history: never more than 5 pods, then exactly 5", Points: 3},
-			{Name: "randomized", Title: "no create leaves more pods than desired, no delete removes a pod its controller never saw: random starts, a controller that crashes and restarts, web scaled 5→2→6→4", Points: 4},
-			{Name: "converges", Title: "once the faults are over, exactly the desired number of pods, in every randomized run", Points: 3},
+			{Name: "randomized", Title: "no create leaves more pods than desired, no delete removes a pod its controller never saw: random starts, a controller that crashes and restarts, web scaled 5→2→6→4 or 5→0→6→4", Points: 4},
+			{Name: "converges", Title: "once the faults are over, exactly the desired number of pods, in every randomized run; none left while web is scaled to 0", Points: 3},
 		},
 		Hints: [3]string{
 			"Both controllers count correctly; what they count stops being true as soon as the other one creates. " +

@@ -107,7 +107,8 @@ func randomScenario(seed int64) scenario {
 	at := between(300*ms, 7000*ms)
 	sc.crash = &scene.Crash{Node: []sim.NodeID{controllerA, controllerB}[r.Intn(2)], At: at, For: between(100*ms, 900*ms)}
 	sc.scales = []scale{{between(2000*ms, 4000*ms), 2}, {between(4500*ms, 6500*ms), 6}, {between(7000*ms, 8000*ms), 4}}
-	if r.Intn(2) == 0 {
+	crossed := r.Intn(2) == 0
+	if crossed {
 		// In half the runs controller-a is down while web is scaled down, so
 		// the slow controller-b lists the extra pods and deletes them one by
 		// one, 800ms apart; controller-a comes back and web is scaled back
@@ -123,8 +124,25 @@ func randomScenario(seed int64) scenario {
 	if rand.New(rand.NewSource(seed^0xe705)).Intn(2) == 0 {
 		sc.evict = 2
 	}
+	// In one of two of the other runs the scale-down goes all the way to 0,
+	// a little earlier, and web stays at 0 for zeroHold before it is scaled
+	// up again, while no pod of web may stand for zeroSettle. The run lasts
+	// longer: a reconcile through the slow server that read 6 just before
+	// the last scale sends its creates for the six missing names one by one,
+	// and they must have landed, and been deleted, before the end.
+	if !crossed && rand.New(rand.NewSource(seed^0x5ca1e0)).Intn(2) == 0 {
+		sc.scales[0] = scale{2000*ms + (sc.scales[0].at-2000*ms)/4, 0}
+		sc.scales[1].at = sc.scales[0].at + zeroHold
+		sc.scales[2].at = max(sc.scales[2].at, sc.scales[1].at+600*ms)
+		sc.end = sc.scales[1].at + 7500*ms
+	}
 	return sc
 }
+
+// zeroHold is how long web stays at 0 in the runs that scale it to 0: long
+// enough for a reconcile that read 5 just before the scale to send its five
+// creates one by one through the slow server, and for those to be deleted.
+const zeroHold = 5500 * ms
 
 // evicted says which pods kubectl evicts after the last scale, if any.
 func evicted(n int) string {
@@ -254,7 +272,19 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 			Story:   foreignStory(v),
 			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
 	}
-	if pods := cl.podNames(); len(pods) != cl.desired {
+	if z := cl.leftAtZero; z != nil {
+		stood := fmt.Sprintf("all that time %s stood", z.pod)
+		if z.since > z.zeroAt {
+			stood = fmt.Sprintf("%s stood for the last %s of it, from its create at %s", z.pod, suite.FormatTime(z.at-z.since), suite.FormatTime(z.since))
+		}
+		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: z.at,
+			Story: fmt.Sprintf("%s was scaled to 0 at %s (accepted by etcd) and wanted no pods until kubectl scaled it to %d at %s, %s later; "+
+				"%s, and the history still held %d of web's pods then (%s): a deployment scaled to zero keeps no pod, "+
+				"and %s is time enough for the controllers to delete one",
+				web, suite.FormatTime(z.zeroAt), z.to, suite.FormatTime(z.at), suite.FormatTime(z.at-z.zeroAt),
+				stood, len(z.pods), strings.Join(z.pods, ", "), suite.FormatTime(zeroSettle)),
+			Details: scene + "\n\n" + logTable(logUntil(cl.log, z.at), 15)}
+	} else if pods := cl.podNames(); len(pods) != cl.desired {
 		end := cl.s.W.Now()
 		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: end,
 			Story: fmt.Sprintf("at %s, the end of the run, long after the last fault, %s wants %d pods and the history holds %d (%s)",
@@ -424,6 +454,15 @@ func newerStory(v *newerDelete) string {
 	}
 	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
 	return s
+}
+
+// logUntil is the changes accepted up to at.
+func logUntil(log []change, at time.Duration) []change {
+	n := 0
+	for n < len(log) && log[n].at <= at {
+		n++
+	}
+	return log[:n]
 }
 
 // logTable renders the last n changes.

@@ -191,14 +191,31 @@ type cluster struct {
 	store   *kube.MemStore
 	beliefs map[sim.NodeID]*belief
 
-	desired   int
-	scaledAt  time.Duration // when the history's desired count last changed
-	log       []change
-	overshoot *overshoot
-	newer     *newerDelete
-	foreign   *foreignChange
-	created   map[version]change // the create of each pod version
-	creates   int                // pod creates accepted
+	desired    int
+	scaledAt   time.Duration // when the history's desired count last changed
+	log        []change
+	overshoot  *overshoot
+	newer      *newerDelete
+	foreign    *foreignChange
+	created    map[version]change // the create of each pod version
+	creates    int                // pod creates accepted
+	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
+}
+
+// zeroSettle is how long a pod of web may stand while web wants 0 pods:
+// long enough for a create that raced the scale-down (a reconcile that read
+// the count before it, sending its creates one by one through the slow
+// server) to land, and for a controller back from a crash to delete it.
+const zeroSettle = 2500 * ms
+
+// leftAtZero is a pod of web that stood for zeroSettle or more while web
+// wanted 0, seen when kubectl scaled web up again.
+type leftAtZero struct {
+	zeroAt, at time.Duration // when the history took the scale to 0, and the scale up
+	to         int           // the scale up
+	pod        string
+	since      time.Duration // when the pod stood while web wanted 0: zeroAt, or its create
+	pods       []string      // every pod of web standing at the scale up
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
@@ -325,6 +342,9 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		what, sign = "DELETED "+o.Key(), "− "
 	}
 	if o.Key() == web && o.Replicas != cl.desired {
+		if cl.desired == 0 && cl.leftAtZero == nil {
+			cl.leftAtZero = cl.leftStanding(p.Now(), o.Replicas)
+		}
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
@@ -367,6 +387,28 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	case o.Kind == "pods":
 		p.Logf("%s%s: %d of %d", sign, o.Key(), pods, cl.desired)
 	}
+}
+
+// leftStanding is the pod of web that stood longest while web wanted 0,
+// if it stood for zeroSettle or more, as kubectl scales web up to to at
+// now; nil if none did.
+func (cl *cluster) leftStanding(now time.Duration, to int) *leftAtZero {
+	var left *leftAtZero
+	var pods []string
+	for _, o := range cl.store.Objects() {
+		if o.Kind != "pods" || o.Owner != web {
+			continue
+		}
+		pods = append(pods, o.Name)
+		since := max(cl.created[versionOf(o)].at, cl.scaledAt)
+		if now-since >= zeroSettle && (left == nil || since < left.since) {
+			left = &leftAtZero{zeroAt: cl.scaledAt, at: now, to: to, pod: o.Key(), since: since}
+		}
+	}
+	if left != nil {
+		left.pods = pods
+	}
+	return left
 }
 
 // server is one API server: writes and Latest reads go to etcd, Any reads

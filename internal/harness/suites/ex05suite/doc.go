@@ -40,10 +40,15 @@
 //   - randomized: controller-b starts up to 100ms after controller-a; one
 //     controller crashes and restarts (in half the runs controller-a, across
 //     the scale-down, with web scaled back up soon after it returns);
-//     kubectl scales web to 2, then 6, then 4 (and in one run of two evicts web-0 and web-1 right after the last scale). The rules above, over many seeds, with the guard against runs whose
-//     crash met an idle cluster.
+//     kubectl scales web to 2, then 6, then 4 (and in one run of two evicts
+//     web-0 and web-1 right after the last scale; in one of four it scales
+//     web to 0 instead of 2, and up to 6 only zeroHold later). The rules
+//     above, over many seeds, with the guard against runs whose crash met an
+//     idle cluster.
 //   - converges: in the same runs, exactly the desired number of pods at the
-//     end.
+//     end; and while web is scaled to 0, no pod of it stands for zeroSettle
+//     (judged when it is scaled up again): a controller that takes "nothing
+//     wanted" or "nothing owned" for "nothing to do" leaves them.
 //
 // make seeds CH=ex05 prints the stub's failure rate, the solution's pass rate
 // and the time of 10,000 seeds.

@@ -83,3 +83,23 @@ func TestTheSceneIsToldFromItsValues(t *testing.T) {
 	assert.Contains(t, storyScene(), "takes 400ms–410ms each way")
 	assert.Equal(t, slowMin, slowLink(sc.end).Link.Min)
 }
+
+// Some randomized runs scale web to 0 and hold it there longer than a pod
+// may stand while web wants none, and end late enough for the slow
+// controller's last creates to be deleted; the others keep 5→2→6→4.
+func TestSomeRunsScaleWebToZeroAndHoldIt(t *testing.T) {
+	zero := 0
+	for seed := int64(1); seed <= 200; seed++ {
+		sc := randomScenario(seed)
+		if sc.scales[0].replicas != 0 {
+			assert.Equal(t, 2, sc.scales[0].replicas)
+			continue
+		}
+		zero++
+		assert.Equal(t, zeroHold, sc.scales[1].at-sc.scales[0].at)
+		assert.Greater(t, zeroHold, zeroSettle)
+		assert.Less(t, sc.scales[2].at, sc.end-4*time.Second)
+	}
+	assert.Greater(t, zero, 20, "about a quarter of the runs")
+	assert.Less(t, zero, 80)
+}

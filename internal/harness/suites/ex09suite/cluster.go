@@ -74,6 +74,8 @@ const (
 	createJob                       // kubectl create deployment job-N
 	deleteJob                       // kubectl delete deployment job-N
 	deleteJobIf                     // kubectl delete deployment job-N, if it is at the version named
+	deleteWeb                       // the pipeline deletes deployment web (unconditional)
+	createWeb                       // the pipeline creates deployment web again
 )
 
 func (k opKind) read() bool   { return k <= listAnyDeploy }
@@ -98,6 +100,17 @@ type scenario struct {
 	scaleTo int
 	period  [2]time.Duration // the controller's pause between reconciles
 	end     time.Duration
+
+	// gone: the pipeline deletes web right after its scale, while the link
+	// is cut; backAt, if not 0, is when it creates web again (wanting
+	// scaleTo), after the link came back.
+	gone   bool
+	backAt time.Duration
+	// slow, if not nil, makes the controller's link to server-1 slower than
+	// the controller's own timeout for a while during the outage: its
+	// requests sent then end in its client's Timeout, not in server-1's
+	// Unavailable.
+	slow *scene.SlowLink
 }
 
 // auditAt is when the auditor checks that everything caught up.
@@ -161,8 +174,24 @@ type run struct {
 	watches    []watchCall
 	reconciles []time.Duration // when each reconcile began
 	audit      audit
-	bad        *badDelete // the first delete no successful read asked for
+	bad        *badDelete    // the first delete no successful read asked for
+	goneAt     time.Duration // when the history deleted web (0: never)
+	orphans    *orphans      // web's pods left standing when it was created again
 	runErr     error
+}
+
+// goneSettle is how long a pod of web may stand once web is gone from the
+// history and server-1 can reach it: time for the controller's next read to
+// say NotFound and for the deletes that follow.
+const goneSettle = time.Second
+
+// orphans are web's pods that stood for goneSettle or more while web was
+// gone and server-1 could reach the store, seen when the pipeline created
+// web again.
+type orphans struct {
+	at    time.Duration // when the history took web's create
+	since time.Duration // from when the controller could have read NotFound
+	pods  []string
 }
 
 // audit is what the auditor found once everything should have caught up.
@@ -221,6 +250,9 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	s.Client(string(pipeline), r.pipeline)
 	s.Client(string(auditor), r.auditor)
 	s.Inject(sc.cut)
+	if sc.slow != nil {
+		s.Inject(*sc.slow)
+	}
 	s.Lanes(kubectl, controller, server1, etcd, server2, pipeline)
 	s.Show(r.shown)
 	return r
@@ -262,6 +294,9 @@ func (r *run) bootStore(p *sim.Proc) {
 		if r.store.ResourceVersion() != before {
 			if d, ok := req.(kube.DeleteRequest); ok {
 				r.deleted(p, d.Key, reply.(kube.Object))
+			}
+			if c, ok := req.(kube.CreateRequest); ok && c.Object.Key() == web {
+				r.recreated(p.Now())
 			}
 			r.monitor.Step(p.Now())
 		}
@@ -311,6 +346,12 @@ func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv
 		key := fmt.Sprintf("deployments/job-%d", st.to)
 		q.what = fmt.Sprintf("DELETE %s if rv=%d", key, rv)
 		q.obj, q.err = c.Delete(key, rv)
+	case deleteWeb:
+		q.what = "DELETE " + web
+		q.obj, q.err = c.Delete(web, 0)
+	case createWeb:
+		q.what = fmt.Sprintf("CREATE %s replicas=%d", web, st.to)
+		q.obj, q.err = c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
 	}
 	q.ret = p.Now()
 	r.requests = append(r.requests, q)
@@ -357,12 +398,24 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 }
 
 // pipeline scales web through server-2, which still reaches the store,
-// reads it back there, scales batch on the version it read, creates a job
-// and deletes job-0.
+// reads it back there, (in some runs deletes web,) scales batch on the
+// version it read, creates a job and deletes job-0; in some of the runs
+// that deleted web, it creates web again after the link came back.
 func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
 	p.Sleep(r.sc.scaleAt)
 	r.call(p, api, server2, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
 	r.call(p, api, server2, step{kind: getLatest}, 0)
+	if r.sc.gone {
+		r.call(p, api, server2, step{kind: deleteWeb}, 0)
+	}
+	defer func() {
+		if r.sc.backAt > 0 {
+			if d := r.sc.backAt - p.Now(); d > 0 {
+				p.Sleep(d)
+			}
+			r.call(p, api, server2, step{kind: createWeb, to: r.sc.scaleTo}, 0)
+		}
+	}()
 	var batchRV int64
 	if q := r.call(p, api, server2, step{kind: listAnyDeploy}, 0); q.err == nil {
 		for _, o := range q.list.Items {

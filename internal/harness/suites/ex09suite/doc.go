@@ -35,12 +35,20 @@
 //     outage and deliver the history's changes in order, none skipped and
 //     none the history does not hold (after Gone, it relists and goes on).
 //   - controllers: no pod of web is deleted, or even asked to be deleted,
-//     unless the history, or the controller's last successful read of web,
-//     wants fewer pods than that; checked after every change the store
-//     accepts, and for every delete the controller sends.
+//     unless the history, or the controller's last successful read of web
+//     (a NotFound included: web is gone and wants none), wants fewer pods
+//     than that; checked after every change the store accepts, and for every
+//     delete the controller sends. In one run of two the controller's link
+//     to server-1 is slower than its own timeout for a while in the outage,
+//     so it sees its client's Timeout as well as server-1's Unavailable.
 //   - catch-up: CatchUp after the link is restored, server-1 answers a
 //     consistent read and takes a write, both caches hold the history as it
 //     is, the watcher has seen every change, and web has the pods it wants.
+//     In two runs of three the pipeline deletes web while the link is cut
+//     (and in one of those two creates it again after the heal): a web that
+//     is gone wants no pods, so its pods must be gone by the audit, or by
+//     the time web is created again once goneSettle has passed since
+//     server-1 could read NotFound.
 //
 // The story check runs the page's scene (the outage from 1000 to 4000ms,
 // kubectl's "get pods" at 1500ms, the pipeline's scale to 7 at 2500ms) and

@@ -1,6 +1,7 @@
 package ex09suite
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -203,6 +204,11 @@ func (r *run) consistentReads() *suite.Failure {
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
 				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
 		}
+		if errors.Is(q.err, kube.ErrNotFound) && q.kind == getLatest {
+			if why := r.notGone(q.call, q.ret); why != "" {
+				return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), fmtT(q.ret), why)
+			}
+		}
 		if q.err != nil {
 			continue
 		}
@@ -224,10 +230,19 @@ func (r *run) consistentReads() *suite.Failure {
 // cache.
 func (r *run) controllerReads() *suite.Failure {
 	for _, op := range r.s.History.Operations() {
-		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web || op.Result.Outcome != check.OK {
+		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web {
 			continue
 		}
 		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, fmtT(op.Call))
+		if op.Result.Outcome == check.NotFound {
+			if why := r.notGone(op.Call, op.Return); why != "" {
+				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, fmtT(op.Return), why)
+			}
+			continue
+		}
+		if op.Result.Outcome != check.OK {
+			continue
+		}
 		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
 			return r.fail(readStale, op.Return, "",
 				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
@@ -240,6 +255,22 @@ func (r *run) controllerReads() *suite.Failure {
 		}
 	}
 	return nil
+}
+
+// notGone says why a consistent read of web answered NotFound, sent at call
+// and answered at ret, was not the history's state at any moment between:
+// web stood all that time. "" if it was gone at some moment.
+func (r *run) notGone(call, ret time.Duration) string {
+	last, ok := r.latestOf(web, call)
+	if !ok || last.Deleted {
+		return ""
+	}
+	for _, c := range r.changes() {
+		if c.Key == web && c.Deleted && c.At > call && c.At <= ret {
+			return ""
+		}
+	}
+	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, fmtT(last.At))
 }
 
 // notCurrent says why a consistent read's answer was not the history's
@@ -269,7 +300,7 @@ func (r *run) cachedReads() *suite.Failure {
 		if !q.kind.read() || q.kind.latest() {
 			continue
 		}
-		refused := q.err != nil || q.took() > Bound
+		refused := q.err != nil && !r.goneBy(q) || q.took() > Bound
 		if refused && q.client != auditor {
 			at := q.ret
 			if q.took() > Bound {
@@ -287,6 +318,20 @@ func (r *run) cachedReads() *suite.Failure {
 		}
 	}
 	return nil
+}
+
+// goneBy reports whether a get of web that came back NotFound may be
+// true: the history had deleted web by the time it was answered.
+func (r *run) goneBy(q request) bool {
+	if q.kind != getAny && q.kind != getLatest || !errors.Is(q.err, kube.ErrNotFound) {
+		return false
+	}
+	for _, c := range r.changes() {
+		if c.Key == web && c.Deleted && c.At <= q.ret {
+			return true
+		}
+	}
+	return false
 }
 
 // untrue says why a cached read's answer is not the history as it stood at
@@ -466,8 +511,12 @@ func (b *badDelete) story() string {
 	case b.read.Result.Outcome == check.OK:
 		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", fmtT(b.read.Call), b.read.Result.Value)
 	}
-	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (the store could not be reached), and it took a failed read for a deployment that wants no pods",
-		fmtT(b.read.Call), fmtT(b.read.Return))
+	why := "the store could not be reached"
+	if b.read.Return-b.read.Call >= controllerTimeout {
+		why = fmt.Sprintf("server-1's answer did not reach it within its own timeout of %s", controllerTimeout)
+	}
+	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (%s), and it took a failed read for a deployment that wants no pods",
+		fmtT(b.read.Call), fmtT(b.read.Return), why)
 }
 
 // justified decides about one delete of a web pod, which would leave pods
@@ -487,6 +536,9 @@ func (r *run) justified(key string, sent, at time.Duration, pods int) *badDelete
 			b.read = &op
 		}
 	}
+	if b.read != nil && b.read.Result.Outcome == check.NotFound {
+		return nil // web was gone: it wants no pods
+	}
 	if b.read != nil && b.read.Result.Outcome == check.OK {
 		if d, err := strconv.Atoi(fmt.Sprint(b.read.Result.Value)); err == nil && pods >= d {
 			return nil
@@ -497,6 +549,9 @@ func (r *run) justified(key string, sent, at time.Duration, pods int) *badDelete
 
 // deleted is called by the store after it accepted a delete of key.
 func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
+	if key == web {
+		r.goneAt = p.Now()
+	}
 	if o.Kind != "pods" || o.Owner != web || (r.bad != nil && r.bad.accepted) {
 		return
 	}
@@ -547,20 +602,52 @@ func (r *run) controllerHeld() *suite.Failure {
 
 // --- row 6: everything catches up after the outage ------------------------
 
+// recreated is called by the store after it accepted a create of web: the
+// pods web had before it was deleted must be gone by now, if the
+// controller has had goneSettle to read NotFound and delete them.
+func (r *run) recreated(now time.Duration) {
+	if r.goneAt == 0 || r.orphans != nil {
+		return
+	}
+	since := max(r.goneAt, r.sc.cut.Until())
+	var left []string
+	for _, o := range r.store.Objects() {
+		if o.Kind == "pods" && o.Owner == web {
+			left = append(left, o.Name)
+		}
+	}
+	if len(left) > 0 && now-since >= goneSettle {
+		r.orphans = &orphans{at: now, since: since, pods: left}
+	}
+}
+
 func (r *run) caughtUp() *suite.Failure {
 	a := r.audit
 	heal := r.sc.cut.Until()
+	if o := r.orphans; o != nil {
+		return r.fail(noCatchUp, o.at, "",
+			"the pipeline deleted %s through server-2 at %s; when it created web again at %s, %s after server-1 could reach the store again "+
+				"(where a read of web said NotFound), web's old pods still stood (%s): a deployment that is gone wants no pods, "+
+				"and a NotFound, unlike a read that failed, says for sure that it is gone (%s)",
+			web, fmtT(r.goneAt), fmtT(o.at), fmtT(o.at-o.since), strings.Join(o.pods, ", "), r.outage())
+	}
 	if !a.done {
 		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, fmtT(heal))
 	}
-	if a.read.err != nil || a.write.err != nil {
+	state := r.stateAt("", a.rv)
+	_, webThere := state[web]
+	readOK := a.read.err == nil || !webThere && errors.Is(a.read.err, kube.ErrNotFound)
+	if !readOK || a.write.err != nil {
 		q := a.read
-		if q.err == nil {
+		if readOK {
 			q = a.write
 		}
 		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), fmtT(q.call-heal), fmtT(heal), q.answer())
 	}
-	state := r.stateAt("", a.rv)
+	if pods, _ := podsAndDesired(state); !webThere && pods > 0 {
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood: "+
+			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, fmtT(heal), fmtT(r.goneAt), pods)
+	}
 	if pods, desired := podsAndDesired(state); pods != desired {
 		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, fmtT(heal), pods, desired)
 	}

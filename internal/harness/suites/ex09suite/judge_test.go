@@ -191,3 +191,33 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 	assert.Equal(t, noCatchUp.name, f.Name)
 	assert.Contains(t, f.Story, "server-1's cache of deployments was still at rv=6")
 }
+
+// A "0" read of web that says NotFound is a refusal while the history
+// holds web, and the truth once the history has deleted it.
+func TestACachedNotFoundOfAGoneDeploymentIsTheTruth(t *testing.T) {
+	r := judged(t)
+	r.requests = []request{{client: kubectl, server: server1, kind: getAny, what: "GET " + web + " (rv=0)",
+		call: 1500 * ms, ret: 1505 * ms, err: kube.ErrNotFound}}
+	f := r.cachedReads()
+	require.NotNil(t, f)
+	assert.Equal(t, cachedRefused.name, f.Name)
+	_, err := r.store.Delete(nil, web, 0)
+	require.NoError(t, err)
+	assert.Nil(t, r.cachedReads())
+}
+
+// When the pipeline creates web again a while after server-1 could read
+// that it was gone, the pods web had before must be gone: a NotFound says
+// for sure that web wants none.
+func TestPodsOfAGoneDeploymentMustGoBeforeItComesBack(t *testing.T) {
+	r := judged(t)
+	r.goneAt = 2000 * ms // in the outage, which ends at 4000ms
+	r.recreated(r.sc.cut.Until() + goneSettle - ms)
+	assert.Nil(t, r.orphans, "too soon after the heal to ask")
+	r.recreated(r.sc.cut.Until() + goneSettle)
+	require.NotNil(t, r.orphans)
+	f := r.caughtUp()
+	require.NotNil(t, f)
+	assert.Equal(t, noCatchUp.name, f.Name)
+	assert.Contains(t, f.Story, "web's old pods still stood (web-0, web-1, web-2, web-3, web-4)")
+}

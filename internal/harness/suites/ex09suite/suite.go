@@ -7,6 +7,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
@@ -128,6 +129,23 @@ func randomScenario(seed int64) scenario {
 		at += between(100*ms, 400*ms)
 	}
 	sc.end = sc.auditAt() + 300*ms
+	// In two runs of three the pipeline deletes web while the link is cut;
+	// in one of those two it creates web again after the link came back,
+	// when the controller has had time to delete web's old pods.
+	switch rnd.Intn(3) {
+	case 0:
+		sc.gone = true
+	case 1:
+		sc.gone = true
+		sc.backAt = sc.cut.Until() + between(1400*ms, 1800*ms)
+	}
+	// In one run of two the controller's link to server-1 is slower than
+	// the controller's own timeout for a while during the outage.
+	if rnd.Intn(2) == 0 {
+		from := sc.cut.From + between(0, sc.cut.For/3)
+		sc.slow = &scene.SlowLink{A: controller, B: server1, Link: sim.Link{Min: controllerTimeout + 100*ms, Max: controllerTimeout + 300*ms},
+			From: from, For: between(300*ms, 600*ms)}
+	}
 	return sc
 }
 
