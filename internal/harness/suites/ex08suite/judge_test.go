@@ -1,9 +1,6 @@
 package ex08suite
 
 import (
-	"encoding/binary"
-	"encoding/json"
-	"hash/crc32"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suites/disklog"
 )
 
 const ms = time.Millisecond
@@ -81,42 +79,7 @@ func TestARequestToAWholeClusterMustBeAnswered(t *testing.T) {
 }
 
 // frame writes e as record.go does.
-func frame(e entry) []byte {
-	payload, _ := json.Marshal(e)
-	b := make([]byte, headerSize, headerSize+len(payload))
-	binary.BigEndian.PutUint32(b[0:4], uint32(len(payload)))
-	binary.BigEndian.PutUint32(b[4:8], crc32.ChecksumIEEE(payload))
-	return append(b, payload...)
-}
-
-func TestAnEntryCountsOnlyWhereItIsSyncedAtItsPosition(t *testing.T) {
-	web := func(i int64, replicas int) entry {
-		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
-	}
-	w := sim.New(1)
-	defer w.Close()
-	w.AddNode("server-1", func(p *sim.Proc) {
-		f := p.Disk().Open(logFile)
-		f.Append(frame(web(1, 3)))
-		f.Append(frame(web(2, 5)))
-		f.Sync(p)
-		f.Append(frame(web(3, 2))) // not synced
-	})
-	w.AddNode("server-2", func(p *sim.Proc) {
-		f := p.Disk().Open(logFile)
-		f.Append(frame(web(2, 5))) // entry 2 at position 1
-		f.Sync(p)
-	})
-	w.AddNode("server-3", func(p *sim.Proc) {})
-	require.NoError(t, w.Run(time.Second))
-
-	assert.True(t, holds(w, "server-1", 2, "deployments/web", false, 5))
-	assert.False(t, holds(w, "server-1", 2, "deployments/web", false, 7), "another value at that position is another change")
-	assert.False(t, holds(w, "server-1", 3, "deployments/web", false, 2), "appended but not synced: a crash may take it")
-	assert.False(t, holds(w, "server-2", 2, "deployments/web", false, 5), "an entry at the wrong position of the log")
-	assert.False(t, holds(w, "server-3", 1, "deployments/web", false, 3), "a server that never opened its log holds nothing")
-	assert.Len(t, durableLog(w, "server-1"), 2)
-}
+func frame(e disklog.Entry) []byte { return disklog.Frame(e) }
 
 func TestTheTimelineLeavesOutHeartbeatsAcksAndRepairs(t *testing.T) {
 	type Append struct{ Entries []int }
@@ -145,8 +108,8 @@ func TestARequestIsDueOnlyWhereTheLeaderAndAMajorityCouldAnswerIt(t *testing.T) 
 }
 
 func TestAServerMayHoldOnlyWhatItsDiskCanGiveBack(t *testing.T) {
-	web := func(i int64, replicas int) entry {
-		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	web := func(i int64, replicas int) disklog.Entry {
+		return disklog.Entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
 	}
 	w := judged(1)
 	w.W.AddNode("server-1", func(p *sim.Proc) {
@@ -244,8 +207,8 @@ func TestAFollowerThatIsBackMustAnswerTheReadsParkedOnIt(t *testing.T) {
 }
 
 func TestAReadOfAnyKindMayShowOnlyWhatAMajorityHolds(t *testing.T) {
-	web := func(i int64, replicas int) entry {
-		return entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	web := func(i int64, replicas int) disklog.Entry {
+		return disklog.Entry{Index: i, Event: kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
 	}
 	w := judged(5)
 	defer w.Close()

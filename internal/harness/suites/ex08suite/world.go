@@ -14,6 +14,7 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/suites/disklog"
 )
 
 // world is one scene of the chapter and what the suite notes while it runs:
@@ -27,11 +28,11 @@ type world struct {
 	seen    map[string]int64 // the last resourceVersion a client saw, per key
 	early   *suite.Failure   // the first answer before agreement
 	health  *health          // when each server could answer each client (watchHealth)
-	decoded decoder          // the log entries read off the disks so far
+	decoded disklog.Decoder  // the log entries read off the disks so far
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
-	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, decoded: decoder{}}
+	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, decoded: disklog.Decoder{}}
 	s.Show(w.show)
 	for i, k := range keys {
 		w.value[k] = 10 * (i + 1)
@@ -57,12 +58,7 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 	if w.early != nil {
 		return
 	}
-	var holders []string
-	for _, id := range w.Servers {
-		if w.decoded.holds(w.W, id, index, key, deleted, replicas) {
-			holders = append(holders, string(id))
-		}
-	}
+	holders := w.decoded.Holders(w.W, w.Servers, index, key, deleted, replicas)
 	if len(holders) >= w.majority() {
 		return
 	}
@@ -84,86 +80,27 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 
 // How a client read, as readCommitted's stories name it.
 const (
-	latestRead = "Latest read"
-	anyRead    = "Any read"
-	latestList = "Latest list"
-	anyList    = "Any list"
+	latestRead = disklog.LatestRead
+	anyRead    = disklog.AnyRead
+	latestList = disklog.LatestList
+	anyList    = disklog.AnyList
 )
 
 // readCommitted is called the moment a client gets the answer to a read,
-// a Latest or an Any one, or an item of a list (how names which): the change that
-// wrote what it read (at position obj's resourceVersion) must be committed,
-// held by a majority of the servers' disks. An Any read may be stale, an
-// earlier point of the one history, but not ahead of it: a value that only
-// some copies hold is not yet part of the one history, another read may not
-// see it, and a crash may take it back.
+// a Latest or an Any one, or an item of a list (how names which): the
+// change that wrote what it read (at position obj's resourceVersion) must
+// be committed, held by a majority of the servers' disks
+// (disklog.Decoder.Uncommitted). The first read that was not is kept as
+// the run's failure.
 func (w *world) readCommitted(p *sim.Proc, client, server, how, key string, obj kube.Object) {
 	if w.early != nil {
 		return
 	}
-	var holders []string
-	for _, id := range w.Servers {
-		if w.decoded.holds(w.W, id, obj.ResourceVersion, key, false, obj.Replicas) {
-			holders = append(holders, string(id))
-		}
-	}
-	if len(holders) >= w.majority() {
-		return
-	}
-	held := "no server's disk held it"
-	if len(holders) > 0 {
-		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
-	}
-	rule := fmt.Sprintf("A %s must come from what the one history has committed, not from one machine's copy", how)
-	if how == anyRead || how == anyList {
-		rule = "An " + how + " may be stale, an earlier point of the one history, but never ahead of it: " +
-			"it too must come from what the one history has committed, not from one machine's copy"
-	}
-	w.early = &suite.Failure{
-		Name:   "read-uncommitted",
-		Clause: course.AgreementFirst,
-		At:     p.Now(),
-		Story: fmt.Sprintf("%s answered %s's %s of %s with replicas=%d (rv %d%s) at %s, but at that moment %s at position %d of the log; "+
-			"a majority of the %d servers is %d. %s",
-			server, client, how, key, obj.Replicas, obj.ResourceVersion, w.writeOf(key, obj.Replicas), suite.FormatTime(p.Now()), held,
-			obj.ResourceVersion, len(w.Servers), w.majority(), rule),
-		Details: w.disks(obj.ResourceVersion),
-	}
-}
-
-// writeOf names the write that gave key the value replicas, as a story's
-// aside: ", written by client-a's write deployments/web=12 through
-// server-1, sent at 520ms and not answered yet". Values are unique per key,
-// so there is at most one; a value no recorded write gave says nothing.
-func (w *world) writeOf(key string, replicas int) string {
-	for _, op := range w.History.Operations() {
-		if op.Input.Key != key || !op.Input.Kind.Mutates() || op.Input.Kind == check.KindDelete || fmt.Sprint(op.Input.Value) != fmt.Sprint(replicas) {
-			continue
-		}
-		answer := "not answered yet"
-		if op.Result.Outcome != check.Pending {
-			answer = fmt.Sprintf("answered %s at %s", op.Result.Outcome, suite.FormatTime(op.Return))
-		}
-		return fmt.Sprintf(", written by %s's %s through %s, sent at %s and %s", op.Client, op.Input, op.Server, suite.FormatTime(op.Call), answer)
-	}
-	return ""
+	w.early = w.decoded.Uncommitted(w.Scene, p.Now(), disklog.Read{Client: client, Server: server, How: how, Key: key, Object: obj})
 }
 
 // disks tells what each server's disk held, synced, around position index.
-func (w *world) disks(index int64) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "each server's log on its disk, synced, around position %d:\n", index)
-	for _, id := range w.Servers {
-		log := durableLog(w.W, id)
-		fmt.Fprintf(&b, "  %-9s %3d entries", id, len(log))
-		for i := max(index-2, 1); i <= index+1 && i <= int64(len(log)); i++ {
-			e := log[i-1]
-			fmt.Fprintf(&b, " · %d: %s", e.Index, e.Event)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+func (w *world) disks(index int64) string { return disklog.Disks(w.W, w.Servers, index) }
 
 // client is one worker's view: its recording kube.Client and the world.
 type client struct {

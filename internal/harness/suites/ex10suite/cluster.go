@@ -14,6 +14,7 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/suites/disklog"
 )
 
 // The chapter's network, stated once: servers sit 380–400ms apart, the
@@ -52,6 +53,9 @@ type world struct {
 
 	starts map[sim.NodeID][]int // where each record of each server's log begins, as read so far
 	acks   []ack                // every acknowledged write, in the order the clients heard yes
+
+	decoded     disklog.Decoder // the log entries read off the disks so far, for judging reads
+	uncommitted *suite.Failure  // the first read that showed a change a majority did not hold
 }
 
 // ack is one write a client heard yes to.

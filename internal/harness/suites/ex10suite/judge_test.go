@@ -1,6 +1,7 @@
 package ex10suite
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,8 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/suites/disklog"
 )
 
 const ms = time.Millisecond
@@ -81,4 +85,50 @@ func TestACrashedLeaderOrAFollowerIsNotHeldToTheBound(t *testing.T) {
 	assert.False(t, w.reportUnbounded(rep))
 	require.Len(t, rep.failures, 1)
 	assert.Contains(t, rep.failures[0].Story, "was still waiting when the audit began at 9500ms")
+}
+
+// In the minority scene, a follower cut off with the leader holds a write
+// only the two of them have: a reader may see the value before it, never
+// that one, whether it gets or lists; the failure names the read, the
+// write behind the value and the cut.
+func TestAFollowerCutOffWithTheLeaderShowsOnlyWhatAMajorityHolds(t *testing.T) {
+	w := &world{Scene: scene.New(1, nil, scene.Servers(minorityServers)), decoded: disklog.Decoder{}}
+	t.Cleanup(w.Close)
+	web := func(i int64, replicas int) disklog.Entry {
+		return disklog.Entry{Index: i, Event: kube.Event{Type: kube.Modified,
+			Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+	}
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(logFile)
+			f.Append(disklog.Frame(web(1, 1)))
+			if i < 2 { // the leader and its companion
+				f.Append(disklog.Frame(web(2, 12)))
+			}
+			f.Sync(p)
+		})
+	}
+	w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-1", "server-2"}}, From: 0, For: cutFor})
+	w.History.Call("writer", "server-1", check.Write("deployments/web", 12), 20*ms)
+	read := func(replicas int, rv int64, how string) {
+		w.W.AddNode(sim.NodeID(fmt.Sprintf("reader-%d", rv)), func(p *sim.Proc) {
+			p.Sleep(100 * ms) // once the disks are synced
+			obj := kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: rv}
+			w.readCommitted(p, "reader", "server-2", how, "deployments/web", obj)
+		})
+	}
+	read(1, 1, disklog.AnyRead)
+	require.NoError(t, w.W.Run(time.Second))
+	assert.Nil(t, w.uncommitted, "the value every disk holds is committed")
+
+	read(12, 2, disklog.AnyList)
+	require.NoError(t, w.W.Run(2*time.Second))
+	rep := &reported{TB: t}
+	assert.False(t, w.reportUncommitted(rep))
+	require.Len(t, rep.failures, 1)
+	f := rep.failures[0]
+	assert.Equal(t, "read-uncommitted", f.Name)
+	assert.Contains(t, f.Story, "server-2 answered reader's Any list of deployments/web with replicas=12 (rv 2, written by writer's write deployments/web=12 through server-1, sent at 20ms and not answered yet)")
+	assert.Contains(t, f.Story, "only 2 of 5 servers' disks held it, synced (server-1, server-2)")
+	assert.Contains(t, f.Details, "partition server-1 server-2 | the rest from 0ms for 4000ms")
 }

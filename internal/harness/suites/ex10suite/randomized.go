@@ -231,6 +231,9 @@ func faultsCheck(t *testing.T, serve scene.Boot) {
 		MinCompleted: 8,
 		MinCovered:   0.9,
 	}.Run(t)
+	if !t.Failed() {
+		minorityCheck(t, serve)
+	}
 }
 
 // reportStaleDelete reports a conditional delete acknowledged although
@@ -280,10 +283,11 @@ func (w *world) reportRefusing(t testing.TB) bool {
 // exercise's server.go) is answered Timeout then, and a consistent read
 // waits no longer. answerSlack is what the bound allows on top: the
 // clients' own links, both ways.
+const writeTimeout = 3 * time.Second
+
 var (
-	writeTimeout = 3 * time.Second
-	answerSlack  = 2*clientLink[1] + 6*time.Millisecond
-	answerBound  = writeTimeout + answerSlack
+	answerSlack = 2*clientLink[1] + 6*time.Millisecond
+	answerBound = writeTimeout + answerSlack
 )
 
 // reportUnbounded reports a request to the leader that got no answer

@@ -20,7 +20,11 @@
 //     order, every acknowledged conditional delete finding its object at
 //     the version it named, writes still answered while a majority is
 //     there, and every request to the leader answered within the write
-//     timeout.
+//     timeout. Then the minority scene: five servers, the leader cut off
+//     with one follower for longer than a write waits, a write that
+//     reaches them both, and a reader on their side whose every Any get
+//     and list item, through that follower or the leader, must be a change
+//     a majority of the servers' disks hold.
 package ex10suite
 
 import (
