@@ -225,12 +225,31 @@ type Operation struct {
 	Call   time.Duration // when the client sent the request
 	Return time.Duration // when it got its answer or gave up; zero while Pending
 	Result Result
+
+	// callSeq and returnSeq are the order in which the History heard of the
+	// call and the return, among all its calls and returns: within one
+	// virtual instant, the order they happened in (see porcupineHistory).
+	callSeq, returnSeq int
 }
 
 // Indefinite reports whether the operation's effect is unknown: it timed out
 // or never returned.
 func (op Operation) Indefinite() bool {
 	return op.Result.Outcome == Indefinite || op.Result.Outcome == Pending
+}
+
+// Precedes reports whether op returned before next was called, so that
+// every single history puts op first. Two that meet at one virtual instant
+// are in the order the History heard of them: a client answered at 110ms
+// that asks again at 110ms asks after it was answered.
+func (op Operation) Precedes(next Operation) bool {
+	if op.Indefinite() {
+		return false
+	}
+	if op.Return != next.Call {
+		return op.Return < next.Call
+	}
+	return op.returnSeq != 0 && op.returnSeq < next.callSeq
 }
 
 // Completed reports whether the operation returned a definite answer from the
@@ -289,8 +308,9 @@ func versionSuffix(v int64) string {
 // The zero History is empty and ready to use. It is safe for concurrent use,
 // though the world runs one process at a time and needs no lock.
 type History struct {
-	mu  sync.Mutex
-	ops []Operation
+	mu   sync.Mutex
+	ops  []Operation
+	seen int // calls and returns recorded so far
 }
 
 // NewHistory returns an empty History.
@@ -305,7 +325,8 @@ func (h *History) Call(client, server string, in Input, at time.Duration) OpID {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	id := OpID(len(h.ops))
-	h.ops = append(h.ops, Operation{ID: id, Client: client, Server: server, Input: in, Call: at})
+	h.seen++
+	h.ops = append(h.ops, Operation{ID: id, Client: client, Server: server, Input: in, Call: at, callSeq: h.seen})
 	return id
 }
 
@@ -323,6 +344,8 @@ func (h *History) Return(id OpID, r Result, at time.Duration) {
 	op := h.pending(id, at)
 	op.Result = r
 	op.Return = at
+	h.seen++
+	op.returnSeq = h.seen
 }
 
 // Timeout records that the client of operation id gave up at virtual time at

@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -56,9 +57,10 @@ type Linearization struct {
 	Checked   int        // operations given to the checker (see Linearizable)
 	HTML      string     // the visualization's path, once WriteHTML has written it
 
-	model porcupine.Model
-	info  porcupine.LinearizationInfo
-	ops   []Operation // the whole history, by ID
+	model  porcupine.Model
+	info   porcupine.LinearizationInfo
+	ops    []Operation // the whole history, by ID
+	stamps stamps      // the times porcupine was given
 }
 
 // OK reports whether the history was found linearizable.
@@ -90,9 +92,9 @@ func linearizable(h *History, bound time.Duration, byKey bool) *Linearization {
 		bound = DefaultTimeBound
 	}
 	ops := h.Operations()
-	history, end := porcupineHistory(ops)
+	history, st, end := porcupineHistory(ops)
 	model := kvModel(byKey)
-	l := &Linearization{model: model, ops: ops, Checked: len(history)}
+	l := &Linearization{model: model, ops: ops, stamps: st, Checked: len(history)}
 
 	parts := [][]porcupine.Operation{history}
 	if byKey {
@@ -167,38 +169,89 @@ func linearizable(h *History, bound time.Duration, byKey bool) *Linearization {
 // out those that say nothing (Refused; reads that timed out) and giving
 // indefinite operations a return time after everything else. end is the last
 // time in the history.
-func porcupineHistory(ops []Operation) ([]porcupine.Operation, time.Duration) {
+//
+// Porcupine takes two operations that meet at one instant, one returning
+// as the other is called, for concurrent. In a world that runs one process
+// at a time they are not: a client that gets its answer and asks again at
+// the same virtual millisecond asked after it was answered, and a read it
+// then makes must see its own write. So the times given to porcupine are
+// stamps (see stamps) that keep the order in which the History heard of
+// the calls and returns of one instant.
+func porcupineHistory(ops []Operation) ([]porcupine.Operation, stamps, time.Duration) {
 	var end time.Duration
 	for _, op := range ops {
 		end = max(end, op.Call, op.Return)
 	}
+	var kept []Operation
+	for _, op := range ops {
+		if informative(op) {
+			kept = append(kept, op)
+		}
+	}
+	st := newStamps(kept, end)
 	clients := map[string]int{}
 	var out []porcupine.Operation
-	for _, op := range ops {
-		if !informative(op) {
-			continue
-		}
+	for _, op := range kept {
 		id, ok := clients[op.Client]
 		if !ok {
 			id = len(clients)
 			clients[op.Client] = id
 		}
-		ret := int64(op.Return)
+		ret := st.of(op.Return, op.returnSeq)
 		r := op.Result
 		if op.Indefinite() {
-			ret = int64(end) + 1
+			ret = st.of(end+1, 0)
 			r.Outcome = Indefinite
 		}
 		out = append(out, porcupine.Operation{
 			ClientId: id,
 			Input:    op.Input,
-			Call:     int64(op.Call),
+			Call:     st.of(op.Call, op.callSeq),
 			Output:   r,
 			Return:   ret,
 			Metadata: opMeta{id: op.ID, client: op.Client, server: op.Server},
 		})
 	}
-	return out, end
+	return out, st, end
+}
+
+// stamps are the times porcupine is given: a virtual time, spread out by
+// room, plus the rank, among the calls and returns recorded at that very
+// instant, of the one stamped.
+type stamps struct {
+	room int64
+	rank map[[2]int64]int64 // (time, order recorded) → rank within the instant
+}
+
+// newStamps ranks the calls and returns of ops within each instant, in the
+// order the History recorded them.
+func newStamps(ops []Operation, end time.Duration) stamps {
+	byInstant := map[time.Duration][]int{}
+	add := func(at time.Duration, seq int) { byInstant[at] = append(byInstant[at], seq) }
+	for _, op := range ops {
+		add(op.Call, op.callSeq)
+		if !op.Indefinite() {
+			add(op.Return, op.returnSeq)
+		}
+	}
+	st := stamps{room: 1, rank: map[[2]int64]int64{}}
+	for at, seqs := range byInstant {
+		slices.Sort(seqs)
+		for i, seq := range seqs {
+			st.rank[[2]int64{int64(at), int64(seq)}] = int64(i)
+		}
+		st.room = max(st.room, int64(len(seqs)))
+	}
+	if int64(end)+1 > math.MaxInt64/st.room {
+		panic(fmt.Sprintf("check: a history of %s with %d events at one instant is too long to stamp", end, st.room))
+	}
+	return st
+}
+
+// of is the stamp of the call or return recorded seq-th at virtual time at;
+// seq 0 stamps the beginning of the instant, before anything recorded in it.
+func (st stamps) of(at time.Duration, seq int) int64 {
+	return int64(at)*st.room + st.rank[[2]int64{int64(at), int64(seq)}]
 }
 
 // informative reports whether an operation constrains the history. Outcomes
@@ -335,7 +388,7 @@ func (s stuckKey) witness(ops []Operation) *Operation {
 	var best, bestDiffering *Operation
 	for _, id := range s.order {
 		op := &ops[id]
-		if op.Input.Key != c.Input.Key || op.Indefinite() || op.Return >= c.Call {
+		if op.Input.Key != c.Input.Key || !op.Precedes(*c) {
 			continue
 		}
 		if best == nil || op.Return >= best.Return {

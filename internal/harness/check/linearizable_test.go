@@ -145,3 +145,33 @@ func TestLinearizableReadFromTheFuture(t *testing.T) {
 	assert.Equal(t, "non-linearizable", v.Name)
 	assert.Contains(t, v.Story, "controller-a read deployments/web=5 (rv 2) from server-2 at 110ms, but server-1 had acknowledged deployments/web=3 (rv 1) to kubectl at 5ms")
 }
+
+// A client that is answered and asks again at the same virtual millisecond
+// asked after it was answered: its read must see its own write. Porcupine
+// alone would take the two for concurrent, since they meet at one instant.
+func TestLinearizableAnInstantKeepsTheOrderItHappenedIn(t *testing.T) {
+	h := webIsThree()
+	write := done(h, "controller-a", "server-1", check.Write("deployments/web", 5), 100, 110, check.Acked(2))
+	read := done(h, "controller-a", "server-2", check.Read("deployments/web"), 110, 112, check.Found(3, 1))
+
+	v := check.Linearizable(h, 0).Violation
+	require.NotNil(t, v, "a read asked after its own write was answered, at the same instant, saw the old value")
+	assert.Equal(t, "stale-read", v.Name)
+	assert.Equal(t, []check.OpID{read, write}, v.Ops)
+	assert.Contains(t, v.Story, "controller-a read deployments/web=3 (rv 1) from server-2 at 112ms, but server-1 had acknowledged deployments/web=5 (rv 2) to controller-a at 110ms")
+	assert.True(t, h.Operations()[write].Precedes(h.Operations()[read]))
+}
+
+// A read sent in the same instant, but before the write was answered, is
+// concurrent with it and may see the old value.
+func TestLinearizableAnInstantBeforeTheAnswerIsConcurrent(t *testing.T) {
+	h := webIsThree()
+	write := h.Call("controller-a", "server-1", check.Write("deployments/web", 5), ms(100))
+	read := h.Call("controller-b", "server-2", check.Read("deployments/web"), ms(110))
+	h.Return(write, check.Acked(2), ms(110))
+	h.Return(read, check.Found(3, 1), ms(112))
+
+	l := check.Linearizable(h, 0)
+	assert.True(t, l.OK(), "%v", l.Violation)
+	assert.False(t, h.Operations()[write].Precedes(h.Operations()[read]))
+}

@@ -40,8 +40,8 @@ func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
 	for _, f := range faults {
 		out = append(out, porcupine.Annotation{
 			Tag:             "faults",
-			Start:           int64(f.Start),
-			End:             int64(f.end()),
+			Start:           l.stamps.of(f.Start, 0),
+			End:             l.stamps.of(f.end(), 0),
 			Description:     f.Name,
 			Details:         f.String(),
 			BackgroundColor: faultColor(f.Name),
@@ -50,14 +50,14 @@ func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
 	if v := l.Violation; v != nil {
 		a := porcupine.Annotation{
 			Tag:             "checker",
-			Start:           int64(v.At),
-			End:             int64(v.At),
+			Start:           l.stamps.of(v.At, 0),
+			End:             l.stamps.of(v.At, 0),
 			Description:     v.Name,
 			Details:         v.Story,
 			BackgroundColor: "#ff8a80",
 		}
 		if len(v.Ops) > 0 {
-			a.Start = int64(l.ops[v.Ops[0]].Call)
+			a.Start = l.stamps.of(l.ops[v.Ops[0]].Call, l.ops[v.Ops[0]].callSeq)
 		}
 		out = append(out, a)
 	}

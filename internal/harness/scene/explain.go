@@ -150,7 +150,7 @@ func Impossible(ops []check.Operation, v *check.Violation) string {
 		return ""
 	}
 	c, w := ops[v.Ops[0]], ops[v.Ops[1]]
-	if w.Indefinite() || w.Return >= c.Call {
+	if !w.Precedes(c) {
 		return ""
 	}
 	what := ""
