@@ -176,7 +176,7 @@ func (r *run) readAlone(t testing.TB) bool {
 		}
 	}
 	if len(bad) == 0 {
-		return r.refusedAlone(t)
+		return r.listedAlone(t) && r.refusedAlone(t)
 	}
 	op := bad[0]
 	story := fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
@@ -186,6 +186,25 @@ func (r *run) readAlone(t testing.TB) bool {
 	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
 		Details: "Latest reads answered without a majority:\n" + opLines(bad)})
 	return false
+}
+
+// listedAlone: no Latest list is answered by a server that could not have
+// had a majority at any moment while it was asked. The history holds a list
+// only as a read of each item it returned, so an empty list answered alone
+// is found here or nowhere.
+func (r *run) listedAlone(t testing.TB) bool {
+	for _, l := range r.rec.lists {
+		if l.err != nil || r.pl.majorityDuring(l.call, l.ret, sim.NodeID(l.server)) {
+			continue
+		}
+		story := fmt.Sprintf("%s answered %s's Latest list of %s at %s with %d items (rv %d), although from the request (%s) to the answer it was %s: "+
+			"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest list claims it knows",
+			l.server, l.client, l.kind, suite.FormatTime(l.ret.Round(100*time.Microsecond)), l.items, l.rv,
+			suite.FormatTime(l.call.Round(100*time.Microsecond)), r.pl.cutOff(l.call, sim.NodeID(l.server)))
+		r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.ret})
+		return false
+	}
+	return true
 }
 
 // refusedAlone: no write is refused with a definite no by a server that
@@ -232,6 +251,21 @@ func (r *run) slowAnswer(t testing.TB) bool {
 			return false
 		}
 	}
+	for _, l := range r.rec.lists {
+		if r.pl.crashedDuring(l.call, l.call+bound, sim.NodeID(l.server)) {
+			continue
+		}
+		if took := l.ret - l.call; took > bound {
+			how := fmt.Sprintf("heard %s only after %s", listResult(l), suite.FormatTime(took.Round(100*time.Microsecond)))
+			if took >= clientTimeout {
+				how = fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
+			}
+			story := fmt.Sprintf("%s asked %s (list %s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), how, bound)
+			r.s.Fail(t, suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: l.call + bound})
+			return false
+		}
+	}
 	for _, a := range r.rec.anyReads {
 		if r.pl.crashedDuring(a.call, a.call+bound, sim.NodeID(a.server)) {
 			continue
@@ -241,8 +275,8 @@ func (r *run) slowAnswer(t testing.TB) bool {
 			if a.err == nil {
 				how = "waited " + suite.FormatTime(took)
 			}
-			story := fmt.Sprintf("%s read %s from %s with resourceVersion \"0\" at %s and %s: an Any read asks for whatever the server holds, and a server cut off from the others still holds something",
-				a.client, a.key, a.server, suite.FormatTime(a.call.Round(100*time.Microsecond)), how)
+			story := fmt.Sprintf("%s %s from %s with resourceVersion \"0\" at %s and %s: an Any read asks for whatever the server holds, and a server cut off from the others still holds something",
+				a.client, a.what, a.server, suite.FormatTime(a.call.Round(100*time.Microsecond)), how)
 			r.s.Fail(t, suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.ret})
 			return false
 		}
@@ -254,6 +288,14 @@ func (r *run) slowAnswer(t testing.TB) bool {
 		return false
 	}
 	return true
+}
+
+// listResult is what a Latest list came to: "3 items (rv 7)", "Unavailable".
+func listResult(l listRead) string {
+	if l.err != nil {
+		return reason(l.err)
+	}
+	return fmt.Sprintf("%d items (rv %d)", l.items, l.rv)
 }
 
 func answered(op check.Operation, took time.Duration) string {
@@ -289,6 +331,33 @@ func (r *run) converged(t testing.TB) bool {
 		return true
 	}
 	// The most specific cause: a server that never caught up.
+	if id, story := r.behind(); id != "" {
+		v.Story = story + " " + upperFirst(v.Story)
+	}
+	return r.s.Report(t, v)
+}
+
+// caughtUp: once every fault has healed, every server that is up holds the
+// one history whole, as the page asks of a server that was cut off or
+// restarted with its memory gone. Objects alone can hide a server that
+// never caught up: once every object is deleted, an empty server holds the
+// same none. It is judged last, when nothing that server did had shown.
+func (r *run) caughtUp(t testing.TB) bool {
+	if !r.pl.up(r.s.AuditedAt, sequencer) {
+		return true
+	}
+	id, story := r.behind()
+	if id == "" {
+		return true
+	}
+	r.s.Fail(t, suite.Failure{Name: "no-convergence", Clause: course.DurableAgreement, At: r.s.AuditedAt,
+		Story: story + " Its objects happen to agree with the others' (what it misses ends with the objects as it holds them), yet it does not hold the one history, and a server that was cut off or restarted must catch up to it"})
+	return false
+}
+
+// behind finds the first server whose history at the audit is shorter than
+// the one history, and says so: "server-3 never caught up: ...".
+func (r *run) behind() (sim.NodeID, string) {
 	longest := len(r.s.Longest())
 	for _, id := range r.s.Servers {
 		if h, ok := r.s.Histories[string(id)]; ok && len(h) < longest {
@@ -296,12 +365,11 @@ func (r *run) converged(t testing.TB) bool {
 			for _, e := range r.pl.episodes {
 				healed = max(healed, e.until)
 			}
-			v.Story = fmt.Sprintf("%s never caught up: at %s it holds %d of the %d changes of the one history, although the last fault ended at %s. %s",
-				id, suite.FormatTime(r.s.AuditedAt.Round(100*time.Microsecond)), len(h), longest, suite.FormatTime(healed), upperFirst(v.Story))
-			break
+			return id, fmt.Sprintf("%s never caught up: at %s it holds %d of the %d changes of the one history, although the last fault ended at %s.",
+				id, suite.FormatTime(r.s.AuditedAt.Round(100*time.Microsecond)), len(h), longest, suite.FormatTime(healed))
 		}
 	}
-	return r.s.Report(t, v)
+	return "", ""
 }
 
 func upperFirst(s string) string {
@@ -322,6 +390,15 @@ func (r *run) refusedWhileCalm(t testing.TB) bool {
 				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), settle, bound, result(op))
 			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: op.Return,
 				Details: "the request:\n  " + op.String()})
+			return false
+		}
+	}
+	for _, l := range r.rec.lists {
+		if r.pl.calm(l.call) && refused(l.err) {
+			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s: "+
+				"a cluster that keeps one history by refusing everything keeps nothing",
+				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), settle, bound, listResult(l))
+			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.ret})
 			return false
 		}
 	}

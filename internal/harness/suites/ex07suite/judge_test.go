@@ -13,6 +13,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -149,6 +150,80 @@ func TestRefusingWhileCalmIsAFailure(t *testing.T) {
 	assert.False(t, r.refusedWhileCalm(rep))
 	require.Len(t, rep.failures, 1)
 	assert.Equal(t, "refused-while-healthy", rep.failures[0].Name)
+}
+
+// A Latest list leaves the history nothing when it comes back empty, late or
+// refused: the judges read it from the recorder. An empty list from a server
+// cut off is answered without a majority; one that took longer than the
+// bound is late; one refused while calm is a refusal while healthy.
+func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
+	r := storySplit()
+	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1510)})
+	rep := &reported{TB: t}
+	assert.False(t, r.readAlone(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Equal(t, "read-without-majority", rep.failures[0].Name)
+	assert.Contains(t, rep.failures[0].Story, "server-3 answered controller-b's Latest list of deployments at 1510ms with 0 items (rv 0), although from the request (1500ms)")
+	assert.Contains(t, rep.failures[0].Story, "cut off from the sequencer server-1")
+
+	r = storySplit()
+	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1500) + clientTimeout,
+		err: kube.ErrTimeout})
+	assert.True(t, r.readAlone(&reported{TB: t}), "no answer is not an answer without a majority")
+	rep = &reported{TB: t}
+	assert.False(t, r.slowAnswer(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Equal(t, "no-answer-in-time", rep.failures[0].Name)
+	assert.Contains(t, rep.failures[0].Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
+
+	r = storySplit()
+	r.rec.lists = append(r.rec.lists,
+		listRead{client: "controller-a", server: "server-2", kind: "deployments", call: ms(1500), ret: ms(1520), items: 1, rv: 2},
+		listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(2350), err: kube.Unavailable("cut off")})
+	assert.True(t, r.readAlone(&reported{TB: t}), "server-2 is on the majority side; server-3 refused")
+	assert.True(t, r.slowAnswer(&reported{TB: t}), "both answered within the bound")
+	assert.True(t, r.refusedWhileCalm(&reported{TB: t}), "a refusal during the split is the chapter's answer")
+	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(3600), ret: ms(4400), err: kube.Unavailable("behind")})
+	rep = &reported{TB: t}
+	assert.False(t, r.refusedWhileCalm(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Equal(t, "refused-while-healthy", rep.failures[0].Name)
+	assert.Contains(t, rep.failures[0].Story, "controller-b asked server-3 (list deployments) at 3600ms")
+	assert.Contains(t, rep.failures[0].Story, "and heard Unavailable")
+}
+
+// An Any list is an Any read: it must be answered, even cut off.
+func TestAnAnyListMustBeAnswered(t *testing.T) {
+	r := storySplit()
+	r.rec.anyReads = append(r.rec.anyReads, anyRead{client: "controller-b", server: "server-3", what: "listed deployments", call: ms(1500), ret: ms(1520),
+		err: kube.Unavailable("cut off")})
+	rep := &reported{TB: t}
+	assert.False(t, r.slowAnswer(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Equal(t, "stale-read-refused", rep.failures[0].Name)
+	assert.True(t, strings.HasPrefix(rep.failures[0].Story, `controller-b listed deployments from server-3 with resourceVersion "0" at 1500ms and got`), rep.failures[0].Story)
+}
+
+// A server that restarted empty and never caught up can hold the same
+// objects as the others, once every object has been deleted: the objects
+// agree, and the history is what shows it.
+func TestAServerBehindTheOneHistoryHasNotConverged(t *testing.T) {
+	r := storySplit()
+	r.s.AuditedAt = ms(5000)
+	created := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
+	deleted := check.Change{Version: 2, Key: storyKey, Deleted: true}
+	r.s.Histories = map[string][]check.Change{"server-1": {created, deleted}, "server-2": {created, deleted}, "server-3": nil}
+	r.s.States = map[string]map[string]any{"server-1": {}, "server-2": {}, "server-3": {}}
+	assert.True(t, r.converged(&reported{TB: t}), "the objects agree: none anywhere")
+	rep := &reported{TB: t}
+	assert.False(t, r.caughtUp(rep))
+	require.Len(t, rep.failures, 1)
+	assert.Equal(t, "no-convergence", rep.failures[0].Name)
+	assert.Equal(t, course.DurableAgreement, rep.failures[0].Clause)
+	assert.True(t, strings.HasPrefix(rep.failures[0].Story, "server-3 never caught up: at 5000ms it holds 0 of the 2 changes of the one history, although the last fault ended at 3000ms."), rep.failures[0].Story)
+
+	r.s.Histories["server-3"] = []check.Change{created, deleted}
+	assert.True(t, r.caughtUp(&reported{TB: t}))
 }
 
 // The registry's titles print the chapter's bound as the suite states it.

@@ -24,8 +24,9 @@
 // A world is judged in this order, the most specific cause first:
 // split-brain, write-applied-twice, acknowledged-without-majority, lost-write,
 // read-without-majority, no-answer-in-time, stale-read-refused,
-// unclear-refusal, no-convergence, refused-while-healthy, then porcupine's
-// verdict.
+// unclear-refusal, no-convergence (the objects), refused-while-healthy,
+// no-convergence (a server that holds the same objects but not the whole
+// history), then porcupine's verdict.
 //
 // The chapter's promise, which the suite holds a server to: every write and
 // Latest read is answered within bound (1 s), with kube.Unavailable when no
@@ -75,7 +76,7 @@ const (
 func partitionsCheck(t *testing.T, serve Server) {
 	search(t, serve, partitionsSeeds, partitionsWork, func(t *testing.T, r *run) bool {
 		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
-			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t)
+			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.caughtUp(t)
 	})
 }
 
@@ -96,8 +97,13 @@ func search(t *testing.T, serve Server, seeds int, wl workload, judge func(t *te
 			r := runWorkload(seed, serve, wl)
 			return r.s, r
 		},
-		Judge:        judge,
-		MinCompleted: 20,
+		Judge: judge,
+		// A world runs about three seconds of traffic, and a server may
+		// take up to the bound over each request: a correct server that
+		// takes a few hundred milliseconds over a Latest read completes
+		// fewer than twenty requests in some worlds, and the guard must
+		// not blame it for the world's length.
+		MinCompleted: 10,
 		MinCovered:   0.9,
 	}.Run(t)
 }

@@ -86,8 +86,8 @@ func runWorkload(seed int64, serve Server, wl workload) *run {
 	return r
 }
 
-// request makes one request of every kind a controller makes: reads Latest
-// and Any, lists, scales and deletes with and without a precondition, and
+// request makes one request of every kind a controller makes: reads and
+// lists, Latest and Any, scales and deletes with and without a precondition, and
 // creates. value is unique to this request. It returns the error of a
 // request the cluster refused, nil for a yes or a definite no.
 func (c ctl) request(wl workload, value int) error {
@@ -99,8 +99,10 @@ func (c ctl) request(wl workload, value int) error {
 		_, err = c.get(key)
 	case x < wl.reads*0.75:
 		_, err = c.getAny(key)
-	case x < wl.reads:
+	case x < wl.reads*0.9:
 		err = c.list("deployments")
+	case x < wl.reads:
+		err = c.listAny("deployments")
 	case x < wl.reads+(1-wl.reads)*0.5:
 		err = c.scale(key, value, 0)
 	case x < wl.reads+(1-wl.reads)*0.75:

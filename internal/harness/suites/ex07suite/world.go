@@ -207,12 +207,25 @@ func (pl *plan) cutOff(t time.Duration, server sim.NodeID) string {
 	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
 }
 
-// anyRead is one Any read ("0"), which kube.Client does not record: it
-// promises no freshness, but the chapter promises an answer.
+// anyRead is one Any read ("0") of an object or a list, which kube.Client
+// does not record: it promises no freshness, but the chapter promises an
+// answer.
 type anyRead struct {
 	client, server string
-	key            string
+	what           string // "read deployments/web", "listed deployments"
 	call, ret      time.Duration
+	err            error
+}
+
+// listRead is one Latest list. kube.Client records a list only as one read
+// per item it returned, so a list that came back empty, late or refused
+// leaves nothing in the history: the judges read it here.
+type listRead struct {
+	client, server string
+	kind           string
+	call, ret      time.Duration
+	items          int
+	rv             int64
 	err            error
 }
 
@@ -226,6 +239,7 @@ type unclear struct {
 // recorder keeps what the judges need beyond the scene's history.
 type recorder struct {
 	anyReads []anyRead
+	lists    []listRead
 	unclear  []unclear
 }
 
@@ -291,22 +305,40 @@ func (c ctl) get(key string) (kube.Object, error) {
 func (c ctl) getAny(key string) (kube.Object, error) {
 	call := c.p.Now()
 	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
-	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: string(c.api.Servers()[0]), key: key, call: call, ret: c.p.Now(), err: err})
+	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "read " + key, call: call, ret: c.p.Now(), err: err})
 	c.noteRead("get(0) "+short(key), obj, err)
 	return obj, err
 }
 
-// list lists kind, Latest.
+// list lists kind, Latest, and records the list.
 func (c ctl) list(kind string) error {
 	call := c.p.Now()
 	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
+	c.rec.lists = append(c.rec.lists, listRead{client: c.api.Name(), server: c.server(), kind: kind, call: call, ret: c.p.Now(),
+		items: len(l.Items), rv: l.ResourceVersion, err: err})
 	c.refusal("list", call, err)
-	if err == nil {
-		c.p.Logf("list → %d items rv %d", len(l.Items), l.ResourceVersion)
-		return nil
-	}
-	c.p.Logf("list → %s", reason(err))
+	c.noteList("list", l, err)
 	return err
+}
+
+// listAny lists kind with resourceVersion "0" and records the list.
+func (c ctl) listAny(kind string) error {
+	call := c.p.Now()
+	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Any})
+	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "listed " + kind, call: call, ret: c.p.Now(), err: err})
+	c.noteList("list(0)", l, err)
+	return err
+}
+
+// server is the server the controller is pinned to.
+func (c ctl) server() string { return string(c.api.Servers()[0]) }
+
+func (c ctl) noteList(what string, l kube.List, err error) {
+	if err == nil {
+		c.p.Logf("%s → %d items rv %d", what, len(l.Items), l.ResourceVersion)
+		return
+	}
+	c.p.Logf("%s → %s", what, reason(err))
 }
 
 func (c ctl) note(what string, call time.Duration, obj kube.Object, err error) {
@@ -332,7 +364,7 @@ func (c ctl) refusal(what string, call time.Duration, err error) {
 	if !refused(err) || errors.Is(err, kube.ErrUnavailable) || errors.Is(err, kube.ErrTimeout) && c.p.Now()-call >= clientTimeout {
 		return
 	}
-	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: string(c.api.Servers()[0]), what: what, call: call, ret: c.p.Now(), err: err})
+	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: c.server(), what: what, call: call, ret: c.p.Now(), err: err})
 }
 
 // reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
