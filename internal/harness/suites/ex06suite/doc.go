@@ -15,8 +15,10 @@
 //     four the sequencer is lost for good during the cut. The servers'
 //     histories must be prefixes of one sequence, the servers must converge
 //     once the clients stop, no acknowledged write may be missing (from
-//     server-2's history, when it is the server left), and most writes
-//     must be acknowledged.
+//     server-2's history, when it is the server left; a key may not be
+//     told yes to more deletions than the history holds), a server that is
+//     up must answer the auditor's kube.Any reads from its own copy, and
+//     most writes must be acknowledged.
 //   - linearizable: the same with readers that get, list and read with
 //     kube.Any through both servers; porcupine must find one order of every
 //     Get and List.

@@ -62,3 +62,55 @@ func TestACutHoldsUpOnlyTheWritesAroundIt(t *testing.T) {
 	assert.True(t, heldUp(s, op(3000*ms+cutRecovery, 3000*ms+cutRecovery+time.Millisecond)), "just within the recovery")
 	assert.False(t, heldUp(s, op(3001*ms+cutRecovery, 3100*ms+cutRecovery)), "after the recovery")
 }
+
+// A yes to deleting batch when it is already gone passes check.Durable as
+// soon as anyone deletes batch once; counted, the yeses outnumber the
+// deletions the history holds, and the one that names no deletion is told.
+func TestAYesToDeletingWhatIsGoneIsALostWrite(t *testing.T) {
+	const batch = "deployments/batch"
+	h := check.NewHistory()
+	op := func(client, server string, in check.Input, call, ret time.Duration, r check.Result) {
+		h.Return(h.Call(client, server, in, call), r, ret)
+	}
+	op("controller-a", "server-1", check.Create(batch, 7), 0, 10*ms, check.Acked(1))
+	op("controller-a", "server-1", check.Delete(batch), 20*ms, 30*ms, check.Acked(2))
+	final := []check.Change{{Version: 1, Key: batch, Value: 7}, {Version: 2, Key: batch, Deleted: true}}
+
+	// One yes, one deletion: nothing is missing.
+	assert.Nil(t, unheldDelete(h, final))
+
+	// controller-b is told yes to deleting what is gone, without a position.
+	op("controller-b", "server-2", check.Delete(batch), 40*ms, 50*ms, check.Acked(0))
+	require.Nil(t, check.Durable(h, final), "Durable's question cannot tell")
+	v := unheldDelete(h, final)
+	require.NotNil(t, v)
+	assert.Equal(t, "lost-write", v.Name)
+	assert.Equal(t, []check.OpID{2}, v.Ops)
+	assert.True(t, strings.HasPrefix(v.Story, "server-2 acknowledged controller-b's delete deployments/batch at 50ms as rv 0, a position no change has. "+
+		"Clients were told yes to 2 deletions of deployments/batch, but the final history of 2 changes holds 1"), v.Story)
+}
+
+// A server that makes a kube.Any read wait on the other server, gone for
+// good, answers the auditor nothing: unanswered-read, naming the server
+// and the key.
+func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
+	s := scene.New(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		store := kube.Handler(kube.NewMemStore(0))
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			if r, ok := req.(kube.GetRequest); ok && r.Opts.ResourceVersion == kube.Any {
+				p.Sleep(time.Hour) // waits on a server that never answers
+			}
+			return store(p, from, req)
+		})
+	}, scene.RequestTimeout(requestTimeout))
+	defer s.Close()
+	s.AuditAt(time.Second, "deployments", web)
+	s.Run(time.Minute)
+	r := &recorder{TB: t}
+	assert.False(t, reportUnansweredAnyRead(r, s))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "unanswered-read", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `once the clients had stopped, the suite asked server-1 for deployments/web with kube.Any (resourceVersion "0") and got no answer in 4s`), f.Story)
+}

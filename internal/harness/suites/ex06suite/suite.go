@@ -91,7 +91,7 @@ func storyScene(seed int64, serve scene.Boot) *scene.Scene {
 func storyCheck(t *testing.T, serve scene.Boot) {
 	for _, seed := range suite.StorySeeds(storySeeds) {
 		s := storyScene(seed, serve)
-		ok := s.ReportRun(t) && reportWritesRefused(t, s, 1.0, false) && reportStoryDivergence(t, s) &&
+		ok := reportUnansweredAnyRead(t, s) && s.ReportRun(t) && reportWritesRefused(t, s, 1.0, false) && reportStoryDivergence(t, s) &&
 			s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
 			reportLostWrite(t, s) && s.Linearizable(t)
 		s.Close()
@@ -212,19 +212,37 @@ func sequencerLost(s *scene.Scene) (scene.Crash, bool) {
 }
 
 // reportLostWrite: every acknowledged write is in the longest history
-// left. When the sequencer was lost for good, the story says so: server-2,
-// the server left, never received what server-1 had said yes to.
+// left, and every acknowledged deletion at the position its acknowledgement
+// named (see unheldDelete). When
+// the sequencer was lost for good and the write was acknowledged once the
+// cut had begun, the story says so: server-2, the server left, never
+// received what server-1 had said yes to.
 func reportLostWrite(t testing.TB, s *scene.Scene) bool {
 	v := check.Durable(s.History, s.Longest())
 	if v == nil {
+		v = unheldDelete(s.History, s.Longest())
+	}
+	if v == nil {
 		return true
 	}
-	if c, ok := sequencerLost(s); ok {
+	if c, ok := sequencerLost(s); ok && s.History.Operations()[v.Ops[0]].Return >= cutBefore(s, c.At) {
 		v.Story += fmt.Sprintf(". %s was lost for good at %s (%s), and %s, the server left, never received the change: "+
 			"a yes must wait until every server holds the change, or losing the sequencer loses what it decided",
 			server1, suite.FormatTime(c.At), c, server2)
 	}
 	return s.Report(t, v)
+}
+
+// cutBefore is when the last cut that began before at began, or at if
+// none did.
+func cutBefore(s *scene.Scene, at time.Duration) time.Duration {
+	from := at
+	for _, f := range s.Declared() {
+		if c, ok := f.(scene.Cut); ok && c.From <= at {
+			from = c.From
+		}
+	}
+	return from
 }
 
 // cutRecovery is how long after a cut the servers may still be sending
@@ -238,7 +256,7 @@ func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 		Seeds: suite.Seeds(oneHistorySeeds),
 		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 1, true) },
 		Judge: func(t *testing.T, s *scene.Scene) bool {
-			return s.ReportRun(t) && s.ReportOneHistory(t) &&
+			return reportUnansweredAnyRead(t, s) && s.ReportRun(t) && s.ReportOneHistory(t) &&
 				s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
 				reportLostWrite(t, s) && reportWritesRefused(t, s, acceptedShare, true)
 		},
@@ -256,7 +274,7 @@ func linearizableCheck(t *testing.T, serve scene.Boot) {
 		Seeds: suite.Seeds(linearizableSeeds),
 		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 2, false) },
 		Judge: func(t *testing.T, s *scene.Scene) bool {
-			return s.ReportRun(t) && s.ReportOneHistory(t) &&
+			return reportUnansweredAnyRead(t, s) && s.ReportRun(t) && s.ReportOneHistory(t) &&
 				reportLostWrite(t, s) && s.Report(t, check.StaleDelete(s.History, s.Longest())) && s.Linearizable(t) &&
 				reportWritesRefused(t, s, acceptedShare, true)
 		},

@@ -1,0 +1,110 @@
+package ex06suite
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// unheldDelete finds acknowledged deletions the final history does not
+// hold: more yeses to deleting a key than deletions of it in the history.
+// check.Durable asks a weaker question of a deletion (is the key deleted
+// anywhere?), which a yes to the deletion of an object already gone passes
+// as soon as anyone deletes the object once. (Every value written is new,
+// so Durable's question is already exact for the other writes.) It returns
+// nil, or the violation "lost-write" naming the first of those deletions
+// whose resourceVersion, its position in the one history, is not a
+// deletion of its key.
+func unheldDelete(h *check.History, final []check.Change) *check.Violation {
+	at := map[int64]check.Change{}
+	held := map[string]int{}
+	for _, c := range final {
+		at[c.Version] = c
+		if c.Deleted {
+			held[c.Key]++
+		}
+	}
+	acked := map[string][]check.Operation{}
+	var keys []string
+	for _, op := range h.Operations() {
+		if op.Acknowledged() && op.Input.Kind == check.KindDelete {
+			if acked[op.Input.Key] == nil {
+				keys = append(keys, op.Input.Key)
+			}
+			acked[op.Input.Key] = append(acked[op.Input.Key], op)
+		}
+	}
+	for _, key := range keys {
+		ops := acked[key]
+		if len(ops) <= held[key] {
+			continue
+		}
+		slices.SortStableFunc(ops, func(a, b check.Operation) int { return cmp.Compare(a.Return, b.Return) })
+		first, claimed := ops[0], map[int64]bool{}
+		for _, op := range ops {
+			if c, ok := at[op.Result.Version]; !ok || !c.Deleted || c.Key != key || claimed[op.Result.Version] {
+				first = op
+				break
+			}
+			claimed[op.Result.Version] = true
+		}
+		var where string
+		switch c, ok := at[first.Result.Version]; {
+		case first.Result.Version == 0:
+			where = "rv 0, a position no change has"
+		case !ok:
+			where = fmt.Sprintf("rv %d, a position the final history does not reach", first.Result.Version)
+		default:
+			where = fmt.Sprintf("rv %d, where the final history holds %s", first.Result.Version, c)
+		}
+		story := fmt.Sprintf("%s acknowledged %s's %s at %s as %s. Clients were told yes to %d deletions of %s, but the final history of %d changes holds %d: "+
+			"a yes to a deletion is a deletion in the one history, and an object already gone cannot be deleted again",
+			first.Server, first.Client, first.Input, suite.FormatTime(first.Return), where, len(ops), key, len(final), held[key])
+		v := &check.Violation{Clause: course.DurableAgreement, Name: "lost-write", Story: story, At: first.Return, Ops: []check.OpID{first.ID}}
+		if first.Server != "" {
+			v.Servers = []string{first.Server}
+		}
+		rows := []string{"acknowledged deletions of " + key + ":"}
+		for _, op := range ops {
+			rows = append(rows, "  "+op.String())
+		}
+		v.Details = strings.Join(rows, "\n")
+		return v
+	}
+	return nil
+}
+
+// reportUnansweredAnyRead fails a server that was up and did not answer the
+// auditor's kube.Any read: such a read is answered from what the server
+// holds, stale if need be, and must not wait on another server, least of
+// all on a sequencer that is gone.
+func reportUnansweredAnyRead(t testing.TB, s *scene.Scene) bool {
+	if s.Err != nil {
+		return true // ReportRun tells it
+	}
+	for _, u := range s.Unread {
+		if !errors.Is(u.Err, sim.ErrTimeout) {
+			continue
+		}
+		who := string(u.Server)
+		if c, ok := sequencerLost(s); ok {
+			who = fmt.Sprintf("%s, the server left once %s (the sequencer) was lost for good at %s,", u.Server, server1, suite.FormatTime(c.At))
+		}
+		story := fmt.Sprintf("once the clients had stopped, the suite asked %s for %s with kube.Any (resourceVersion \"0\") and got no answer in %s",
+			who, u.Key, requestTimeout)
+		s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: s.AuditedAt,
+			Story:   story + ": an Any read is answered from what the server holds, stale if need be, and must not wait on another server",
+			Details: "faults:\n" + s.Describe()})
+		return false
+	}
+	return true
+}
