@@ -72,12 +72,19 @@ const (
 	linearizableSeeds = 80
 )
 
-// partitionsCheck: randomized faults; every judge but porcupine.
+// partitionsCheck: the calm burst, then randomized faults; every judge but
+// porcupine.
 func partitionsCheck(t *testing.T, serve Server) {
-	search(t, serve, partitionsSeeds, partitionsWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
-			r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.caughtUp(t)
-	})
+	if !burstWorlds(t, serve, partitionsJudge) {
+		return
+	}
+	search(t, serve, partitionsSeeds, partitionsWork, partitionsJudge)
+}
+
+// partitionsJudge judges one world of the partitions check.
+func partitionsJudge(t *testing.T, r *run) bool {
+	return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
+		r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.caughtUp(t)
 }
 
 // linearizableCheck: randomized faults, more reads; one history, then
