@@ -25,11 +25,11 @@ import (
 // The sequencer's Appends to server-3 carry the history as it stood when
 // each was sent, and the confirmation of a read's position travels the same
 // jittery way: an Append sent a few milliseconds before the confirmation
-// often lands after it, holding fewer changes than the position server-3
+// may land after it, holding fewer changes than the position server-3
 // was told, and the next Append, a round trip later, brings the rest. A
 // server that waits until it holds the committed position answers; one
 // that waits for a single change (an if where a for belongs) refuses a
-// read the calm cluster owed an answer, a few times in every world.
+// read the calm cluster owed an answer, in nearly every world.
 const (
 	burstSeeds   = 3
 	burstWriters = 3

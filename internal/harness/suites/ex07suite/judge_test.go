@@ -267,6 +267,7 @@ func TestTheBookStatesTheSuitesNumbers(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("the scene above, %d seeds of jitter", storySeeds),
 		fmt.Sprintf("four servers split two and two for %s, %d seeds of jitter", seconds(cutFor), evenSplitSeeds),
+		fmt.Sprintf("%d calm bursts", burstSeeds),
 		fmt.Sprintf("%d randomized worlds", partitionsSeeds),
 		fmt.Sprintf("%d such worlds", linearizableSeeds),
 		fmt.Sprintf("within **%s** of the request", seconds(bound)),
