@@ -381,13 +381,20 @@ func upperFirst(s string) string {
 
 // refusedWhileCalm: every write and Latest read asked at a calm moment (no
 // fault from settle before to bound after) is answered yes, or with a
-// definite no (NotFound, AlreadyExists, Conflict).
+// definite no (NotFound, AlreadyExists, Conflict). The story says when the
+// refusal came, and, for a read, how far the one history had been
+// acknowledged before it was asked: all the server had to hold to answer.
 func (r *run) refusedWhileCalm(t testing.TB) bool {
 	for _, op := range r.s.History.Operations() {
 		if r.pl.calm(op.Call) && !op.Completed() {
-			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s: "+
-				"a cluster that keeps one history by refusing everything keeps nothing",
-				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), settle, bound, result(op))
+			owed := ""
+			if op.Input.Kind == check.KindRead {
+				owed = r.owed(op.Call, op.Return, op.Server)
+			}
+			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
+				"A cluster that keeps one history by refusing everything keeps nothing",
+				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), settle, bound, result(op),
+				when(op.Call, op.Return), owed)
 			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: op.Return,
 				Details: "the request:\n  " + op.String()})
 			return false
@@ -395,14 +402,45 @@ func (r *run) refusedWhileCalm(t testing.TB) bool {
 	}
 	for _, l := range r.rec.lists {
 		if r.pl.calm(l.call) && refused(l.err) {
-			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s: "+
-				"a cluster that keeps one history by refusing everything keeps nothing",
-				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), settle, bound, listResult(l))
+			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
+				"A cluster that keeps one history by refusing everything keeps nothing",
+				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), settle, bound, listResult(l),
+				when(l.call, l.ret), r.owed(l.call, l.ret, l.server))
 			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.ret})
 			return false
 		}
 	}
 	return true
+}
+
+// when says when an answer came: "at 412.3ms, 12.6ms after asking".
+func when(call, ret time.Duration) string {
+	return fmt.Sprintf("at %s, %s after asking", suite.FormatTime(ret.Round(100*time.Microsecond)), suite.FormatTime((ret - call).Round(100*time.Microsecond)))
+}
+
+// owed says how much of the one history a Latest read asked of server at
+// call, and refused at ret, had to show: every write acknowledged before
+// call. "Before it asked, the cluster had acknowledged writes up to rv 27
+// (the last, write deployments/web=27 from controller-c at 399.1ms):
+// server-3 had only to hold that much of the one history, and 977ms of its
+// 1s left to catch up. ", or "" when no write had been acknowledged.
+func (r *run) owed(call, ret time.Duration, server string) string {
+	var last check.Operation
+	found := false
+	for _, op := range r.s.History.Operations() {
+		if op.Input.Kind.Mutates() && op.Acknowledged() && op.Return < call && (!found || op.Result.Version > last.Result.Version) {
+			last, found = op, true
+		}
+	}
+	if !found {
+		return ""
+	}
+	left := "."
+	if took := ret - call; took < bound {
+		left = fmt.Sprintf(", and %s of its %s left to catch up.", suite.FormatTime((bound - took).Round(100*time.Microsecond)), bound)
+	}
+	return fmt.Sprintf("Before it asked, the cluster had acknowledged writes up to rv %d (the last, %s from %s at %s): %s had only to hold that much of the one history%s ",
+		last.Result.Version, last.Input, last.Client, suite.FormatTime(last.Return.Round(100*time.Microsecond)), server, left)
 }
 
 func opLines(ops []check.Operation) string {

@@ -152,6 +152,29 @@ func TestRefusingWhileCalmIsAFailure(t *testing.T) {
 	assert.Equal(t, "refused-while-healthy", rep.failures[0].Name)
 }
 
+// A Latest read refused while calm is told with what the server owed: every
+// write acknowledged before the read was asked, and the time it had left.
+// That is what a server that gave up after one change, when several were
+// on their way, must learn from its story.
+func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
+	r := storySplit()
+	h := r.s.History
+	w := h.Call("controller-a", "server-1", check.Write(storyKey, 6), ms(3600))
+	h.Return(w, check.Result{Outcome: check.OK, Version: 4}, ms(3610))
+	late := h.Call("controller-a", "server-1", check.Write(storyKey, 9), ms(3700))
+	h.Return(late, check.Result{Outcome: check.OK, Version: 5}, ms(3760))
+	read := h.Call("controller-b", "server-3", check.Read(storyKey), ms(3700))
+	h.Timeout(read, ms(3723))
+	rep := &reported{TB: t}
+	assert.False(t, r.refusedWhileCalm(rep))
+	require.Len(t, rep.failures, 1)
+	story := rep.failures[0].Story
+	assert.Contains(t, story, "at 3723ms, 23ms after asking")
+	assert.Contains(t, story, "acknowledged writes up to rv 4 (the last, write deployments/web=6 from controller-a at 3610ms)",
+		"the write acknowledged after the read was asked is not owed")
+	assert.Contains(t, story, "server-3 had only to hold that much of the one history, and 977ms of its 1s left to catch up")
+}
+
 // A Latest list leaves the history nothing when it comes back empty, late or
 // refused: the judges read it from the recorder. An empty list from a server
 // cut off is answered without a majority; one that took longer than the
@@ -244,6 +267,7 @@ func TestTheBookStatesTheSuitesNumbers(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("the scene above, %d seeds of jitter", storySeeds),
 		fmt.Sprintf("four servers split two and two for %s, %d seeds of jitter", seconds(cutFor), evenSplitSeeds),
+		fmt.Sprintf("%d calm bursts", burstSeeds),
 		fmt.Sprintf("%d randomized worlds", partitionsSeeds),
 		fmt.Sprintf("%d such worlds", linearizableSeeds),
 		fmt.Sprintf("within **%s** of the request", seconds(bound)),
