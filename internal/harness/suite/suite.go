@@ -239,6 +239,23 @@ func StorySeeds(n int) []int64 {
 	return seeds
 }
 
+// SceneSeeds returns the seeds of the scripted scenes a randomized check
+// plays before its random worlds: n seeds starting at 1; with SEED set, that
+// seed alone if it is one of them, and none otherwise. A replay then runs
+// exactly what the check ran at that seed: a random world that failed at
+// seed 42 replays as that failure, not as a scene the check never played at
+// 42 (StorySeeds would play it, and a scene that fails there would hide the
+// world the learner was sent to see).
+func SceneSeeds(n int) []int64 {
+	if s := os.Getenv("SEED"); s != "" {
+		if seed, err := strconv.ParseInt(s, 10, 64); err == nil && seed >= 1 && seed <= int64(n) {
+			return []int64{seed}
+		}
+		return nil
+	}
+	return StorySeeds(n)
+}
+
 // Replaying reports whether SEED is set: one world, replayed, and the suite
 // should print its whole story (the timeline) even more generously.
 func Replaying() bool { return os.Getenv("SEED") != "" }

@@ -118,6 +118,20 @@ func TestRunsWidensTheRandomizedChecksButNotTheStory(t *testing.T) {
 	assert.Equal(t, []int64{42}, StorySeeds(3))
 }
 
+// A randomized check's scenes replay only at the seeds the check played
+// them: a replay of its random world 42 is that world, nothing before it.
+func TestAReplayPlaysAScriptedSceneOnlyAtTheSeedsTheCheckPlayedIt(t *testing.T) {
+	t.Setenv("SEED", "")
+	t.Setenv("RUNS", "1000")
+	assert.Equal(t, []int64{1, 2, 3}, SceneSeeds(3), "RUNS widens the random worlds, not the scenes")
+
+	t.Setenv("SEED", "2")
+	assert.Equal(t, []int64{2}, SceneSeeds(3))
+	t.Setenv("SEED", "42")
+	assert.Empty(t, SceneSeeds(3))
+	assert.Equal(t, []int64{42}, Seeds(3), "the random world 42 is what replays")
+}
+
 func TestFormatTime(t *testing.T) {
 	assert.Equal(t, "412.5ms", FormatTime(412500*time.Microsecond))
 	assert.Equal(t, "0ms", FormatTime(0))

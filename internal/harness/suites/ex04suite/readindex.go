@@ -183,7 +183,7 @@ func afterTheWriter(s *scene.Scene, at time.Duration, writer, lagging sim.NodeID
 // each as the randomized worlds are judged; it says whether the check may
 // go on.
 func readIndexWorlds(t *testing.T, serve scene.Boot) bool {
-	for _, seed := range suite.StorySeeds(riSeeds) {
+	for _, seed := range suite.SceneSeeds(riSeeds) {
 		for _, v := range riVariants {
 			s := readIndexScene(seed, serve, v)
 			ok := s.ReportRun(t) && s.ReportOneHistory(t) &&

@@ -80,11 +80,11 @@ func burstWorld(seed int64, serve Server) *run {
 	return r
 }
 
-// burstWorlds runs the calm burst over its seeds (the replayed seed alone
-// when SEED is set) and judges each world as the randomized worlds are
+// burstWorlds runs the calm burst over its seeds (see suite.SceneSeeds: a
+// replay plays it only at the seeds it was played) and judges each world as the randomized worlds are
 // judged; it says whether the check may go on.
 func burstWorlds(t *testing.T, serve Server, judge func(t *testing.T, r *run) bool) bool {
-	for _, seed := range suite.StorySeeds(burstSeeds) {
+	for _, seed := range suite.SceneSeeds(burstSeeds) {
 		r := burstWorld(seed, serve)
 		ok := judge(t, r)
 		r.s.Close()

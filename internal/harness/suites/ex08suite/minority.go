@@ -90,7 +90,7 @@ func minority(seed int64, boot scene.Boot) *world {
 // reader, even an Any one, a change only the two of them hold, and once
 // the cut heals the one history holds it everywhere.
 func minorityCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(minoritySeeds) {
+	for _, seed := range suite.SceneSeeds(minoritySeeds) {
 		w := minority(seed, serve)
 		ok := w.ReportRun(t) &&
 			failure(t, w, w.early) &&

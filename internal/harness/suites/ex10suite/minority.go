@@ -123,7 +123,7 @@ func (w *world) reportUncommitted(t testing.TB) bool {
 // reader, even an Any one, a change only the two of them hold; once the cut
 // heals, the one history holds it everywhere.
 func minorityCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(minoritySeeds) {
+	for _, seed := range suite.SceneSeeds(minoritySeeds) {
 		w := minority(seed, serve)
 		ok := w.ReportRun(t) && w.reportEarly(t) && w.reportUncommitted(t) &&
 			w.Report(t, check.OneHistory(w.Histories)) &&
