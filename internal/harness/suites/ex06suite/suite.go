@@ -265,11 +265,14 @@ func oneHistoryCheck(t *testing.T, serve scene.Boot) {
 	}.Run(t)
 }
 
-// linearizableCheck: randomized reads and writes; no conditional delete
-// acknowledged against an object that had changed (told as such, before
-// porcupine would tell it as whichever answer it cannot place), and one
-// order explains every answer.
+// linearizableCheck: the own-copy scenes (owncopy.go), then randomized
+// reads and writes; no conditional delete acknowledged against an object
+// that had changed (told as such, before porcupine would tell it as
+// whichever answer it cannot place), and one order explains every answer.
 func linearizableCheck(t *testing.T, serve scene.Boot) {
+	if !ownCopyWorlds(t, serve) {
+		return
+	}
 	scene.Search{
 		Seeds: suite.Seeds(linearizableSeeds),
 		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, 2, false) },
