@@ -146,10 +146,10 @@ func TestARefusalFromTheFollowersOwnCopyIsToldAsTheScene(t *testing.T) {
 	assert.Equal(t, "non-linearizable", f.Name)
 	assert.EqualValues(t, 1, f.Clause)
 	assert.True(t, strings.HasPrefix(f.Story, "controller-b read deployments/batch=2 (rv 2) through server-1, the sequencer, at "), f.Story)
-	assert.Contains(t, f.Story, "then asked server-2 to delete deployments/batch")
-	assert.Contains(t, f.Story, "and was refused not-found at ")
+	assert.Contains(t, f.Story, "the effect of controller-a's create deployments/batch=2, sent there at ")
+	assert.Contains(t, f.Story, "Then it asked server-2 to delete deployments/batch and was refused not-found at ")
 	assert.Contains(t, f.Story, "No one deleted deployments/batch in between")
-	assert.Contains(t, f.Story, "Only the sequencer may refuse a write")
+	assert.Contains(t, f.Story, "A server that is not the sequencer must ask it, not refuse a write on its own copy's word")
 	assert.Contains(t, f.Details, "the scene, as built:\n  slow link server-1 → server-2 only (400ms) from ")
 	assert.Contains(t, f.Details, "controller-a create deployments/batch=2 via server-1")
 }

@@ -154,6 +154,9 @@ func judgeOwnCopy(t testing.TB, s *scene.Scene) bool {
 // scene's words, from the recorded operations: what controller-b read
 // through server-1 just after controller-a had server-1 decide a change
 // while the way to server-2 was slow, and what server-2 then refused it.
+// It says only what the clients saw and the scene built, not why server-2
+// refused: a follower that answers from its own copy after the sequencer
+// has answered is caught here too.
 // When the contradiction lies elsewhere, the story stays porcupine's. The
 // details say what the scene built.
 func retellOwnCopy(s *scene.Scene, f *suite.Failure) {
@@ -178,14 +181,12 @@ func retellOwnCopy(s *scene.Scene, f *suite.Failure) {
 	}
 	if decided != nil && read != nil && wrote != nil && read.Precedes(*wrote) {
 		if between := refusedAfter(*read, *wrote); between != "" {
-			f.Story = fmt.Sprintf("%s through %s, the sequencer, at %s (%s's %s, sent there at %s, had been decided), then asked %s to %s and was refused %s at %s: "+
-				"%s answered from its own copy, which %s's change had not reached yet. %s, so no single history explains both answers. "+
-				"(%s was told yes at %s; the way from %s to %s took %s from %s for %s.) "+
-				"Only the sequencer may refuse a write; a server that is not the sequencer must ask it, whatever its own copy says",
+			f.Story = fmt.Sprintf("%s through %s, the sequencer, at %s: the effect of %s's %s, sent there at %s. Then it asked %s to %s and was refused %s at %s. "+
+				"%s, so no single history explains both answers. (%s was told yes at %s; the way from %s to %s was slow, %s, from %s for %s.) "+
+				"A server that is not the sequencer must ask it, not refuse a write on its own copy's word: that copy may still lack a change the sequencer has decided and others have seen",
 				tellRead(*read), read.Server, suite.FormatTime(read.Return), decided.Client, decided.Input, suite.FormatTime(decided.Call),
 				wrote.Server, wrote.Input, wrote.Result.Outcome, suite.FormatTime(wrote.Return),
-				wrote.Server, decided.Client, between,
-				decided.Client, suite.FormatTime(decided.Return), slow.Sender, slow.Receiver, ocSlowWay, suite.FormatTime(slow.From), suite.FormatTime(slow.For))
+				between, decided.Client, suite.FormatTime(decided.Return), slow.Sender, slow.Receiver, ocSlowWay, suite.FormatTime(slow.From), suite.FormatTime(slow.For))
 			f.At = wrote.Return
 			f.Timeline = s.Timeline(wrote.Return)
 		}
