@@ -15,10 +15,12 @@ import (
 )
 
 // The own-copy scenes, scripted: a server that is not the sequencer may not
-// refuse a write from its own copy, because a change the sequencer has
+// refuse a write on its own copy's word, because a change the sequencer has
 // decided, and that others have already seen, may still be on its way to
 // it. The randomized worlds meet that moment about once in a thousand
-// seeds; these scenes build it on purpose:
+// seeds; these scenes build it on purpose. (The one who has seen the change
+// is a reader of the sequencer, not the client whose change it is: that
+// client is told yes only once every server holds it.)
 //
 //   - kubectl creates web (and, in the first scene, batch) through
 //     server-1, the sequencer; it reaches both servers;
