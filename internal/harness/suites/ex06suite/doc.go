@@ -20,8 +20,11 @@
 //     up must answer the auditor's kube.Any reads from its own copy, and
 //     most writes must be acknowledged.
 //   - linearizable: the same with readers that get, list and read with
-//     kube.Any through both servers; porcupine must find one order of every
-//     Get and List.
+//     kube.Any through both servers; then the own-copy scenes (owncopy.go):
+//     a change decided on server-1 while its copy to server-2 is slow, seen
+//     through server-1, and then a creation, deletion or conditional scale
+//     through server-2 that its own copy would refuse. Porcupine must find
+//     one order of every Get and List, and of every write's answer.
 //
 // The servers' histories are read the way any client would: a watch of
 // deployments from resourceVersion 0, sent to each server (this workbook's

@@ -114,3 +114,42 @@ func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
 	assert.Equal(t, "unanswered-read", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, `once the clients had stopped, the suite asked server-1 for deployments/web with kube.Any (resourceVersion "0") and got no answer in 4s`), f.Story)
 }
+
+// One store behind both servers is one history: every own-copy scene
+// passes, on every seed the check runs.
+func TestTheOwnCopyScenesPassOneStore(t *testing.T) {
+	for _, v := range ocVariants {
+		for seed := int64(1); seed <= ocSeeds; seed++ {
+			shared := kube.NewMemStore(0)
+			s := ownCopyScene(seed, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }, v)
+			r := &recorder{TB: t}
+			assert.True(t, judgeOwnCopy(r, s), "seed %d, scene %d: %s", seed, v, strings.Join(append(r.logs, r.errors...), "\n"))
+			s.Close()
+		}
+	}
+}
+
+// Servers that copy nothing show controller-b batch through server-1, where
+// controller-a has just created it, and then refuse its deletion through
+// server-2, which never heard of batch: the story tells the read, the
+// refusal from the server's own copy, and the rule, and the details say
+// what the scene built.
+func TestARefusalFromTheFollowersOwnCopyIsToldAsTheScene(t *testing.T) {
+	s := ownCopyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) }, ocDelete)
+	defer s.Close()
+	r := &recorder{TB: t}
+	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
+	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { retellOwnCopy(s, f) }))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "non-linearizable", f.Name)
+	assert.EqualValues(t, 1, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-b read deployments/batch=2 (rv 2) through server-1, the sequencer, at "), f.Story)
+	assert.Contains(t, f.Story, "the effect of controller-a's create deployments/batch=2, sent there at ")
+	assert.Contains(t, f.Story, "Then it asked server-2 to delete deployments/batch and was refused not-found at ")
+	assert.Contains(t, f.Story, "No one deleted deployments/batch in between")
+	assert.Contains(t, f.Story, "A server that is not the sequencer must ask it, not refuse a write on its own copy's word")
+	assert.Contains(t, f.Details, "the scene, as built:\n  slow link server-1 → server-2 only (400ms) from ")
+	assert.Contains(t, f.Details, "controller-a create deployments/batch=2 via server-1")
+}
