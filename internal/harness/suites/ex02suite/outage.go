@@ -30,11 +30,13 @@ type outageWorld struct {
 
 // outageScene builds and runs one world of the outage: kubectl writes and
 // a dashboard reads while the apiserver is down once, from an instant drawn
-// from the seed for a while drawn from it.
+// from the seed for a while drawn from it. It goes down only after a second
+// or more of writes, so that the log it comes back to is a few pages long
+// (tens of records, over 4 KiB), as a log that has run for a while is.
 func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "kubectl", "dashboard"}, scene.RequestTimeout(clientTimeout))
 	r := c.W.Rand()
-	down := 150*time.Millisecond + time.Duration(r.Int63n(int64(150*time.Millisecond)))
+	down := time.Second + time.Duration(r.Int63n(int64(500*time.Millisecond)))
 	up := down + 300*time.Millisecond + time.Duration(r.Int63n(int64(1200*time.Millisecond)))
 	end := up + 500*time.Millisecond
 	crash := scene.Crash{Node: apiserver, At: down, For: up - down}
@@ -81,8 +83,8 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 }
 
 // judge tells the outage: an honest Unavailable while the apiserver is
-// down, every acknowledged change there when it is back, and every answer
-// fitting one history.
+// down, every acknowledged change there when it is back, every answer
+// fitting one history, and an answer to every request while it is up.
 func (w outageWorld) judge(t *testing.T) bool {
 	c := w.cluster
 	if c.explained(t) || !c.reportRun(t) {
@@ -123,7 +125,7 @@ func (w outageWorld) judge(t *testing.T) bool {
 		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
 		return false
 	}
-	if !c.linearizable(t) {
+	if !c.linearizable(t) || !c.stalled(t) {
 		return false
 	}
 	if suite.Replaying() {

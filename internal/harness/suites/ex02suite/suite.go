@@ -203,6 +203,16 @@ func (c *cluster) reportRun(t testing.TB) bool {
 	if errors.As(c.Err, &pe) && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
 		f := suite.RunFailure(c.Err)
 		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
+		if x := c.j.lastCrashBefore(pe.At); x != nil {
+			size, _ := c.j.disk()
+			f.Story += fmt.Sprintf("; it booted from what the crash at %s left on its disk, %dB", suite.FormatTime(x.at), size)
+			switch {
+			case x.torn():
+				f.Story += fmt.Sprintf(" ending in a torn record (the crash kept %dB of %dB unsynced)", x.kept, x.unsynced)
+			case x.unsynced > 0:
+				f.Story += fmt.Sprintf(" (the crash lost %dB unsynced)", x.unsynced-x.kept)
+			}
+		}
 		c.fail(t, f)
 		return false
 	}
