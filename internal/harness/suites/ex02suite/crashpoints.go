@@ -220,7 +220,7 @@ func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 // first, then no acknowledged change lost, then one history across the
 // crashes, then an answer to every request sent while the apiserver was
 // up.
-func (c *cluster) judgeCrashes(t *testing.T) bool {
+func (c *cluster) judgeCrashes(t testing.TB) bool {
 	if c.explained(t) || !c.reportRun(t) {
 		return false
 	}
@@ -250,7 +250,7 @@ func durableUnacked(c *cluster) int {
 }
 
 // reportLost tells the first acknowledged change a crash took away.
-func (c *cluster) reportLost(t *testing.T, v *check.Violation) {
+func (c *cluster) reportLost(t testing.TB, v *check.Violation) {
 	t.Helper()
 	if len(v.Ops) == 0 {
 		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})

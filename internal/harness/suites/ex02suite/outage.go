@@ -85,7 +85,7 @@ func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 // judge tells the outage: an honest Unavailable while the apiserver is
 // down, every acknowledged change there when it is back, every answer
 // fitting one history, and an answer to every request while it is up.
-func (w outageWorld) judge(t *testing.T) bool {
+func (w outageWorld) judge(t testing.TB) bool {
 	c := w.cluster
 	if c.explained(t) || !c.reportRun(t) {
 		return false
