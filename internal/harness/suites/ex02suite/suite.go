@@ -11,19 +11,23 @@
 //     Everything acknowledged before the crash must be there afterwards,
 //     and node-1 must never have stopped a container because its pod
 //     vanished.
-//   - crash-points: three writers keep the write path busy while the
-//     apiserver crashes twice at a random instant: before, during or after
-//     the sync of a change, or with its acknowledgement in flight. No
-//     acknowledged change may be lost (check.Durable), and every answer,
-//     before and after the crashes, must fit one history
-//     (check.Linearizable): a change never half-applied, nothing seen that
-//     was later lost. Across the seeds the crashes must have hit unsynced
-//     and torn records and acknowledgements in flight, or the check proved
-//     nothing.
-//   - outage: while the apiserver is down, clients hear Unavailable at once
-//     (an honest answer: "there is no cluster right now"), and when it is
-//     back its first answers hold every acknowledged change (not an empty
-//     cluster, which is a dishonest answer).
+//   - crash-points: three writers keep the write path busy (creations,
+//     blind and conditional updates and deletions, gets and lists, of
+//     deployments and pods interleaved) while the apiserver crashes twice
+//     at a random instant: before, during or after the sync of a change, or
+//     with its acknowledgement in flight. No acknowledged change may be
+//     lost (check.Durable), every answer, before and after the crashes,
+//     must fit one history (check.Linearizable): a change never
+//     half-applied, nothing seen that was later lost; and every request
+//     sent while the apiserver is up gets an answer (stalled.go). Across
+//     the seeds the crashes must have hit unsynced and torn records and
+//     acknowledgements in flight, or the check proved nothing.
+//   - outage: after a second or more of writes, so that the log is a few
+//     pages long, the apiserver goes down: meanwhile clients hear
+//     Unavailable at once (an honest answer: "there is no cluster right
+//     now"), and when it is back its first answers hold every acknowledged
+//     change (not an empty cluster, which is a dishonest answer), and it
+//     answers every request.
 //
 // A failure is reported for the first failing seed only, as a story with
 // the timeline around the decisive moment. Before any checker's symptom, the
@@ -31,8 +35,8 @@
 // on its disk and what each boot recovered names the cause at the first boot
 // that went wrong: a write the store failed, a torn record left in the log,
 // a deletion undone, an acknowledgement sent before the change was on disk,
-// a synced record the boot did not read back, a change read before it was
-// on disk.
+// a synced record the boot did not read back (or skipped), a change read
+// before it was on disk.
 package ex02suite
 
 import (
