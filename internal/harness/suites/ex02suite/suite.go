@@ -22,8 +22,9 @@
 //     sent while the apiserver is up gets an answer (stalled.go). Across
 //     the seeds the crashes must have hit unsynced and torn records and
 //     acknowledgements in flight, or the check proved nothing.
-//   - outage: after a second or more of writes, so that the log is a few
-//     pages long, the apiserver goes down: meanwhile clients hear
+//   - outage: the apiserver goes down once (in one world of four after a
+//     second or more of writes, so that the log is a few pages long):
+//     meanwhile clients hear
 //     Unavailable at once (an honest answer: "there is no cluster right
 //     now"), and when it is back its first answers hold every acknowledged
 //     change (not an empty cluster, which is a dishonest answer), and it
