@@ -24,11 +24,10 @@
 //     acknowledgements in flight, or the check proved nothing.
 //   - outage: the apiserver goes down once (in one world of four after a
 //     second or more of writes, so that the log is a few pages long):
-//     meanwhile clients hear
-//     Unavailable at once (an honest answer: "there is no cluster right
-//     now"), and when it is back its first answers hold every acknowledged
-//     change (not an empty cluster, which is a dishonest answer), and it
-//     answers every request.
+//     meanwhile clients hear Unavailable at once (an honest answer: "there
+//     is no cluster right now"), and when it is back its first answers hold
+//     every acknowledged change (not an empty cluster, which is a dishonest
+//     answer), and it answers every request.
 //
 // A failure is reported for the first failing seed only, as a story with
 // the timeline around the decisive moment. Before any checker's symptom, the
