@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -86,16 +87,20 @@ func (f *File) Sync(p *Proc) {
 	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Proc: p.name, Text: fmt.Sprintf("sync %s (%dB durable)", f.name, f.synced)})
 }
 
-// ReadAll returns a copy of the file's contents.
-func (f *File) ReadAll() []byte { return append([]byte(nil), f.data...) }
+// ReadAll returns a copy of the file's contents. The copy ends where the
+// file does, capacity included: a reader that slices past the end of the
+// file panics as it would on a real one, instead of reading zeros that a
+// larger allocation happened to hold.
+func (f *File) ReadAll() []byte { return slices.Clip(append([]byte(nil), f.data...)) }
 
 // ReadAt returns a copy of up to n bytes of the file from offset off: fewer
-// at the end of the file, none past it.
+// at the end of the file, none past it. Like ReadAll's, the copy has no
+// capacity past what it holds.
 func (f *File) ReadAt(off, n int) []byte {
 	if off < 0 || n < 0 || off >= len(f.data) {
 		return nil
 	}
-	return append([]byte(nil), f.data[off:min(off+n, len(f.data))]...)
+	return slices.Clip(append([]byte(nil), f.data[off:min(off+n, len(f.data))]...))
 }
 
 // Size is the file's length in bytes.

@@ -23,14 +23,20 @@ const (
 )
 
 // writer keeps the write path busy until end: creates, updates (blind and
-// conditional), deletes and reads of three deployments, each write with a
-// value no other write uses, so that the checkers can tell them apart.
+// conditional), deletes (blind and conditional) and reads (gets, Latest and
+// Any, and lists) of three deployments and three pods, every third request
+// about a pod, so that changes to the two kinds interleave in the one
+// history. Each write carries a value no other write uses (a deployment's
+// replicas, a pod's owner), so that the checkers can tell them apart.
 func writer(p *sim.Proc, c *kube.Client, i int, end time.Duration) {
 	r := p.Rand()
 	for n := 1; p.Now() < end; n++ {
 		name := string(rune('a' + r.Intn(3)))
-		key := "deployments/" + name
 		obj := kube.Object{Kind: "deployments", Name: name, Replicas: i*100000 + n}
+		if n%3 == 0 {
+			obj = kube.Object{Kind: "pods", Name: name, Owner: fmt.Sprintf("deployments/web-%d", i*100000+n)}
+		}
+		key := obj.Key()
 		var err error
 		switch x := r.Intn(100); {
 		case x < 30:
@@ -43,8 +49,17 @@ func writer(p *sim.Proc, c *kube.Client, i int, end time.Duration) {
 				obj.ResourceVersion = cur.ResourceVersion
 				_, err = c.Update(obj)
 			}
-		case x < 85:
+		case x < 80:
 			_, err = c.Delete(key, 0)
+		case x < 85:
+			var cur kube.Object
+			if cur, err = c.Get(key, kube.ReadOptions{}); err == nil {
+				_, err = c.Delete(key, cur.ResourceVersion)
+			}
+		case x < 90:
+			_, err = c.List(obj.Kind, kube.ReadOptions{})
+		case x < 95:
+			_, err = c.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
 		default:
 			_, err = c.Get(key, kube.ReadOptions{})
 		}
@@ -133,7 +148,7 @@ func (t tally) String() string {
 // the write path busy while the apiserver crashes twice, each time at an
 // instant drawn from the seed and for a while drawn from it (the second, in
 // one world of four, right after the first restart), and a reader
-// reads every deployment back once the writers are done.
+// reads every deployment and pod back once the writers are done.
 func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"},
 		scene.World(sim.DiskSyncLatency(syncLatency), sim.DiskTearsAtEdges()), scene.RequestTimeout(writeTimeout))
@@ -158,11 +173,13 @@ func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c.Client("reader", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(end + 20*time.Millisecond)
 		api = api.WithTimeout(kube.DefaultTimeout)
-		for _, name := range []string{"a", "b", "c"} {
-			_, _ = api.Get("deployments/"+name, kube.ReadOptions{})
+		for _, kind := range []string{"deployments", "pods"} {
+			for _, name := range []string{"a", "b", "c"} {
+				_, _ = api.Get(kind+"/"+name, kube.ReadOptions{})
+			}
 		}
 	})
-	c.auditAt(end+40*time.Millisecond, "deployments")
+	c.auditAt(end+40*time.Millisecond, "deployments", "pods")
 	c.Run(end + 50*time.Millisecond)
 	return c
 }
@@ -201,8 +218,9 @@ func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
 
 // judgeCrashes judges one world of crash-points: the journal's cause
 // first, then no acknowledged change lost, then one history across the
-// crashes.
-func (c *cluster) judgeCrashes(t *testing.T) bool {
+// crashes, then an answer to every request sent while the apiserver was
+// up.
+func (c *cluster) judgeCrashes(t testing.TB) bool {
 	if c.explained(t) || !c.reportRun(t) {
 		return false
 	}
@@ -210,7 +228,7 @@ func (c *cluster) judgeCrashes(t *testing.T) bool {
 		c.reportLost(t, v)
 		return false
 	}
-	return c.linearizable(t)
+	return c.linearizable(t) && c.stalled(t)
 }
 
 // durableUnacked counts writes whose client never heard the answer but
@@ -232,7 +250,7 @@ func durableUnacked(c *cluster) int {
 }
 
 // reportLost tells the first acknowledged change a crash took away.
-func (c *cluster) reportLost(t *testing.T, v *check.Violation) {
+func (c *cluster) reportLost(t testing.TB, v *check.Violation) {
 	t.Helper()
 	if len(v.Ops) == 0 {
 		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})

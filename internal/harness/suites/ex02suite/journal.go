@@ -85,6 +85,14 @@ type bootRec struct {
 	sizeFound int                  // bytes on the disk when the boot began: what the last crash left
 	sizeOpen  int                  // bytes on the disk when Open returned
 	ok        bool
+	watched   bool // changes holds the whole recovered history: every kind's watch from 0 answered
+}
+
+// skipped reports whether the boot's recovered history reaches past rv and
+// yet has no change at rv.
+func (b *bootRec) skipped(rv int64) bool {
+	_, ok := b.changes[rv]
+	return b.watched && rv <= b.head && !ok
 }
 
 type journal struct {
@@ -131,7 +139,7 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 // booted notes what a boot recovered, read from the store before it
 // serves; found is the size of the disk before Open.
 func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
-	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, changes: map[int64]kube.Event{}, sizeFound: found, ok: true}
+	b := &bootRec{n: n, at: p.Now(), objects: map[string]kube.Object{}, changes: map[int64]kube.Event{}, sizeFound: found, ok: true, watched: true}
 	for _, kind := range []string{"deployments", "pods"} {
 		l, err := s.List(p, kind, kube.ReadOptions{})
 		if err != nil {
@@ -144,6 +152,7 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 		}
 		evs, err := s.Watch(p, kind, 0, 0)
 		if err != nil {
+			b.watched = false
 			continue // a store may keep only recent changes: then the objects alone tell
 		}
 		for _, ev := range evs {
@@ -197,6 +206,18 @@ func (j *journal) crashesOnDisk() []*crashRec {
 		c.unsynced, c.kept = unsynced[c.at], kept[c.at]
 	}
 	return crashed
+}
+
+// lastCrashBefore is the last crash before at, with what it did to the
+// disk, or nil.
+func (j *journal) lastCrashBefore(at time.Duration) *crashRec {
+	var last *crashRec
+	for _, c := range j.crashesOnDisk() {
+		if c.at <= at {
+			last = c
+		}
+	}
+	return last
 }
 
 // explain looks for the most specific cause of a failure in the journal,
@@ -258,13 +279,14 @@ func (j *journal) overlapped(a answer) bool {
 }
 
 // lostAt finds the first change acknowledged before crash c that the boot
-// after it did not recover (its resourceVersion is after the last one
-// recovered).
+// after it did not recover: its resourceVersion is after the last one
+// recovered, or the recovered history reaches past it and skips it.
 func (j *journal) lostAt(c *crashRec) *answer {
 	var first *answer
 	for i := range j.answers {
 		a := &j.answers[i]
-		if a.acked() && a.answered <= c.at && a.obj.ResourceVersion > c.bootAfter.head && (first == nil || a.obj.ResourceVersion < first.obj.ResourceVersion) {
+		rv := a.obj.ResourceVersion
+		if a.acked() && a.answered <= c.at && (rv > c.bootAfter.head || c.bootAfter.skipped(rv)) && (first == nil || rv < first.obj.ResourceVersion) {
 			first = a
 		}
 	}
@@ -299,14 +321,18 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 func (j *journal) resurrected(c *crashRec) *suite.Failure {
 	b := c.bootAfter
 	for _, a := range j.answers {
-		if _, del := a.req.(kube.DeleteRequest); !del || !a.acked() || a.answered > c.at {
-			continue
+		if _, del := a.req.(kube.DeleteRequest); !del || !a.acked() || a.answered > c.at || (a.appended && !a.durable) {
+			continue // a deletion acknowledged before its record was synced is a lost acknowledgement (lostAck)
+		}
+		why := "the log was replayed without the deletion's meaning"
+		if !a.appended {
+			why = "the deletion was never written to the log, so the replay knew nothing of it"
 		}
 		if o, ok := b.objects[a.key()]; ok && o.ResourceVersion <= a.obj.ResourceVersion {
 			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
 				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
-					"the log was replayed without the deletion's meaning, and an object the cluster had removed came back",
-				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o)}
+					"%s, and an object the cluster had removed came back",
+				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o, why)}
 		}
 		// Or its deletion came back as something else, though the object
 		// was written again since.
@@ -341,6 +367,14 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 			"the apiserver answered %s's %v with ok (rv %d) at %s, %s, and crashed at %s%s; "+
 				"it came back at %s holding changes up to rv %d, without it",
 			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), how, fmtT(c.at), recv, fmtT(c.bootAfter.at), c.bootAfter.head),
+			Details: j.bootLines()}
+	}
+	if c.bootAfter.skipped(a.obj.ResourceVersion) {
+		return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(
+			"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
+				"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
+				"so the history after the crash is not the one clients were answered from before it",
+			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), fmtT(c.bootAfter.at), fmtT(c.at), c.bootAfter.head, a.obj.ResourceVersion),
 			Details: j.bootLines()}
 	}
 	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(

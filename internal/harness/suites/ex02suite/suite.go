@@ -11,19 +11,23 @@
 //     Everything acknowledged before the crash must be there afterwards,
 //     and node-1 must never have stopped a container because its pod
 //     vanished.
-//   - crash-points: three writers keep the write path busy while the
-//     apiserver crashes twice at a random instant: before, during or after
-//     the sync of a change, or with its acknowledgement in flight. No
-//     acknowledged change may be lost (check.Durable), and every answer,
-//     before and after the crashes, must fit one history
-//     (check.Linearizable): a change never half-applied, nothing seen that
-//     was later lost. Across the seeds the crashes must have hit unsynced
-//     and torn records and acknowledgements in flight, or the check proved
-//     nothing.
-//   - outage: while the apiserver is down, clients hear Unavailable at once
-//     (an honest answer: "there is no cluster right now"), and when it is
-//     back its first answers hold every acknowledged change (not an empty
-//     cluster, which is a dishonest answer).
+//   - crash-points: three writers keep the write path busy (creations,
+//     blind and conditional updates and deletions, gets and lists, of
+//     deployments and pods interleaved) while the apiserver crashes twice
+//     at a random instant: before, during or after the sync of a change, or
+//     with its acknowledgement in flight. No acknowledged change may be
+//     lost (check.Durable), every answer, before and after the crashes,
+//     must fit one history (check.Linearizable): a change never
+//     half-applied, nothing seen that was later lost; and every request
+//     sent while the apiserver is up gets an answer (stalled.go). Across
+//     the seeds the crashes must have hit unsynced and torn records and
+//     acknowledgements in flight, or the check proved nothing.
+//   - outage: the apiserver goes down once (in one world of four after a
+//     second or more of writes, so that the log is a few pages long):
+//     meanwhile clients hear Unavailable at once (an honest answer: "there
+//     is no cluster right now"), and when it is back its first answers hold
+//     every acknowledged change (not an empty cluster, which is a dishonest
+//     answer), and it answers every request.
 //
 // A failure is reported for the first failing seed only, as a story with
 // the timeline around the decisive moment. Before any checker's symptom, the
@@ -31,8 +35,8 @@
 // on its disk and what each boot recovered names the cause at the first boot
 // that went wrong: a write the store failed, a torn record left in the log,
 // a deletion undone, an acknowledgement sent before the change was on disk,
-// a synced record the boot did not read back, a change read before it was
-// on disk.
+// a synced record the boot did not read back (or skipped), a change read
+// before it was on disk.
 package ex02suite
 
 import (
@@ -203,6 +207,16 @@ func (c *cluster) reportRun(t testing.TB) bool {
 	if errors.As(c.Err, &pe) && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
 		f := suite.RunFailure(c.Err)
 		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
+		if x := c.j.lastCrashBefore(pe.At); x != nil {
+			size, _ := c.j.disk()
+			f.Story += fmt.Sprintf("; it booted from what the crash at %s left on its disk, %dB", suite.FormatTime(x.at), size)
+			switch {
+			case x.torn():
+				f.Story += fmt.Sprintf(" ending in a torn record (the crash kept %dB of %dB unsynced)", x.kept, x.unsynced)
+			case x.unsynced > 0:
+				f.Story += fmt.Sprintf(" (the crash lost %dB unsynced)", x.unsynced-x.kept)
+			}
+		}
 		c.fail(t, f)
 		return false
 	}
