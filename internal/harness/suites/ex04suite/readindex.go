@@ -50,6 +50,15 @@ import (
 // A read that joins a call made for an earlier reader, instead of asking
 // for itself, answers riCreated there.
 //
+// A fourth scene ("long cut") cuts the servers' link for riCutLong (plus up
+// to riJitter), far longer than any sensible call to the other server and
+// well within a client's requestTimeout, just before the controller scales
+// web to riFirst through the writer's server: dashboard-2 then gets web there
+// and reads the lagging server, and dashboard-1 reads the lagging server in
+// the middle of the cut. A correct cluster answers both once the cut heals;
+// a Latest read that gives up on a silent peer after a timeout, and answers
+// from its own copy, shows riFirst on one server and riCreated on the other.
+//
 // Every correct cluster passes them, whatever its timeouts: the scenes only
 // make the interleavings likely, and judge the answers as the randomized
 // worlds are judged.
@@ -62,6 +71,7 @@ const (
 	riSecondAfter = 400 * ms
 	riJitter      = 100 * ms
 	riSlowWay     = 400 * ms
+	riCutLong     = 4 * time.Second
 	riAuditAt     = 8 * time.Second
 	riSeeds       = 5
 )
@@ -73,17 +83,21 @@ const (
 	riSecondCut riVariant = iota // the second scale's copy lost in a second cut
 	riOvertaken                  // the second scale's copy waits behind the lost first
 	riJoined                     // dashboard-1's ReadIndex answer slow to come back
+	riLongCut                    // a cut of the servers' link that outlasts many calls' timeouts
 )
 
-var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined}
+var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut}
 
 // readIndexScene builds and runs the read-index scene v of seed. The seed
 // decides which server takes the writes, when the faults begin and how long
 // they last, the jitter of every link, and whether the dashboards read the
 // lagging server with a get or a list.
 func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
-	if v == riJoined {
+	switch v {
+	case riJoined:
 		return joinedScene(seed, serve)
+	case riLongCut:
+		return longCutScene(seed, serve)
 	}
 	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
 	r := s.W.Rand()
@@ -161,6 +175,34 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 	return s
 }
 
+// longCutScene builds and runs the long-cut read-index scene of seed.
+func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	writer, lagging := server1, server2
+	if r.Intn(2) == 1 {
+		writer, lagging = lagging, writer
+	}
+	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
+	read := lateRead(s, r.Intn(3) == 0)
+	s.Inject(cut)
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+	})
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(cut.From + ms)
+		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
+	})
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(cut.From + cut.For/2)
+		read(p, api.Pin(lagging))
+	})
+	afterTheWriter(s, cut.From+10*ms, writer, lagging, read)
+	return s
+}
+
 // afterTheWriter ends every read-index scene: at at, dashboard-2 reads web
 // from the writer with a Latest get and, once that has answered, reads the
 // lagging server the same way as dashboard-1; then the auditor reads both
@@ -218,5 +260,6 @@ func retellReadIndex(s *scene.Scene) string {
 		}
 	}
 	return out + "\na Latest read must ask the other server how far its history goes after the read began, and wait until its own server has applied every change up to there: " +
-		"neither how far it had to catch up for an earlier reader, nor the answer to a call made for one, nor a later change that overtook a lost one, will do"
+		"neither how far it had to catch up for an earlier reader, nor the answer to a call made for one, nor a later change that overtook a lost one, will do; " +
+		"and while the other server is silent, past any call's timeout, the read waits and asks again: an answer from its own copy alone may be stale"
 }

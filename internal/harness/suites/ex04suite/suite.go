@@ -91,13 +91,49 @@ func storyScene(seed int64, serve scene.Boot) *scene.Scene {
 func storyCheck(t *testing.T, serve scene.Boot) {
 	for _, seed := range suite.StorySeeds(storySeeds) {
 		s := storyScene(seed, serve)
-		ok := s.ReportRun(t) && reportStoryWrite(t, s) && s.ReportOneHistory(t) &&
+		ok := s.ReportRun(t) && reportStoryCopied(t, s) && reportStoryWrite(t, s) && s.ReportOneHistory(t) &&
 			s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t) && reportStoryReads(t, s)
 		s.Close()
 		if !ok {
 			return
 		}
 	}
+}
+
+// reportStoryCopied fails a story in which server-2, when the suite read it
+// seconds later, did not hold a write server-1 had said yes to: the yes came
+// while the change was only on server-1, and every change server-1 sends
+// after it waits on server-2 for the one in front of it.
+func reportStoryCopied(t testing.TB, s *scene.Scene) bool {
+	survivor, ok := s.Histories[string(server2)]
+	if !ok {
+		return true // the read of server-2 failed: ReportRun tells it
+	}
+	v := check.Durable(s.History, survivor)
+	if v == nil {
+		return true
+	}
+	op := s.History.Operations()[v.Ops[0]]
+	story := fmt.Sprintf("server-1 told %s its %s was accepted at %s (when the answer was received), and at %s, when the suite read the servers, "+
+		"server-2's history still did not hold it: the yes came while the change was nowhere but on server-1, and had server-1 died then it was lost",
+		op.Client, op.Input, suite.FormatTime(op.Return), suite.FormatTime(storyAuditAt))
+	if !reportedYes(s, "controller", op.ID) {
+		story += fmt.Sprintf("; the scale to 5 sent at %s was never told yes either: server-2 applies a change only after the one in front of it", suite.FormatTime(storyScaleAt))
+	}
+	s.Fail(t, suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
+		Details: "the scene: " + storyLink.String() + "\n" + v.Details})
+	return false
+}
+
+// reportedYes says whether client was told yes to a write after the
+// operation numbered after.
+func reportedYes(s *scene.Scene, client string, after check.OpID) bool {
+	for _, op := range s.History.Operations() {
+		if op.Client == client && op.ID > after && op.Input.Kind.Mutates() && op.Acknowledged() {
+			return true
+		}
+	}
+	return false
 }
 
 // reportStoryWrite fails a story whose controller was never told yes: a
