@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,42 @@ func TestAReadIndexSceneRetellsItsCutsAndTheRule(t *testing.T) {
 	assert.Contains(t, f.Details, "the scene, as built:\n  link server-1 ↔ server-2 cut from ")
 	assert.Contains(t, f.Details, fmt.Sprintf("controller sent its write deployments/web=%d to ", riFirst))
 	assert.Contains(t, f.Details, "a Latest read must ask the other server how far its history goes after the read began")
+}
+
+// Lonely servers say yes to the creation of web and never copy it: when the
+// story's suite reads server-2 seconds later, the yes is told as a write
+// server-2 never got, clause 3, not as a read or a timeout.
+func TestAYesTheOtherServerNeverGotIsToldInTheStory(t *testing.T) {
+	s := storyScene(1, lonely)
+	defer s.Close()
+	r := &recorder{TB: t}
+	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
+	assert.False(t, reportStoryCopied(r, s))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "lost-write", f.Name)
+	assert.EqualValues(t, 3, f.Clause, "a yes before the change is anywhere else breaks clause 3")
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 told controller its create deployments/web=3 was accepted at "), f.Story)
+	assert.Contains(t, f.Story, "server-2's history still did not hold it")
+	assert.NotContains(t, f.Story, "never told yes", "lonely servers said yes to the scale as well")
+}
+
+// One store behind both servers holds every write on both: the story's
+// copy judgement lets it through.
+func TestOneStoreBehindBothServersHoldsTheStorysWrites(t *testing.T) {
+	shared := kube.NewMemStore(0)
+	s := storyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) })
+	defer s.Close()
+	r := &recorder{TB: t}
+	assert.True(t, s.ReportRun(r) && reportStoryCopied(r, s), strings.Join(r.logs, "\n"))
+}
+
+// The long cut outlasts several calls of any sensible timeout to the other
+// server, yet a correct cluster that waits it out, and then a call's
+// timeout more, answers within a client's requestTimeout.
+func TestTheLongCutOutlastsTimeoutsButNotTheClients(t *testing.T) {
+	assert.GreaterOrEqual(t, riCutLong, 3*time.Second)
+	assert.Less(t, riCutLong+riJitter+2*time.Second, requestTimeout)
+	assert.Less(t, riFirstCut+riJitter+riCutLong+riJitter+2*time.Second, riAuditAt, "the audit comes after the cut heals and the copies land")
 }
