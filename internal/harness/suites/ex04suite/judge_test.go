@@ -125,3 +125,22 @@ func TestTheLongCutOutlastsTimeoutsButNotTheClients(t *testing.T) {
 	assert.Less(t, riCutLong+riJitter+2*time.Second, requestTimeout)
 	assert.Less(t, riFirstCut+riJitter+riCutLong+riJitter+2*time.Second, riAuditAt, "the audit comes after the cut heals and the copies land")
 }
+
+// In the lost-ask scene the second cut meets a read, not a write: the
+// retelling says that the call the lagging server made then to the other
+// server was lost.
+func TestTheLostAskSceneRetellsTheLostCall(t *testing.T) {
+	s := readIndexScene(1, lonely, riLostAsk)
+	defer s.Close()
+	r := &recorder{TB: t}
+	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
+	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details }))
+	require.Len(t, r.logs, 1)
+	f, ok := suite.ParseLine(r.logs[0])
+	require.True(t, ok)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Contains(t, f.Details, fmt.Sprintf("controller sent its write deployments/web=%d to ", riFirst))
+	assert.Contains(t, f.Details, "dashboard-2 sent its read deployments/web to ")
+	assert.Contains(t, f.Details, "made then to the other server was lost")
+	assert.Contains(t, f.Details, "the read waits and asks again")
+}

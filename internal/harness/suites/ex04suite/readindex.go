@@ -59,6 +59,17 @@ import (
 // a Latest read that gives up on a silent peer after a timeout, and answers
 // from its own copy, shows riFirst on one server and riCreated on the other.
 //
+// A fifth scene ("lost ask") loses a ReadIndex call instead of a copy: a
+// short cut loses the copy of the controller's scale to riFirst; once it
+// heals, dashboard-2 gets web through the writer's server and is shown
+// riFirst; riAskCutAfter after that cut healed, a second cut of riAskCut
+// (plus up to riJitter) begins, just longer than the solution's call to the
+// other server, and dashboard-2 reads the lagging server at once, so the
+// lagging server's first ReadIndex call is lost. That cut also loses the
+// writer's first new try of the copy, and heals before the lagging server's
+// second ReadIndex call: that call is answered while riFirst is still on
+// its way. A read that asks again must use the new answer, and wait for it.
+//
 // Every correct cluster passes them, whatever its timeouts: the scenes only
 // make the interleavings likely, and judge the answers as the randomized
 // worlds are judged.
@@ -72,6 +83,8 @@ const (
 	riJitter      = 100 * ms
 	riSlowWay     = 400 * ms
 	riCutLong     = 4 * time.Second
+	riAskCutAfter = 100 * ms
+	riAskCut      = 900 * ms
 	riAuditAt     = 8 * time.Second
 	riSeeds       = 5
 )
@@ -84,9 +97,10 @@ const (
 	riOvertaken                  // the second scale's copy waits behind the lost first
 	riJoined                     // dashboard-1's ReadIndex answer slow to come back
 	riLongCut                    // a cut of the servers' link that outlasts many calls' timeouts
+	riLostAsk                    // the lagging server's first ReadIndex call lost, its second answered
 )
 
-var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut}
+var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut, riLostAsk}
 
 // readIndexScene builds and runs the read-index scene v of seed. The seed
 // decides which server takes the writes, when the faults begin and how long
@@ -98,6 +112,8 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 		return joinedScene(seed, serve)
 	case riLongCut:
 		return longCutScene(seed, serve)
+	case riLostAsk:
+		return lostAskScene(seed, serve)
 	}
 	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
 	r := s.W.Rand()
@@ -203,6 +219,43 @@ func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
 	return s
 }
 
+// lostAskScene builds and runs the lost-ask read-index scene of seed.
+func lostAskScene(seed int64, serve scene.Boot) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	writer, lagging := server1, server2
+	if r.Intn(2) == 1 {
+		writer, lagging = lagging, writer
+	}
+	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
+	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
+	read := lateRead(s, r.Intn(3) == 0)
+	s.Inject(first, ask)
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+	})
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(first.From + ms)
+		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
+	})
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(ask.From + ask.For/2)
+		read(p, api.Pin(lagging))
+	})
+	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(first.Until() + 10*ms)
+		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
+			return
+		}
+		p.Sleep(max(ms, ask.From+ms-p.Now()))
+		read(p, api.Pin(lagging))
+	})
+	runReadIndexScene(s, writer, lagging)
+	return s
+}
+
 // afterTheWriter ends every read-index scene: at at, dashboard-2 reads web
 // from the writer with a Latest get and, once that has answered, reads the
 // lagging server the same way as dashboard-1; then the auditor reads both
@@ -216,6 +269,12 @@ func afterTheWriter(s *scene.Scene, at time.Duration, writer, lagging sim.NodeID
 		p.Sleep(ms) // begun after it ended, not at the same instant: one order, not two
 		read(p, api.Pin(lagging))
 	})
+	runReadIndexScene(s, writer, lagging)
+}
+
+// runReadIndexScene lays out a read-index scene's lanes, has the auditor
+// read both servers, and runs it.
+func runReadIndexScene(s *scene.Scene, writer, lagging sim.NodeID) {
 	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
 	s.AuditAt(riAuditAt, "deployments", web)
 	s.Run(riAuditAt + 30*time.Second)
@@ -253,8 +312,14 @@ func retellReadIndex(s *scene.Scene) string {
 			continue
 		}
 		for _, op := range s.History.Operations() {
-			if op.Input.Kind.Mutates() && c.During(op.Call) {
+			if !c.During(op.Call) {
+				continue
+			}
+			if op.Input.Kind.Mutates() {
 				out += fmt.Sprintf(": %s sent its %s to %s at %s, so a copy %s sent then to the other server was lost",
+					op.Client, op.Input, op.Server, suite.FormatTime(op.Call), op.Server)
+			} else {
+				out += fmt.Sprintf(": %s sent its %s to %s at %s, so a call %s made then to the other server was lost",
 					op.Client, op.Input, op.Server, suite.FormatTime(op.Call), op.Server)
 			}
 		}
