@@ -9,7 +9,8 @@
 //     has 3 replicas; a controller scales it to 5 through server-1, whose
 //     link to server-2 takes 400ms each way; 5ms after the controller hears
 //     yes, a dashboard gets and lists deployments through server-2. Both
-//     reads must show 5.
+//     reads must show 5, and server-2 must hold every write server-1 said
+//     yes to (a creation answered before its copy is told there).
 //   - acknowledged: a controller keeps scaling web through server-1; at a
 //     moment of the seed's choosing server-1 is cut off from everyone and
 //     dies for good. server-2, the survivor, must hold every write server-1
@@ -24,7 +25,10 @@
 //     in a second cut, or waiting behind the lost one); a dashboard shown it
 //     there then reads the server left behind, and must see it too; in a
 //     third, the answer to the first dashboard's ReadIndex call is slow to
-//     come back while that happens, and must not serve the second. Then,
+//     come back while that happens, and must not serve the second; in a
+//     fourth the cut lasts seconds, longer than any call should wait; in a
+//     fifth a second cut loses the lagging server's ReadIndex call, and
+//     heals while the copy is still on its way. Then,
 //     randomized: controllers write through one server, then through the
 //     other, while dashboards get, list and read with kube.Any through both;
 //     the servers' link slows to 300–400ms, and for a while loses and
