@@ -44,7 +44,7 @@ const (
 	// on (70 to 90ms when all is well); readPause, how long a reader rests
 	// between reads of its key.
 	hurtPause = 20 * time.Millisecond
-	readPause = 80 * time.Millisecond
+	readPause = 20 * time.Millisecond
 )
 
 // window is one fault of the drill: the server it hurts, what begins it at
