@@ -35,7 +35,7 @@ const (
 	// have heard nothing from server-1 before it answers reads from its own
 	// copy: until then it refuses them, so a drill that asks only once, at
 	// the start of a fault, hears nothing but honest refusals.
-	takeoverAfter = 70 * time.Millisecond
+	takeoverAfter = 60 * time.Millisecond
 	// forwardTimeout is how long a server waits for its peer to answer a
 	// request it forwarded; it is below the client's own timeout (one
 	// second), so the client hears the server's Timeout rather than none.
