@@ -396,9 +396,9 @@ func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 // sends it what it missed. server-2 keeps its copy on its disk and forwards
 // every API request to server-1; once server-1 has not answered for
 // takeoverAfter, it answers reads from its own copy (refusing them until
-// then) and refuses writes. Since server-2 answers from
-// its copy only while server-1 is away, the missing writes show only while
-// a fault is on.
+// then) and refuses writes. Since server-2 answers from its copy only while
+// server-1 is away, the missing writes show only while a fault is on, and
+// only to a drill that keeps asking.
 func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	if self == server1 {
 		s := openStore(p, true)
