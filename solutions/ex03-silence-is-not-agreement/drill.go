@@ -45,6 +45,9 @@ const (
 	// between reads of its key.
 	hurtPause = 20 * time.Millisecond
 	readPause = 80 * time.Millisecond
+	// retryPause is how soon a reader asks again after a refusal or a
+	// timeout: a server may refuse only until it gives up on its peer.
+	retryPause = 10 * time.Millisecond
 )
 
 // window is one fault of the drill: the server it hurts, what begins it at
@@ -175,7 +178,9 @@ func write(p *sim.Proc, id int, own sim.NodeID, servers []sim.NodeID, h *check.H
 }
 
 // read reads key from server with api, every readPause, during each fault
-// window that hurts the other server.
+// window that hurts the other server; after a refusal or a timeout it asks
+// again within retryPause, since a server that holds back at first may
+// answer from its own copy once it has given up on its peer.
 func read(p *sim.Proc, api *kube.Client, server sim.NodeID, key string, faults []window) {
 	for _, f := range faults {
 		if f.server == server {
@@ -185,8 +190,11 @@ func read(p *sim.Proc, api *kube.Client, server sim.NodeID, key string, faults [
 			p.Sleep(f.from - p.Now())
 		}
 		for p.Now() < f.till {
-			api.Get(key, kube.ReadOptions{}) //nolint:errcheck // recorded in h
-			p.Sleep(readPause)
+			pause := readPause
+			if _, err := api.Get(key, kube.ReadOptions{}); err != nil && !errors.Is(err, kube.ErrNotFound) {
+				pause = retryPause
+			}
+			p.Sleep(pause)
 		}
 	}
 }

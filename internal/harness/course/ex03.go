@@ -22,7 +22,8 @@ func init() {
 				"Errors such as Unavailable or Timeout are honest refusals, not findings; an answer that contradicts another is.",
 			"Give the drill writers that keep writing values no one has written before, for the whole run, and faults " +
 				"that land in the middle of it: a crash and a restart, a partition and its healing, on each server. While one server " +
-				"is down or cut off, keep asking the other on its own: some clusters answer wrongly only then. Then judge what the " +
+				"is down or cut off, keep asking the other on its own, again soon after each refusal: some clusters answer wrongly only then, " +
+				"and only once they have given up on the other server. Then judge what the " +
 				"clients recorded as one history (the check package has the checker), and compare a last read of each " +
 				"key pinned to each server.",
 		},

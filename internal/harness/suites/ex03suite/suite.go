@@ -10,7 +10,8 @@
 //     correct cluster on any seed (a drill that fails everything catches
 //     nothing: it cannot tell). Degraded mode shows its fault only while a
 //     fault is on, so a drill catches it only if it writes while server-2
-//     is away and reads server-2 on its own while server-1 is.
+//     is away and reads server-2 on its own, again and again, while
+//     server-1 is.
 //   - passes-correct-clusters: no finding for either correct cluster on any
 //     seed, and at least one broken cluster caught (a drill that passes
 //     everything proves nothing either).

@@ -31,6 +31,11 @@ const (
 	// other server before it goes on alone: server-1 for the backup's copy of
 	// a write, server-2 for server-1's answer to a request it forwarded.
 	degradedTimeout = 50 * time.Millisecond
+	// takeoverAfter is how long server-2 of the degraded-mode cluster must
+	// have heard nothing from server-1 before it answers reads from its own
+	// copy: until then it refuses them, so a drill that asks only once, at
+	// the start of a fault, hears nothing but honest refusals.
+	takeoverAfter = 60 * time.Millisecond
 	// forwardTimeout is how long a server waits for its peer to answer a
 	// request it forwarded; it is below the client's own timeout (one
 	// second), so the client hears the server's Timeout rather than none.
@@ -72,11 +77,11 @@ var (
 	degradedMode = cluster{
 		name:   "degraded mode",
 		broken: true,
-		does: "copies each write to server-2 before acknowledging it, as the synchronous cluster does, until server-2 fails to answer once; " +
-			"from then on (until server-1 restarts) server-1 acknowledges writes alone and server-2 never receives them, " +
-			"and while server-1 is down or cut off, server-2 answers reads from its own copy, which lacks them. " +
-			"Outside faults it looks healthy: server-2 sends every request to server-1",
-		needs: "writes while server-2 is away, then reads of the same keys from server-2 on its own while server-1 is away",
+		does: fmt.Sprintf("copies each write to server-2 before acknowledging it, as the synchronous cluster does, until server-2 fails to answer once; "+
+			"from then on (until server-1 restarts) server-1 acknowledges writes alone and server-2 never receives them, "+
+			"and once server-1 has been down or cut off for %s, server-2 answers reads from its own copy, which lacks them. "+
+			"Outside faults it looks healthy: server-2 sends every request to server-1", takeoverAfter),
+		needs: "writes while server-2 is away, then reads of the same keys from server-2 on its own, again and again, while server-1 is away",
 		boot:  bootDegraded,
 	}
 	oneStore = cluster{
@@ -389,10 +394,11 @@ func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 // once the backup has not answered within degradedTimeout, server-1 goes on
 // without it ("degraded mode") until server-1 itself restarts, and never
 // sends it what it missed. server-2 keeps its copy on its disk and forwards
-// every API request to server-1; when server-1 does not answer, it answers
-// reads from its own copy and refuses writes. Since server-2 answers from
-// its copy only while server-1 is away, the missing writes show only while
-// a fault is on.
+// every API request to server-1; once server-1 has not answered for
+// takeoverAfter, it answers reads from its own copy (refusing them until
+// then) and refuses writes. Since server-2 answers from its copy only while
+// server-1 is away, the missing writes show only while a fault is on, and
+// only to a drill that keeps asking.
 func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	if self == server1 {
 		s := openStore(p, true)
@@ -410,6 +416,7 @@ func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	}
 	s := openStore(p, true)
 	api := kube.Handler(s)
+	silentSince := time.Duration(-1) // when server-1 last began not to answer; -1: it answers
 	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		if m, ok := req.(Backup); ok {
 			s.applyCopy(p, m.Event)
@@ -418,14 +425,21 @@ func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		if !kube.IsRequest(req) {
 			return nil, fmt.Errorf("server-2 does not understand %T", req)
 		}
+		sent := p.Now()
 		reply, err := p.Call(server1, req, degradedTimeout)
 		var se *kube.StatusError
 		if err == nil || errors.As(err, &se) {
+			silentSince = -1
 			return reply, err
+		}
+		if silentSince < 0 || sent < silentSince {
+			silentSince = sent
 		}
 		switch req.(type) {
 		case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
-			return api(p, from, req) // server-1 is away: answer from the copy
+			if p.Now()-silentSince >= takeoverAfter {
+				return api(p, from, req) // server-1 has been away a while: answer from the copy
+			}
 		}
 		return nil, asAPIError(server1, err)
 	})
