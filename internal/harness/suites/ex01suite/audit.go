@@ -186,6 +186,10 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 	case errors.Is(gotErr, kube.ErrConflict) && wantErr == nil:
 		fail("false-conflict", fmt.Sprintf(" was refused with Conflict, but %s is stored at rv=%d, exactly its precondition "+
 			"(or it gave none): the write must be accepted", key, stored))
+	case errors.Is(gotErr, kube.ErrConflict) && errors.Is(wantErr, kube.ErrNotFound):
+		fail("wrong-answer", fmt.Sprintf(" was refused with Conflict, but %s is not stored: there is no version to compare "+
+			"its precondition rv=%d with, and the answer is NotFound (404), which tells the writer to stop rather than re-read and retry",
+			key, pre))
 	case errKind(gotErr) != errKind(wantErr):
 		fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
 	case wantErr != nil:
