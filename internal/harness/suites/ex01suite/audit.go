@@ -194,6 +194,10 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 		fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
 	case wantErr != nil:
 		return // the same refusal: the history is unchanged on both sides
+	case g != want && g.ResourceVersion == want.ResourceVersion:
+		fail("wrong-version", fmt.Sprintf(" was answered %s; the history says %s: the version is right but the object is not, "+
+			"and an accepted write answers with the object as the change left it (a deletion: as it was, with every field, "+
+			"stamped with the deletion's resourceVersion)", answer(got, gotErr), answer(want, wantErr)))
 	case g != want:
 		fail("wrong-version", fmt.Sprintf(" was answered %s; the history says %s: every accepted change takes the next "+
 			"resourceVersion (1, 2, 3, … across all objects), and a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr)))

@@ -130,3 +130,25 @@ func TestAPreconditionOnAnAbsentObjectIsNotFound(t *testing.T) {
 	}
 	t.Fatal("no seed of 1..40 deleted an absent object with a precondition")
 }
+
+// bareDeletes answers a deletion with a tombstone: the right version, but
+// not the object as it was.
+type bareDeletes struct{ *kube.MemStore }
+
+func (s bareDeletes) Delete(p *sim.Proc, key string, rv int64) (kube.Object, error) {
+	o, err := s.MemStore.Delete(p, key, rv)
+	return kube.Object{Kind: o.Kind, Name: o.Name, ResourceVersion: o.ResourceVersion}, err
+}
+
+// A write answered at the right version with the wrong object is told as
+// such, not as a numbering mistake.
+func TestARightVersionWithTheWrongObjectIsToldApart(t *testing.T) {
+	x := buildReconnect(1, func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} })
+	defer x.Close()
+	r := &recorder{TB: t}
+	require.False(t, x.judge(r))
+	f := r.failure(t)
+	assert.Equal(t, "wrong-version", f.Name)
+	assert.Contains(t, f.Story, "the version is right but the object is not")
+	assert.Contains(t, f.Story, "DELETE "+x.victim)
+}
