@@ -186,10 +186,18 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 	case errors.Is(gotErr, kube.ErrConflict) && wantErr == nil:
 		fail("false-conflict", fmt.Sprintf(" was refused with Conflict, but %s is stored at rv=%d, exactly its precondition "+
 			"(or it gave none): the write must be accepted", key, stored))
+	case errors.Is(gotErr, kube.ErrConflict) && errors.Is(wantErr, kube.ErrNotFound):
+		fail("wrong-answer", fmt.Sprintf(" was refused with Conflict, but %s is not stored: there is no version to compare "+
+			"its precondition rv=%d with, and the answer is NotFound (404), which tells the writer to stop rather than re-read and retry",
+			key, pre))
 	case errKind(gotErr) != errKind(wantErr):
 		fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
 	case wantErr != nil:
 		return // the same refusal: the history is unchanged on both sides
+	case g != want && g.ResourceVersion == want.ResourceVersion:
+		fail("wrong-version", fmt.Sprintf(" was answered %s; the history says %s: the version is right but the object is not, "+
+			"and an accepted write answers with the object as the change left it (a deletion: as it was, with every field, "+
+			"stamped with the deletion's resourceVersion)", answer(got, gotErr), answer(want, wantErr)))
 	case g != want:
 		fail("wrong-version", fmt.Sprintf(" was answered %s; the history says %s: every accepted change takes the next "+
 			"resourceVersion (1, 2, 3, … across all objects), and a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr)))

@@ -265,10 +265,13 @@ func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
 	}
 	// precondition: none, the current version, a stale one, or one on
 	// either side of the current version (the boundaries a comparison
-	// with < or > gets wrong), or one from the future.
+	// with < or > gets wrong), or one from the future. An absent object
+	// gets none, or a version it may have had before it was deleted, or
+	// one from the future: either way the answer is NotFound, whatever a
+	// store would compare the precondition with.
 	pre := func() (int64, bool) {
 		switch x := r.Intn(14); {
-		case x < 2 || cur == 0:
+		case x < 2 || cur == 0 && x < 9:
 			return 0, false
 		case x < 6:
 			return cur, false

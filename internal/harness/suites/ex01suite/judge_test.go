@@ -98,3 +98,57 @@ func TestTwoControllersNameTheAnswerAndTheFaults(t *testing.T) {
 		assert.Contains(t, f.Details, fault.String())
 	}
 }
+
+// conflictsWhenAbsent compares a delete's precondition before looking the
+// object up, so an absent object "is at version 0" and conflicts.
+type conflictsWhenAbsent struct{ *kube.MemStore }
+
+func (s conflictsWhenAbsent) Delete(p *sim.Proc, key string, rv int64) (kube.Object, error) {
+	if _, err := s.MemStore.Get(p, key, kube.ReadOptions{}); err != nil && rv != 0 {
+		return kube.Object{}, kube.Conflict(key, rv, 0)
+	}
+	return s.MemStore.Delete(p, key, rv)
+}
+
+// The probe deletes absent objects with a precondition too, and a store that
+// refuses them with Conflict is told that NotFound was the answer, and why.
+func TestAPreconditionOnAnAbsentObjectIsNotFound(t *testing.T) {
+	for seed := int64(1); seed <= 40; seed++ {
+		var cov historyCoverage
+		x := buildHistory(seed, func(retain int) kube.Storage { return conflictsWhenAbsent{kube.NewMemStore(retain)} }, &cov)
+		r := &recorder{TB: t}
+		ok := x.judge(r, &cov)
+		x.Close()
+		if ok {
+			continue
+		}
+		f := r.failure(t)
+		assert.Equal(t, "wrong-answer", f.Name)
+		assert.Contains(t, f.Story, "was refused with Conflict, but ")
+		assert.Contains(t, f.Story, "is not stored: there is no version to compare")
+		return
+	}
+	t.Fatal("no seed of 1..40 deleted an absent object with a precondition")
+}
+
+// bareDeletes answers a deletion with a tombstone: the right version, but
+// not the object as it was.
+type bareDeletes struct{ *kube.MemStore }
+
+func (s bareDeletes) Delete(p *sim.Proc, key string, rv int64) (kube.Object, error) {
+	o, err := s.MemStore.Delete(p, key, rv)
+	return kube.Object{Kind: o.Kind, Name: o.Name, ResourceVersion: o.ResourceVersion}, err
+}
+
+// A write answered at the right version with the wrong object is told as
+// such, not as a numbering mistake.
+func TestARightVersionWithTheWrongObjectIsToldApart(t *testing.T) {
+	x := buildReconnect(1, func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} })
+	defer x.Close()
+	r := &recorder{TB: t}
+	require.False(t, x.judge(r))
+	f := r.failure(t)
+	assert.Equal(t, "wrong-version", f.Name)
+	assert.Contains(t, f.Story, "the version is right but the object is not")
+	assert.Contains(t, f.Story, "DELETE "+x.victim)
+}
