@@ -145,7 +145,7 @@ type change struct {
 type overshoot struct {
 	change
 	justified int
-	retry     *relayed // the create, if it was one sent again without reading again
+	retry     *relayed      // the create, if it was one sent again without reading again
 	scaledAt  time.Duration // when the history's desired count last changed before it
 	beliefs   map[sim.NodeID]belief
 	index     int // its place in the log
@@ -154,7 +154,7 @@ type overshoot struct {
 // newerDelete is a delete of a pod version the deleting controller never saw.
 type newerDelete struct {
 	change
-	got    bool // the controller had read that version, but with a get, never in a list
+	got    bool  // the controller had read that version, but with a get, never in a list
 	seenRV int64 // the version of the pod it had seen, 0 if none
 	seenAt time.Duration
 	made   change // the create of the version it removed
