@@ -30,6 +30,7 @@ type outcome struct {
 	over    *suite.Failure // too-many-pods or stale-desired-count
 	newer   *suite.Failure // deleted-a-newer-pod
 	foreign *suite.Failure // another-deployments-pod
+	blind   *suite.Failure // deleted-a-wanted-pod
 	final   *suite.Failure // no-convergence
 	creates int
 	log     []change
@@ -81,7 +82,7 @@ func (c *chapter) story(t *testing.T) {
 		if i == 0 {
 			suite.Figure(t, "pods", "the pods of web in the one history, seed "+fmt.Sprint(seed)+", change by change:\n"+logTable(o.log[:min(len(o.log), 16)], 16))
 		}
-		f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.final)
+		f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.blind, o.final)
 		if f == nil && o.creates == 0 {
 			f = &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: storyEnd,
 				Story: fmt.Sprintf("no pod was ever created: web wanted %d and had %d, and the controllers did nothing about it", storyDesired, storyPods)}
@@ -130,6 +131,13 @@ func randomScenario(seed int64) scenario {
 	// longer: a reconcile through the slow server that read 6 just before
 	// the last scale sends its creates for the six missing names one by one,
 	// and they must have landed, and been deleted, before the end.
+	// Drawn apart too: in one world of two server-2 loses etcd for longer
+	// than it waits for an answer, so that its reads and writes fail for a
+	// while, and a reconcile may be told nothing before it acts.
+	if cr := rand.New(rand.NewSource(seed ^ 0xc075)); cr.Intn(2) == 0 {
+		from := 1000*ms + time.Duration(cr.Int63n(int64(8000*ms)))
+		sc.cut = &scene.Cut{A: etcd, B: server2, From: from, For: 1200*ms + time.Duration(cr.Int63n(int64(1200*ms)))}
+	}
 	if !crossed && rand.New(rand.NewSource(seed^0x5ca1e0)).Intn(2) == 0 {
 		sc.scales[0] = scale{2000*ms + (sc.scales[0].at-2000*ms)/4, 0}
 		sc.scales[1].at = sc.scales[0].at + zeroHold
@@ -152,6 +160,14 @@ func evicted(n int) string {
 	return " Right after the last scale kubectl evicts " + podList(n) + "."
 }
 
+// cutOf says the cut between server-2 and etcd, if any.
+func cutOf(c *scene.Cut) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(" The link between %s and %s is cut from %s for %s.", c.A, c.B, suite.FormatTime(c.From), suite.FormatTime(c.For))
+}
+
 // randomScene says one randomized run's scene.
 func randomScene(sc scenario) string {
 	return fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
@@ -159,7 +175,7 @@ func randomScene(sc scenario) string {
 		web, sc.initial, podList(sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
-		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict)
+		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict) + cutOf(sc.cut)
 }
 
 // randomized: no create ever leaves more pods than desired, and no delete
@@ -174,7 +190,7 @@ func (c *chapter) randomized(t *testing.T) {
 			return o.s, o
 		},
 		Judge: func(t *testing.T, o *outcome) bool {
-			if f := firstOf(o.runErr, o.over, o.newer, o.foreign); f != nil {
+			if f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.blind); f != nil {
 				o.s.Fail(t, *f)
 				return false
 			}
@@ -272,6 +288,11 @@ func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
 			Story:   foreignStory(v),
 			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
 	}
+	if v := cl.blind; v != nil {
+		o.blind = &suite.Failure{Name: "deleted-a-wanted-pod", Clause: course.OneHistory, At: v.at,
+			Story:   blindStory(v),
+			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(logUntil(cl.log, v.at), 14)}
+	}
 	if z := cl.leftAtZero; z != nil {
 		stood := fmt.Sprintf("all that time %s stood", z.pod)
 		if z.since > z.zeroAt {
@@ -305,6 +326,10 @@ func overFailure(cl *cluster, v *overshoot) suite.Failure {
 		"accepted by etcd at %s: %d pods where %d were desired",
 		v.desired, suite.FormatTime(v.scaledAt), v.key, v.via, suite.FormatTime(v.at), v.pods, v.desired)
 	switch remembered, ok := rememberedDesired(b); {
+	case v.retry != nil:
+		// It sent a create again, without reading again, and the second one
+		// landed on a history that no longer wanted the pod.
+		story = retryStory(v, b)
 	case b.desired.ok && b.desired.value > v.desired && b.desired.value > v.justified:
 		// It acted on the last count it was told, and that count was stale.
 		name = "stale-desired-count"
@@ -352,6 +377,19 @@ func rememberedDesired(b belief) (read, bool) {
 func calledFor(key string, last int) bool {
 	i, err := strconv.Atoi(strings.TrimPrefix(key, "pods/web-"))
 	return err != nil || i >= last
+}
+
+// retryStory: a create sent again without a fresh read, landing after a
+// scale-down.
+func retryStory(v *overshoot, b belief) string {
+	s := fmt.Sprintf("%s sent its create of %s again at %s (when %s got it) without reading web again: it had first sent it at %s",
+		v.by, v.key, suite.FormatTime(v.retry.Sent), v.via, suite.FormatTime(v.retry.FirstAt))
+	if b.desired.ok {
+		s += fmt.Sprintf(", on web wanting %d (%s at %s)", b.desired.value, b.desired.how(b.server), suite.FormatTime(b.desired.at))
+	}
+	return s + fmt.Sprintf(". The second create was accepted by etcd at %s, but the history had been scaled to %d at %s (accepted by etcd): "+
+		"%d pods where %d were desired. A create sent again is a new decision, and it needs a fresh read of what is wanted",
+		suite.FormatTime(v.at), v.desired, suite.FormatTime(v.scaledAt), v.pods, v.desired)
 }
 
 // tooManyStory: who counted what, who created how many on it, and what the
@@ -446,9 +484,24 @@ func foreignStory(v *foreignChange) string {
 		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
 }
 
+// blindStory: a delete of a wanted pod in a pass that had not been told
+// what is wanted.
+func blindStory(v *blindDelete) string {
+	s := fmt.Sprintf("%s deleted %s through %s, accepted by etcd at %s, in a reconcile that had not been told how many pods web wants", v.by, v.key, v.via, suite.FormatTime(v.at))
+	if v.failed > 0 {
+		s += fmt.Sprintf(": its read of %s had failed at %s, and it went on as if the answer were a deployment wanting nothing", web, suite.FormatTime(v.failed))
+	}
+	return s + fmt.Sprintf(". The history wanted %d pods then, and %s was one of them: only a count of what is wanted can make a pod extra, "+
+		"and a read that failed is no count; %d pods were left", v.desired, v.key, v.pods)
+}
+
 // newerStory: which delete removed a pod version its controller never saw.
 func newerStory(v *newerDelete) string {
 	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
+	if v.got {
+		s = fmt.Sprintf("%s deleted %s at a version it had read with a get just before, never in the list that called the pod extra, "+
+			"so the precondition guarded the get and not the decision, and it removed a version of the pod its decision never saw", v.by, v.key)
+	}
 	if v.made.by != "" {
 		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
 	}

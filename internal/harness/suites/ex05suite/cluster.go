@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -60,6 +62,7 @@ type scenario struct {
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
 	scales         []scale          // kubectl's scale changes, through server-1
 	evict          int              // pods web-0 … that kubectl deletes right after the last scale (an eviction), or 0
+	cut            *scene.Cut       // server-2 loses etcd for longer than a call's timeout, or nil
 	end            time.Duration
 }
 
@@ -103,6 +106,7 @@ type belief struct {
 	pods    read
 	earlier []read           // every desired count it was told before the last
 	seen    map[version]bool // every object version a list or get showed it
+	listed  map[version]bool // every pod version a list showed it: what a decision to delete rests on
 
 	// decision is the pods count the controller's latest creates were sent
 	// on, and how many it sent.
@@ -113,6 +117,15 @@ type belief struct {
 	// justified is the desired count the controller read with Latest in its
 	// current reconcile (0 if none): a create it makes may fill up to it.
 	justified int
+	// sent is when each create the controller sent since its last Latest
+	// read of web (in this reconcile) reached its server: a create of the
+	// same name again is a retry that did not read again, and justified
+	// does not cover it.
+	sent map[string]time.Duration
+	// told says the controller was given web's desired count in its
+	// current reconcile; failed is when its server last failed to give it.
+	told   bool
+	failed time.Duration
 }
 
 // change is one accepted change to web or its pods, for the story.
@@ -132,6 +145,7 @@ type change struct {
 type overshoot struct {
 	change
 	justified int
+	retry     *relayed      // the create, if it was one sent again without reading again
 	scaledAt  time.Duration // when the history's desired count last changed before it
 	beliefs   map[sim.NodeID]belief
 	index     int // its place in the log
@@ -140,6 +154,7 @@ type overshoot struct {
 // newerDelete is a delete of a pod version the deleting controller never saw.
 type newerDelete struct {
 	change
+	got    bool  // the controller had read that version, but with a get, never in a list
 	seenRV int64 // the version of the pod it had seen, 0 if none
 	seenAt time.Duration
 	made   change // the create of the version it removed
@@ -151,6 +166,24 @@ type foreignChange struct {
 	change
 	owner   string // "" for none
 	deleted bool
+}
+
+// blindDelete is the first delete of a wanted pod of web by a controller
+// that had not been given web's desired count in that reconcile.
+type blindDelete struct {
+	change
+	failed time.Duration // when its read of web failed, 0 if it never asked
+}
+
+// wanted reports whether the pod at key is one of the first desired pods of
+// web: web-i with i < desired.
+func wanted(key string, desired int) bool {
+	s, ok := strings.CutPrefix(key, "pods/web-")
+	if !ok {
+		return false
+	}
+	i, err := strconv.Atoi(s)
+	return err == nil && i >= 0 && i < desired && strconv.Itoa(i) == s
 }
 
 // version is one version of one object: pods/web-3 at resourceVersion 12.
@@ -166,6 +199,16 @@ type relayed struct {
 	By        sim.NodeID // the client that sent it
 	Justified int        // see belief.justified
 	Req       any        // a kube.CreateRequest, UpdateRequest or DeleteRequest
+
+	// A create of a name its controller had already sent since its last
+	// Latest read of web: when the server got this one, and the first.
+	Retry         bool
+	Sent, FirstAt time.Duration
+
+	// Blind: sent in a reconcile that had not been given web's desired
+	// count; Failed is when its read of it failed, if it did.
+	Blind  bool
+	Failed time.Duration
 }
 
 // String shows the write in the timeline as the request it carries.
@@ -197,6 +240,7 @@ type cluster struct {
 	overshoot  *overshoot
 	newer      *newerDelete
 	foreign    *foreignChange
+	blind      *blindDelete
 	created    map[version]change // the create of each pod version
 	creates    int                // pod creates accepted
 	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
@@ -224,8 +268,8 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
 	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
 		beliefs: map[sim.NodeID]*belief{
-			controllerA: {server: server1, seen: map[version]bool{}},
-			controllerB: {server: server2, seen: map[version]bool{}},
+			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
+			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
 		}}
 
 	// The state before the story: web and the pods yesterday's controller made.
@@ -260,6 +304,9 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	s.Inject(slowLink(sc.end))
 	if sc.crash != nil {
 		s.Inject(*sc.crash)
+	}
+	if sc.cut != nil {
+		s.Inject(*sc.cut)
 	}
 	s.W.AddNode(etcd, cl.bootEtcd)
 	s.W.AddNode(server1, cl.bootServer)
@@ -358,6 +405,9 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	if ch.create && pods > max(cl.desired, r.Justified) && cl.overshoot == nil {
 		ch.overshot = true
 		cl.overshoot = &overshoot{change: ch, justified: r.Justified, scaledAt: cl.scaledAt, beliefs: map[sim.NodeID]belief{}, index: len(cl.log)}
+		if r.Retry {
+			cl.overshoot.retry = &r
+		}
 		for id, b := range cl.beliefs {
 			x := *b
 			x.earlier = slices.Clone(b.earlier)
@@ -372,9 +422,12 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		_, deleted := r.Req.(kube.DeleteRequest)
 		cl.foreign = &foreignChange{change: ch, owner: owner, deleted: deleted}
 	}
+	if _, ok := r.Req.(kube.DeleteRequest); ok && r.Blind && before.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
+		cl.blind = &blindDelete{change: ch, failed: r.Failed}
+	}
 	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
-		if b := cl.beliefs[r.By]; b != nil && !b.seen[versionOf(before)] {
-			cl.newer = &newerDelete{change: ch, made: cl.created[versionOf(before)]}
+		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
+			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 			_ = del
 		}
 	}
@@ -475,8 +528,14 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		} else {
 			o, err = s.etcd(p).Get(r.Key, r.Opts)
 		}
+		if err != nil && b != nil && r.Key == web {
+			b.failed = p.Now()
+		}
 		if err == nil && b != nil {
 			b.seen[versionOf(o)] = true
+			if r.Key == web {
+				b.told = true
+			}
 			if r.Key == web && b.desired.newer(asked) {
 				if b.desired.ok {
 					b.earlier = append(b.earlier, b.desired)
@@ -484,6 +543,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
 				if !cached {
 					b.justified = o.Replicas
+					b.sent = nil // a fresh read: what it sends next is decided again
 				}
 				if cached {
 					p.Logf("from cache for %s: web wants %d", from, o.Replicas)
@@ -504,6 +564,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			n := 0
 			for _, o := range l.Items {
 				b.seen[versionOf(o)] = true
+				b.listed[versionOf(o)] = true
 				if o.Owner == web {
 					n++
 				}
@@ -522,6 +583,19 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		rel := relayed{By: from, Req: req}
 		if b != nil {
 			rel.Justified = b.justified
+			if !b.told {
+				rel.Blind, rel.Failed = true, b.failed
+			}
+			if q, ok := req.(kube.CreateRequest); ok {
+				if first, again := b.sent[q.Object.Key()]; again {
+					rel.Justified, rel.Retry, rel.Sent, rel.FirstAt = 0, true, p.Now(), first
+				} else {
+					if b.sent == nil {
+						b.sent = map[string]time.Duration{}
+					}
+					b.sent[q.Object.Key()] = p.Now()
+				}
+			}
 			if _, ok := req.(kube.CreateRequest); ok && b.pods.ok {
 				if b.sinceListing == 0 {
 					b.decision = b.pods
@@ -560,6 +634,8 @@ func (cl *cluster) controller(id sim.NodeID, start time.Duration, newController 
 		}
 		for {
 			cl.beliefs[id].justified = 0
+			cl.beliefs[id].sent = nil
+			cl.beliefs[id].told, cl.beliefs[id].failed = false, 0
 			if err := ctl.Reconcile(p, c, web); err != nil {
 				p.Logf("reconcile: %v", err)
 			}

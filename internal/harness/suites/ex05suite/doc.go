@@ -20,13 +20,22 @@
 //     moment or, if it is higher, the count the creating controller read
 //     with kube.Latest earlier in the same reconcile (a scale-down landing
 //     between a consistent read and the create it justified is a race no
-//     controller can win). The failure is stale-desired-count when the
+//     controller can win). That read covers each name once: a create of a
+//     name the controller already sent since it last read web with Latest
+//     (a retry that did not read again) is judged on the history's count
+//     alone, and told as a retry. The failure is stale-desired-count when the
 //     creator acted on a desired count the history had left behind (the
 //     last one it was told, or one it remembered from before), else
 //     too-many-pods: counts that stopped being true before the creates
 //     landed.
-//   - no delete removes a version of a pod its controller never saw
-//     (deleted-a-newer-pod): a delete without the resourceVersion it read.
+//   - no delete removes a version of a pod its controller never saw in a
+//     list (deleted-a-newer-pod): a delete without the resourceVersion it
+//     read, or at one a get showed just before, not the list that called
+//     the pod extra.
+//   - no delete removes a wanted pod (web-i, i below the history's desired
+//     count) in a reconcile that was told no desired count at all
+//     (deleted-a-wanted-pod): a read of web that failed taken for a
+//     deployment wanting nothing.
 //   - no controller of web changes a pod web does not own
 //     (another-deployments-pod): deployments/api's pods stand beside web's
 //     in the randomized runs.
@@ -42,7 +51,10 @@
 //     the scale-down, with web scaled back up soon after it returns);
 //     kubectl scales web to 2, then 6, then 4 (and in one run of two evicts
 //     web-0 and web-1 right after the last scale; in one of four it scales
-//     web to 0 instead of 2, and up to 6 only zeroHold later). The rules
+//     web to 0 instead of 2, and up to 6 only zeroHold later; in one of two
+//     the link between etcd and server-2 is cut for 1.2–2.4s, longer than a
+//     server waits for etcd, so reads and writes through server-2 fail for
+//     a while). The rules
 //     above, over many seeds, with the guard against runs whose crash met an
 //     idle cluster.
 //   - converges: in the same runs, exactly the desired number of pods at the

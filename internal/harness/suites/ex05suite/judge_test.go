@@ -103,3 +103,48 @@ func TestSomeRunsScaleWebToZeroAndHoldIt(t *testing.T) {
 	assert.Greater(t, zero, 20, "about a quarter of the runs")
 	assert.Less(t, zero, 80)
 }
+
+// A create sent again in the same reconcile, without a fresh read, is not
+// covered by the read that justified the first sending: it is told as a
+// retry, with both sendings and the count it rested on.
+func TestACreateSentAgainIsToldAsARetry(t *testing.T) {
+	b := belief{server: server2, desired: read{value: 6, at: 8430 * ms, ok: true},
+		decision: read{value: 2, at: 8431 * ms, ok: true}, creates: 4}
+	cl, v := overAt(controllerB, "pods/web-4", 5, 4, 0, b)
+	v.retry = &relayed{By: controllerB, Retry: true, Sent: 10261500 * time.Microsecond, FirstAt: 9262500 * time.Microsecond}
+	f := overFailure(cl, v)
+	assert.Equal(t, "too-many-pods", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-b sent its create of pods/web-4 again at 10261.5ms (when server-2 got it) without reading web again: "+
+		"it had first sent it at 9262.5ms, on web wanting 6 (read with Latest at 8430ms)"), f.Story)
+	assert.Contains(t, f.Story, "the history had been scaled to 4 at 3800ms")
+}
+
+// A delete at a version the controller read with a get, never in a list,
+// is told as a precondition that guarded the get, not the decision.
+func TestADeleteAtAVersionOnlyAGetShowed(t *testing.T) {
+	v := &newerDelete{change: change{at: 5721 * ms, key: "pods/web-4", by: controllerB, pods: 5, desired: 6}, got: true,
+		made: change{at: 4215 * ms, by: controllerA}}
+	s := newerStory(v)
+	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-4 at a version it had read with a get just before, never in the list"), s)
+	assert.Contains(t, s, "created again by controller-a, accepted by etcd at 4215ms")
+}
+
+// A delete in a pass whose read of the deployment failed names the failed
+// read and the wanted pod it removed.
+func TestADeleteToldNothingIsBlind(t *testing.T) {
+	v := &blindDelete{change: change{at: 6293900 * time.Microsecond, key: "pods/web-0", by: controllerB, via: server2, pods: 5, desired: 6},
+		failed: 5054400 * time.Microsecond}
+	s := blindStory(v)
+	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-0 through server-2, accepted by etcd at 6293.9ms, in a reconcile that had not been told how many pods web wants: "+
+		"its read of deployments/web had failed at 5054.4ms"), s)
+	assert.Contains(t, s, "The history wanted 6 pods then, and pods/web-0 was one of them")
+}
+
+// Only web-0 … web-(desired-1) are wanted; other names never are.
+func TestWantedNames(t *testing.T) {
+	assert.True(t, wanted("pods/web-0", 1))
+	assert.False(t, wanted("pods/web-1", 1))
+	assert.False(t, wanted("pods/web-01", 4))
+	assert.False(t, wanted("pods/web-x", 4))
+	assert.False(t, wanted("pods/api-0", 4))
+}
