@@ -2,6 +2,7 @@ package ex04suite
 
 import (
 	"fmt"
+	"math/rand"
 	"testing"
 	"time"
 
@@ -115,12 +116,7 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 	case riLostAsk:
 		return lostAskScene(seed, serve)
 	}
-	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
-	r := s.W.Rand()
-	writer, lagging := server1, server2
-	if r.Intn(2) == 1 {
-		writer, lagging = lagging, writer
-	}
+	s, r, writer, lagging := newReadIndexScene(seed, serve)
 	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	second := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
@@ -138,16 +134,43 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 		p.Sleep(max(0, second.From+ms-p.Now()))
 		api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riSecond})
 	})
-	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(first.From + ms)
-		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
-	})
+	controllerScales(s, writer, first.From+ms)
 	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(first.Until() + 10*ms)
 		read(p, api.Pin(lagging))
 	})
 	afterTheWriter(s, second.Until()+10*ms, writer, lagging, read)
 	return s
+}
+
+// newReadIndexScene begins every read-index scene: the scene of seed, its
+// random source, and which server takes the writes (the seed decides) and
+// which lags behind.
+func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, writer, lagging sim.NodeID) {
+	s = scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r = s.W.Rand()
+	writer, lagging = server1, server2
+	if r.Intn(2) == 1 {
+		writer, lagging = lagging, writer
+	}
+	return s, r, writer, lagging
+}
+
+// kubectlCreates has kubectl create web with riCreated replicas through the
+// writer, at once.
+func kubectlCreates(s *scene.Scene, writer sim.NodeID) {
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+	})
+}
+
+// controllerScales has the controller scale web to riFirst through the
+// writer at at.
+func controllerScales(s *scene.Scene, writer sim.NodeID, at time.Duration) {
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(at)
+		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
+	})
 }
 
 // lateRead is how both dashboards read the lagging server: a Latest get of
@@ -161,12 +184,7 @@ func lateRead(s *scene.Scene, list bool) func(p *sim.Proc, api *kube.Client) {
 
 // joinedScene builds and runs the joined read-index scene of seed.
 func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
-	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
-	r := s.W.Rand()
-	writer, lagging := server1, server2
-	if r.Intn(2) == 1 {
-		writer, lagging = lagging, writer
-	}
+	s, r, writer, lagging := newReadIndexScene(seed, serve)
 	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
 		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
@@ -176,13 +194,8 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 	read := lateRead(s, r.Intn(3) == 0)
 	s.Inject(slow, cut)
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
-	})
-	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(cut.From + ms)
-		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
-	})
+	kubectlCreates(s, writer)
+	controllerScales(s, writer, cut.From+ms)
 	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(slow.From + ms)
 		read(p, api.Pin(lagging))
@@ -193,24 +206,14 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // longCutScene builds and runs the long-cut read-index scene of seed.
 func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
-	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
-	r := s.W.Rand()
-	writer, lagging := server1, server2
-	if r.Intn(2) == 1 {
-		writer, lagging = lagging, writer
-	}
+	s, r, writer, lagging := newReadIndexScene(seed, serve)
 	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
 	s.Inject(cut)
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
-	})
-	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(cut.From + ms)
-		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
-	})
+	kubectlCreates(s, writer)
+	controllerScales(s, writer, cut.From+ms)
 	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(cut.From + cut.For/2)
 		read(p, api.Pin(lagging))
@@ -221,25 +224,15 @@ func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // lostAskScene builds and runs the lost-ask read-index scene of seed.
 func lostAskScene(seed int64, serve scene.Boot) *scene.Scene {
-	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
-	r := s.W.Rand()
-	writer, lagging := server1, server2
-	if r.Intn(2) == 1 {
-		writer, lagging = lagging, writer
-	}
+	s, r, writer, lagging := newReadIndexScene(seed, serve)
 	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
 	s.Inject(first, ask)
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
-	})
-	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(first.From + ms)
-		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
-	})
+	kubectlCreates(s, writer)
+	controllerScales(s, writer, first.From+ms)
 	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(ask.From + ask.For/2)
 		read(p, api.Pin(lagging))
