@@ -13,8 +13,8 @@ import (
 // the cut is not a split of the network into groups: an API server that
 // still hears its clients and the other servers, but not its store. A
 // message already on its way when the cut begins still arrives. The cut
-// holds whatever else happens to the link meanwhile: a SlowLink spell that
-// begins or ends during it leaves the link cut, and takes over when the cut
+// holds whatever else happens to the link meanwhile: a SlowLink or
+// SlowOneWay spell that begins or ends during it leaves the link cut, and takes over when the cut
 // ends if it is still in force. After For, with no other fault in force on
 // the link, it is the scene's default again.
 type Cut struct {
@@ -36,8 +36,8 @@ func (f Cut) inject(s *Scene) {
 	w := s.W
 	spell := &linkSpell{cut: true}
 	w.At(f.From, func() {
-		s.beginSpell(f.A, f.B, spell)
+		s.beginSpell(spell, bothWays(f.A, f.B)...)
 		w.Fault(fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), f.From, f.Until())
 	})
-	w.At(f.Until(), func() { s.endSpell(f.A, f.B, spell) })
+	w.At(f.Until(), func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
 }

@@ -64,72 +64,76 @@ func (f SlowLink) inject(s *Scene) {
 		spell.after = &f.Normal
 	}
 	w.At(f.From, func() {
-		s.beginSpell(f.A, f.B, spell)
+		s.beginSpell(spell, bothWays(f.A, f.B)...)
 		w.Fault(fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), f.From, f.From+f.For)
 	})
-	w.At(f.From+f.For, func() { s.endSpell(f.A, f.B, spell) })
+	w.At(f.From+f.For, func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
 }
 
-// A linkSpell is one fault in force on the link between two nodes: a
-// SlowLink's spell (link) or a Cut (cut), and the link it puts back when it
-// ends (after; nil: the world's default).
+// A linkSpell is one fault in force on a link: a SlowLink's or a
+// SlowOneWay's spell (link) or a Cut (cut), and the link it puts back when
+// it ends (after; nil: the world's default).
 type linkSpell struct {
 	link  sim.Link
 	cut   bool
 	after *sim.Link
 }
 
-// linkFaults are the spells in force on one link, in the order they began,
-// and the link the last one to end put back.
+// linkFaults are the spells in force on one way of a link, in the order they
+// began, and the link the last one to end put back.
 type linkFaults struct {
 	spells []*linkSpell
 	after  *sim.Link
 }
 
-// beginSpell puts spell in force on the link between a and b.
-func (s *Scene) beginSpell(a, b sim.NodeID, spell *linkSpell) {
-	lf := s.linkFaults(a, b)
-	lf.spells = append(lf.spells, spell)
-	s.setLink(a, b, lf)
-}
+// bothWays are the two ways of the link between a and b.
+func bothWays(a, b sim.NodeID) [][2]sim.NodeID { return [][2]sim.NodeID{{a, b}, {b, a}} }
 
-// endSpell ends spell on the link between a and b.
-func (s *Scene) endSpell(a, b sim.NodeID, spell *linkSpell) {
-	lf := s.linkFaults(a, b)
-	lf.spells = slices.DeleteFunc(lf.spells, func(x *linkSpell) bool { return x == spell })
-	lf.after = spell.after
-	s.setLink(a, b, lf)
-}
-
-// linkFaults is the spells of the link between a and b, either way round.
-func (s *Scene) linkFaults(a, b sim.NodeID) *linkFaults {
-	if b < a {
-		a, b = b, a
+// beginSpell puts spell in force on each way (from, to) given.
+func (s *Scene) beginSpell(spell *linkSpell, ways ...[2]sim.NodeID) {
+	for _, way := range ways {
+		lf := s.linkFaults(way)
+		lf.spells = append(lf.spells, spell)
+		s.setLink(way, lf)
 	}
+}
+
+// endSpell ends spell on each way given.
+func (s *Scene) endSpell(spell *linkSpell, ways ...[2]sim.NodeID) {
+	for _, way := range ways {
+		lf := s.linkFaults(way)
+		lf.spells = slices.DeleteFunc(lf.spells, func(x *linkSpell) bool { return x == spell })
+		lf.after = spell.after
+		s.setLink(way, lf)
+	}
+}
+
+// linkFaults is the spells of one way of a link.
+func (s *Scene) linkFaults(way [2]sim.NodeID) *linkFaults {
 	if s.links == nil {
 		s.links = map[[2]sim.NodeID]*linkFaults{}
 	}
-	key := [2]sim.NodeID{a, b}
-	if s.links[key] == nil {
-		s.links[key] = &linkFaults{}
+	if s.links[way] == nil {
+		s.links[way] = &linkFaults{}
 	}
-	return s.links[key]
+	return s.links[way]
 }
 
-// setLink derives the link between a and b from every spell in force on it,
-// so that faults compose whatever order they begin and end in: cut while
-// any cut lasts; else the link of the spell that began last; else, once
-// none is left, what the last to end put back.
-func (s *Scene) setLink(a, b sim.NodeID, lf *linkFaults) {
+// setLink derives one way of a link from every spell in force on it, so
+// that faults compose whatever order they begin and end in: cut while any
+// cut lasts; else the link of the spell that began last; else, once none is
+// left, what the last to end put back.
+func (s *Scene) setLink(way [2]sim.NodeID, lf *linkFaults) {
+	from, to := way[0], way[1]
 	switch {
 	case slices.ContainsFunc(lf.spells, func(x *linkSpell) bool { return x.cut }):
-		s.W.SetLinks(a, b, sim.Link{Drop: 1})
+		s.W.SetLink(from, to, sim.Link{Drop: 1})
 	case len(lf.spells) > 0:
-		s.W.SetLinks(a, b, lf.spells[len(lf.spells)-1].link)
+		s.W.SetLink(from, to, lf.spells[len(lf.spells)-1].link)
 	case lf.after != nil:
-		s.W.SetLinks(a, b, *lf.after)
+		s.W.SetLink(from, to, *lf.after)
 	default:
-		s.W.ResetLinks(a, b)
+		s.W.ResetLink(from, to)
 	}
 }
 

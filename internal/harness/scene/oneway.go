@@ -8,10 +8,11 @@ import (
 )
 
 // SlowOneWay slows the link from Sender to Receiver, and not the way back,
-// to Link from From for For, then puts back Normal on that way (the scene's
-// default latency if zero). A message keeps the delay it was sent with, so
-// an answer sent during the spell may land after a whole exchange that
-// began later has come and gone: the way a call's answer is overtaken.
+// to Link from From for For, then puts back Normal on that way (the world's
+// default link if zero). It composes with the other faults on the same link
+// as SlowLink does. A message keeps the delay it was sent with, so an answer
+// sent during the spell may land after a whole exchange that began later has
+// come and gone: the way a call's answer is overtaken.
 type SlowOneWay struct {
 	Sender, Receiver sim.NodeID
 	Link             sim.Link
@@ -25,13 +26,14 @@ func (f SlowOneWay) String() string {
 
 func (f SlowOneWay) inject(s *Scene) {
 	w := s.W
-	normal := f.Normal
-	if normal == (sim.Link{}) {
-		normal = s.latency
+	spell := &linkSpell{link: f.Link}
+	if f.Normal != (sim.Link{}) {
+		spell.after = &f.Normal
 	}
+	way := [2]sim.NodeID{f.Sender, f.Receiver}
 	w.At(f.From, func() {
-		w.SetLink(f.Sender, f.Receiver, f.Link)
+		s.beginSpell(spell, way)
 		w.Fault(fmt.Sprintf("slow link %s → %s only (%s)", f.Sender, f.Receiver, describeLink(f.Link)), f.From, f.From+f.For)
 	})
-	w.At(f.From+f.For, func() { w.SetLink(f.Sender, f.Receiver, normal) })
+	w.At(f.From+f.For, func() { s.endSpell(spell, way) })
 }

@@ -48,3 +48,33 @@ func TestASlowOneWayLinkDelaysOnlyItsWayAndOnlyDuringTheSpell(t *testing.T) {
 	require.Len(t, s.Faults, 1)
 	assert.Equal(t, check.Fault{Name: "slow link server-2 → server-1 only (400ms)", Start: 100 * ms, End: 150 * ms}, s.Faults[0])
 }
+
+// A one-way spell that ends during a cut leaves its way cut: it composes
+// with the cut as a two-way spell does, and the link is the default again
+// once the cut heals.
+func TestASlowOneWaySpellEndingDuringACutLeavesItCut(t *testing.T) {
+	const ms = time.Millisecond
+	s := scene.New(1, nil, scene.Latency(2*ms, 2*ms))
+	arrived := map[time.Duration]time.Duration{} // sent → arrived
+	s.W.AddNode("server-2", func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			arrived[req.(time.Duration)] = p.Now()
+			return nil, nil
+		})
+	})
+	s.W.AddNode("server-1", func(p *sim.Proc) {
+		for _, at := range []time.Duration{150 * ms, 250 * ms, 350 * ms} {
+			p.Sleep(at - p.Now())
+			p.Send("server-2", p.Now())
+		}
+	})
+	s.Inject(
+		scene.SlowOneWay{Sender: "server-1", Receiver: "server-2", Link: sim.Link{Min: 400 * ms, Max: 400 * ms}, From: 100 * ms, For: 100 * ms},
+		scene.Cut{A: "server-1", B: "server-2", From: 140 * ms, For: 160 * ms},
+	)
+	require.NoError(t, s.Run(2*time.Second))
+	defer s.Close()
+	assert.NotContains(t, arrived, 150*ms, "sent during both: the cut holds")
+	assert.NotContains(t, arrived, 250*ms, "sent after the spell ended, the cut still on: lost")
+	assert.Equal(t, 352*ms, arrived[350*ms], "sent after the cut healed: the default link")
+}

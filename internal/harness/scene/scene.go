@@ -39,8 +39,7 @@ type Scene struct {
 	Faults []check.Fault // the faults injected, in the checkers' terms (after Run)
 
 	declared []Fault
-	links    map[[2]sim.NodeID]*linkFaults // the faults in force on each link (faults.go)
-	latency  sim.Link                      // every link's default, as Latency set it
+	links    map[[2]sim.NodeID]*linkFaults // the faults in force on each way of a link (faults.go)
 	lanes    []sim.NodeID
 	keep     func(sim.Event) bool
 	chapter  string
@@ -92,7 +91,7 @@ func New(seed int64, boot Boot, opts ...Option) *Scene {
 		}
 	}
 	w := sim.New(seed, append([]sim.Option{sim.Latency(c.min, c.max)}, c.world...)...)
-	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Timeout: c.timeout, latency: sim.Link{Min: c.min, Max: c.max}}
+	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Timeout: c.timeout}
 	if boot != nil {
 		for _, id := range names {
 			w.AddNode(id, func(p *sim.Proc) { boot(p, id, slices.Clone(names)) })

@@ -33,13 +33,19 @@ func (w *World) SetLinks(a, b NodeID, l Link) {
 	w.SetLink(b, a, l)
 }
 
+// ResetLink removes the link of its own from from to to: messages that way
+// take the default link again.
+func (w *World) ResetLink(from, to NodeID) {
+	w.node(from, "ResetLink")
+	w.node(to, "ResetLink")
+	delete(w.links, [2]NodeID{from, to})
+}
+
 // ResetLinks removes the links of their own between a and b, both ways:
 // messages between them take the default link again.
 func (w *World) ResetLinks(a, b NodeID) {
-	w.node(a, "ResetLinks")
-	w.node(b, "ResetLinks")
-	delete(w.links, [2]NodeID{a, b})
-	delete(w.links, [2]NodeID{b, a})
+	w.ResetLink(a, b)
+	w.ResetLink(b, a)
 }
 
 // SetDefaultLink sets the link used between nodes that have none of their own.
