@@ -43,26 +43,15 @@ func Frame(e Entry) []byte {
 // per entry, not yet decoded. A server that never opened the log holds
 // nothing.
 func Frames(w *sim.World, id sim.NodeID) [][]byte {
-	d := w.Disk(id)
-	if !slices.Contains(d.Files(), File) {
-		return nil
-	}
-	f := d.Open(File)
-	data := f.ReadAll()[:f.Synced()]
 	var out [][]byte
-	for len(data) >= HeaderSize {
-		n := int(binary.BigEndian.Uint32(data[0:4]))
-		if len(data)-HeaderSize < n {
-			break
-		}
-		payload := data[HeaderSize : HeaderSize+n]
-		if crc32.ChecksumIEEE(payload) != binary.BigEndian.Uint32(data[4:8]) {
-			break
+	for data := synced(w, id); ; {
+		payload, sum, rest, whole := nextFrame(data)
+		if !whole || crc32.ChecksumIEEE(payload) != sum {
+			return out
 		}
 		out = append(out, payload)
-		data = data[HeaderSize+n:]
+		data = rest
 	}
-	return out
 }
 
 // FrameAt is the payload of the frame at position index (from 1) in the
@@ -70,27 +59,47 @@ func Frames(w *sim.World, id sim.NodeID) [][]byte {
 // checksum holds. It checks only that frame's checksum: a torn frame before
 // it shifts every later frame, and the checksum then fails.
 func FrameAt(w *sim.World, id sim.NodeID, index int64) []byte {
+	if index < 1 {
+		return nil
+	}
+	data := synced(w, id)
+	for i := int64(1); ; i++ {
+		payload, sum, rest, whole := nextFrame(data)
+		switch {
+		case !whole:
+			return nil
+		case i < index:
+			data = rest
+		case crc32.ChecksumIEEE(payload) != sum:
+			return nil
+		default:
+			return payload
+		}
+	}
+}
+
+// synced is the synced part of id's log, or nothing if it never opened one.
+func synced(w *sim.World, id sim.NodeID) []byte {
 	d := w.Disk(id)
-	if index < 1 || !slices.Contains(d.Files(), File) {
+	if !slices.Contains(d.Files(), File) {
 		return nil
 	}
 	f := d.Open(File)
-	data := f.ReadAll()[:f.Synced()]
-	for i := int64(1); len(data) >= HeaderSize; i++ {
-		n := int(binary.BigEndian.Uint32(data[0:4]))
-		if len(data)-HeaderSize < n {
-			return nil
-		}
-		if i == index {
-			payload := data[HeaderSize : HeaderSize+n]
-			if crc32.ChecksumIEEE(payload) != binary.BigEndian.Uint32(data[4:8]) {
-				return nil
-			}
-			return payload
-		}
-		data = data[HeaderSize+n:]
+	return f.ReadAll()[:f.Synced()]
+}
+
+// nextFrame splits the frame at the head of data into its payload, the
+// checksum its header gives, and the rest of data; whole is false when data
+// does not begin with a whole frame.
+func nextFrame(data []byte) (payload []byte, sum uint32, rest []byte, whole bool) {
+	if len(data) < HeaderSize {
+		return nil, 0, nil, false
 	}
-	return nil
+	n := int(binary.BigEndian.Uint32(data[0:4]))
+	if len(data)-HeaderSize < n {
+		return nil, 0, nil, false
+	}
+	return data[HeaderSize : HeaderSize+n], binary.BigEndian.Uint32(data[4:8]), data[HeaderSize+n:], true
 }
 
 // A Decoder decodes frames' payloads into entries, each distinct payload
