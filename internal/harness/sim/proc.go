@@ -227,9 +227,6 @@ func (p *Proc) Name() string { return p.name }
 // Node is the node the process runs on.
 func (p *Proc) Node() NodeID { return p.node.id }
 
-// World is the world the process lives in.
-func (p *Proc) World() *World { return p.w }
-
 // Now is the true virtual time. Use it to record what happened when; use
 // Clock for what the node itself believes the time is.
 func (p *Proc) Now() time.Duration { return p.w.now }

@@ -110,7 +110,7 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 						}
 					}
 				}
-				p.World().Go(server, "burst", func(bp *sim.Proc) {
+				x.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
 						x.aud.Do(bp, "a burst on server-1", requestOf(req))
 					}
@@ -142,7 +142,7 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 		// Give the watcher time to catch up, then end the run.
 		p.Sleep(500 * ms)
 		done = true
-		p.World().Stop()
+		x.W.Stop()
 	})
 
 	// The watcher follows pods from the beginning; after a Gone it lists

@@ -101,7 +101,7 @@ func (x *oneServer) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) 
 		look()
 		x.W.Go(server, "judge", func(p *sim.Proc) {
 			ask(p)
-			p.World().Stop()
+			x.W.Stop()
 		})
 	})
 }
