@@ -3,6 +3,7 @@ package sim_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -35,4 +36,49 @@ func TestAProcOffersNoWorld(t *testing.T) {
 			assert.NotEqual(t, reflect.TypeOf((*sim.World)(nil)), m.Type.Out(j), "(*sim.Proc).%s returns the world", m.Name)
 		}
 	}
+}
+
+// A process draws from the world's generator but cannot reseed it: with
+// Seed, one node could choose every later delay, loss and torn write of
+// every node, and every seed would replay the kind world it picked.
+func TestAProcsRandomnessCannotBeReseeded(t *testing.T) {
+	var r *sim.Rand
+	noMethods(t, r, "a node could reseed the whole world's randomness", "Seed", "Source")
+	typ := reflect.TypeOf(r)
+	for i := 0; i < typ.NumMethod(); i++ {
+		m := typ.Method(i)
+		for j := 0; j < m.Type.NumOut(); j++ {
+			out := m.Type.Out(j)
+			assert.NotEqual(t, "math/rand", out.PkgPath(), "(*sim.Rand).%s hands out %s", m.Name, out)
+			if out.Kind() == reflect.Pointer {
+				assert.NotEqual(t, "math/rand", out.Elem().PkgPath(), "(*sim.Rand).%s hands out %s", m.Name, out)
+			}
+		}
+	}
+}
+
+// What a process draws is what the world's generator gives at that point
+// of the run: the numbers a seed gives are the same whether a process or
+// the harness draws them.
+func TestAProcDrawsFromTheWorldsGenerator(t *testing.T) {
+	draw := func(seed int64, byProc bool) (got []int64) {
+		w := sim.New(seed)
+		defer w.Close()
+		w.AddNode("client", func(p *sim.Proc) {
+			for range 3 {
+				p.Sleep(ms)
+				if byProc {
+					got = append(got, p.Rand().Int63(), int64(p.Rand().Intn(1000)), int64(p.Rand().Float64()*1e6))
+				} else {
+					got = append(got, w.Rand().Int63(), int64(w.Rand().Intn(1000)), int64(w.Rand().Float64()*1e6))
+				}
+			}
+		})
+		assert.NoError(t, w.Run(time.Second))
+		return got
+	}
+	for seed := int64(1); seed <= 5; seed++ {
+		assert.Equal(t, draw(seed, false), draw(seed, true), "seed %d", seed)
+	}
+	assert.NotEqual(t, draw(1, true), draw(2, true))
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -236,10 +235,11 @@ func (p *Proc) Now() time.Duration { return p.w.now }
 // an order.
 func (p *Proc) Clock() time.Duration { return p.w.now + p.node.skew }
 
-// Rand is the world's seeded randomness.
-func (p *Proc) Rand() *rand.Rand {
+// Rand is the process's share of the world's seeded randomness: draws
+// from the world's generator, with no way to reseed it (see Rand).
+func (p *Proc) Rand() *Rand {
 	p.mustBeCurrent()
-	return p.w.rng
+	return p.w.draws
 }
 
 // Sleep blocks the process for d of virtual time.

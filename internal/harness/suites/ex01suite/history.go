@@ -247,7 +247,7 @@ func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *hi
 
 // nextProbe draws the next operation, knowing the reference's state so that
 // it can aim at stale preconditions and compacted versions on purpose.
-func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
+func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 	key := historyKeys[r.Intn(len(historyKeys))]
 	kind, name := kube.SplitKey(key)
 	obj := kube.Object{Kind: kind, Name: name}
@@ -321,7 +321,7 @@ func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
 // burst draws n changes to pods, each valid against the reference as the
 // ones before it leave it (creations, updates with and without a
 // precondition, deletions), and applies none of them.
-func burst(r *rand.Rand, ref *kube.MemStore, n int) []probe {
+func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 	live := map[string]kube.Object{}
 	for _, o := range ref.Objects() {
 		live[o.Key()] = o
