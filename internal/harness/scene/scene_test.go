@@ -176,7 +176,7 @@ func TestCrashMidWriteStrikesBetweenAWriteAndItsSync(t *testing.T) {
 	s.Inject(scene.CrashMidWrite{Node: "writer", File: "log", From: 105 * time.Millisecond, For: time.Second})
 	require.NoError(t, s.Run(500*time.Millisecond))
 	defer s.Close()
-	losses := s.W.Disk("writer").Losses()
+	losses := s.W.DiskLosses("writer")
 	require.Len(t, losses, 1, "the crash found unsynced bytes")
 	assert.Equal(t, 6, losses[0].Unsynced, "one whole record was appended and not synced")
 	assert.Equal(t, "crash writer mid-write (unsynced bytes in log) after 105ms, restart 1000ms later", s.Declared()[0].String())

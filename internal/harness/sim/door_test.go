@@ -82,3 +82,23 @@ func TestAProcDrawsFromTheWorldsGenerator(t *testing.T) {
 	}
 	assert.NotEqual(t, draw(1, true), draw(2, true))
 }
+
+// A node's disk tells it what a real disk would: what its files hold. It
+// does not tell how much of the unsynced tail a crash kept: a store that
+// could ask would never need to find a torn record on its own. The world
+// tells the harness (World.DiskLosses).
+func TestADiskKeepsNoOracleOfItsCrashes(t *testing.T) {
+	loss := reflect.TypeOf(sim.Loss{})
+	for _, v := range []any{(*sim.Disk)(nil), (*sim.File)(nil)} {
+		noMethods(t, v, "it would tell a recovering node what its crash tore", "Losses")
+		typ := reflect.TypeOf(v)
+		for i := 0; i < typ.NumMethod(); i++ {
+			m := typ.Method(i)
+			for j := 0; j < m.Type.NumOut(); j++ {
+				out := m.Type.Out(j)
+				assert.False(t, out == loss || (out.Kind() == reflect.Slice && out.Elem() == loss),
+					"%s.%s hands out what a crash did", typ, m.Name)
+			}
+		}
+	}
+}
