@@ -102,3 +102,15 @@ func TestADiskKeepsNoOracleOfItsCrashes(t *testing.T) {
 		}
 	}
 }
+
+// The network's errors are constants, so this compiles: no code can change
+// what every node's Call returns (were they variables, one node could set
+// ErrTimeout to nil, and every timeout of every node would read as an
+// answer).
+const _, _, _ = sim.ErrTimeout, sim.ErrNodeDown, sim.ErrUnreachable
+
+func TestTheNetworksErrorsReadAsBefore(t *testing.T) {
+	assert.EqualError(t, sim.ErrTimeout, "sim: call timed out (outcome unknown)")
+	assert.EqualError(t, sim.ErrNodeDown, "sim: target node is down (connection refused)")
+	assert.EqualError(t, sim.ErrUnreachable, "sim: target node serves no requests")
+}

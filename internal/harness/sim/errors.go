@@ -1,25 +1,32 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
+// Error is an error of the simulated network, one of the constants below.
+// They are constants, not variables, so that no code can change what
+// every node's Call returns.
+type Error string
+
+// Error is the error's text: "sim: call timed out (outcome unknown)".
+func (e Error) Error() string { return string(e) }
+
 // Errors a Call can return. ErrTimeout is indefinite: the request may or may
 // not have been handled; the other two are definite: it was not.
-var (
+const (
 	// ErrTimeout: no reply arrived within the call's timeout. The request may
 	// have been lost, delayed, or handled with its reply lost: the caller
 	// cannot tell which, and must treat the outcome as unknown.
-	ErrTimeout = errors.New("sim: call timed out (outcome unknown)")
+	ErrTimeout Error = "sim: call timed out (outcome unknown)"
 	// ErrNodeDown: the target node was crashed when the request arrived
 	// (the simulated connection was refused); the request was not handled.
-	ErrNodeDown = errors.New("sim: target node is down (connection refused)")
+	ErrNodeDown Error = "sim: target node is down (connection refused)"
 	// ErrUnreachable: the target node is up but serves no requests (it has
 	// not called Serve since it booted); the request was not handled.
-	ErrUnreachable = errors.New("sim: target node serves no requests")
+	ErrUnreachable Error = "sim: target node serves no requests"
 )
 
 // MisuseError reports a world used the wrong way: an unknown node, a negative
