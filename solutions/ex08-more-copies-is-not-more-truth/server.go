@@ -295,20 +295,20 @@ func (s *server) followers() []sim.NodeID { return s.servers[1:] }
 // recovering is a restarted leader's answer while it commits the log it
 // recovered: 429, as kube-apiserver answers while its storage initializes.
 // Nothing was decided, and the client knows it.
-var recovering = &kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is still committing the log it recovered; retry"}
+var recovering = kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is still committing the log it recovered; retry"}
 
 // unreachable turns a failed call to the leader into the API error a client
 // sees. A timeout is indefinite (the leader may have committed the write):
 // Timeout. A refused connection is definite (the leader never saw the
 // request): TooManyRequests, which a client takes as "not done, retry".
 func unreachable(err error) error {
-	var status *kube.StatusError
+	var status kube.StatusError
 	switch {
 	case errors.As(err, &status):
 		return err // the leader's own answer: NotFound, Conflict, TooManyRequests...
 	case errors.Is(err, sim.ErrTimeout):
 		return kube.ErrTimeout
 	default:
-		return &kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is down (" + err.Error() + "); nothing was written, retry"}
+		return kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is down (" + err.Error() + "); nothing was written, retry"}
 	}
 }

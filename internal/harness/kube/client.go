@@ -229,7 +229,7 @@ func (x *exchange) call(req any, timeout time.Duration) (any, error) {
 	reply, err := x.c.p.Call(x.server, req, timeout)
 	switch {
 	case errors.Is(err, sim.ErrTimeout):
-		err = &StatusError{504, "Timeout", fmt.Sprintf("no answer from %s within %s; the request may or may not have taken effect", x.server, timeout)}
+		err = StatusError{504, "Timeout", fmt.Sprintf("no answer from %s within %s; the request may or may not have taken effect", x.server, timeout)}
 	case errors.Is(err, sim.ErrNodeDown):
 		err, x.refused = Unavailable(string(x.server)+" is down (connection refused)"), true
 	case errors.Is(err, sim.ErrUnreachable):
@@ -289,7 +289,7 @@ func (x *exchange) note(what, came string) {
 
 // result is what an operation's note says it came to.
 func result(err error, ok func() string) string {
-	var se *StatusError
+	var se StatusError
 	switch {
 	case err == nil:
 		return ok()

@@ -143,7 +143,7 @@ func errKind(err error) string {
 	if err == nil {
 		return "OK"
 	}
-	for _, k := range []*kube.StatusError{kube.ErrNotFound, kube.ErrAlreadyExists, kube.ErrConflict, kube.ErrGone,
+	for _, k := range []kube.StatusError{kube.ErrNotFound, kube.ErrAlreadyExists, kube.ErrConflict, kube.ErrGone,
 		kube.ErrTooManyRequests, kube.ErrUnavailable, kube.ErrTimeout} {
 		if errors.Is(err, k) {
 			return k.Reason

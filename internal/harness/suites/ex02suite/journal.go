@@ -245,7 +245,7 @@ func (j *journal) explain() *suite.Failure {
 // path lets a second writer in between numbering a change and applying it.
 func (j *journal) internalError() *suite.Failure {
 	for _, a := range j.answers {
-		var se *kube.StatusError
+		var se kube.StatusError
 		if !a.write() || a.err == nil || errors.As(a.err, &se) {
 			continue
 		}

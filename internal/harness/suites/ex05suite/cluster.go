@@ -606,7 +606,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		reply, err := p.Call(etcd, rel, relayTimeout)
 		if errors.Is(err, sim.ErrTimeout) {
-			return nil, &kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
+			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
 		}
 		return reply, err
 	case kube.WatchRequest:

@@ -133,7 +133,7 @@ func (r request) took() time.Duration { return r.ret - r.call }
 // answer is what the request came to, for a story: "5 items @rv=7",
 // "Unavailable (500)", "no answer".
 func (r request) answer() string {
-	var se *kube.StatusError
+	var se kube.StatusError
 	switch {
 	case r.err == nil && r.kind.read() && (r.kind == listLatest || r.kind == listAny || r.kind == listAnyDeploy):
 		return r.list.String()

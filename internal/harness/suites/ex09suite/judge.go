@@ -481,9 +481,16 @@ func prevVersion(want []check.Change, pos int) int64 {
 	return want[pos-1].Version
 }
 
+// isGone reports whether err is, itself and not wrapped, the API's Gone: a
+// kube.StatusError, or a pointer to one a server made.
 func isGone(err error) bool {
-	se, ok := err.(*kube.StatusError)
-	return ok && se.Reason == "Gone"
+	switch se := err.(type) {
+	case kube.StatusError:
+		return se.Reason == "Gone"
+	case *kube.StatusError:
+		return se.Reason == "Gone"
+	}
+	return false
 }
 
 // --- row 5: no destructive action because the store could not be reached -
