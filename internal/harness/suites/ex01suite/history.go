@@ -92,8 +92,8 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 	ref := kube.NewMemStore(x.retain)
 	done := false
 
-	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api = api.Record(nil) // the probe judges each answer itself: nothing reads a record
+	x.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
+		api := x.unrecorded(p) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && x.probed == nil; i++ {
 			pr := nextProbe(p.Rand(), ref, x.retain)
@@ -147,8 +147,8 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 
 	// The watcher follows pods from the beginning; after a Gone it lists
 	// again and follows from the list's version.
-	x.Client("watcher", func(p *sim.Proc, api *kube.Client) {
-		api = api.Quiet().Record(nil)
+	x.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
+		api := x.unrecorded(p).Quiet()
 		x.segs = append(x.segs, segment{from: 0})
 		rv := int64(0)
 		for !done {

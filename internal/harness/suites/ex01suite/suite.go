@@ -92,6 +92,13 @@ func newOneServer(seed int64, mk func(int) kube.Storage, min, max time.Duration,
 	return x
 }
 
+// unrecorded is the client the scene hands its clients (Scene.API), but one
+// that records nothing: for a check that judges what it is told as it is
+// told, and reads no recorded history.
+func (x *oneServer) unrecorded(p *sim.Proc) *kube.Client {
+	return kube.NewClient(p, x.Servers...).WithTimeout(x.Timeout)
+}
+
 // endAt ends the run at virtual time at: look takes what the clients
 // hold at that instant, then ask, a process on server-1 itself (no network
 // between it and the store), asks the store through the auditor, and the
