@@ -403,7 +403,7 @@ func (r *run) writes() *suite.Failure {
 	if l := check.Linearizable(r.s.History, 0); !l.OK() {
 		v := l.Violation
 		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
-		if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), r.s.Faults); err == nil {
+		if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), l, r.s.Faults); err == nil {
 			f.HTML = html
 		}
 		return f
