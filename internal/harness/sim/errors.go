@@ -37,6 +37,7 @@ type MisuseError struct {
 	What string
 }
 
+// Error is "sim: misuse: " and what was misused.
 func (e *MisuseError) Error() string { return "sim: misuse: " + e.What }
 
 func misuse(format string, args ...any) {
@@ -56,6 +57,7 @@ type DeadlockError struct {
 	Blocked []Blocked
 }
 
+// Error names the time and each blocked process with what it waits in.
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sim: deadlock at %s: every process is blocked and nothing is pending:", fmtTime(e.At))
@@ -73,6 +75,7 @@ type PanicError struct {
 	Stack string
 }
 
+// Error names the process, the time, the value it panicked with and its stack.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("sim: process %s panicked at %s: %v\n%s", e.Proc, fmtTime(e.At), e.Value, e.Stack)
 }
@@ -88,6 +91,7 @@ type StuckError struct {
 	After time.Duration // wall-clock time waited
 }
 
+// Error names the stuck process and says what keeps a process from yielding.
 func (e *StuckError) Error() string {
 	return fmt.Sprintf("sim: process %s did not yield for %s of wall time at virtual %s: it is blocked outside the world "+
 		"(a sync.Mutex held across a call, a bare channel, time.Sleep) or spinning in a loop without calling the world",

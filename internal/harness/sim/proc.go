@@ -25,7 +25,8 @@ type wakeMsg struct {
 // Proc is one simulated process: a goroutine the world runs one at a time.
 // Chapter code receives a *Proc and gets everything from it: time (Now, Sleep),
 // concurrency (Go), randomness (Rand), the network (Call, Send, Serve) and the
-// disk (Disk). A Proc must only be used by the process it was given to.
+// disk (Disk), its node's and nothing beyond: no Proc leads to the World. A
+// Proc must only be used by the process it was given to.
 type Proc struct {
 	w      *World
 	node   *node
