@@ -104,7 +104,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 func (s *server) write(p *sim.Proc, w Write) (kube.Object, error) {
 	if s.self != s.sequencer() {
 		reply, err := p.Call(s.sequencer(), Order{Write: w}, failoverAfter)
-		var status *kube.StatusError
+		var status kube.StatusError
 		switch {
 		case err == nil:
 			ev := reply.(kube.Event)

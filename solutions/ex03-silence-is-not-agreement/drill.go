@@ -28,7 +28,7 @@ import (
 
 // keys are the deployments the writers change: few, so that writes and
 // reads of one key meet often.
-var keys = []string{"web", "api", "db"}
+func keys() []string { return []string{"web", "api", "db"} }
 
 const (
 	writeTill = 850 * time.Millisecond  // writers stop here, once the last fault is over
@@ -102,7 +102,7 @@ func Drill(c *drill.Cluster) error {
 	for i, s := range servers {
 		c.Client(fmt.Sprintf("reader-%d", i+1), func(p *sim.Proc) {
 			api := kube.NewClient(p, s).Record(h).WithTimeout(readTimeout)
-			for _, k := range keys {
+			for _, k := range keys() {
 				p.Go("read "+k, func(p *sim.Proc) { read(p, api.For(p), s, "deployments/"+k, faults) })
 			}
 		})
@@ -115,7 +115,7 @@ func Drill(c *drill.Cluster) error {
 		api := kube.NewClient(p, servers...).Record(h).WithTimeout(timeout)
 		for _, s := range servers {
 			held[s] = map[string]kube.Object{}
-			for _, k := range keys {
+			for _, k := range keys() {
 				o, err := api.Pin(s).Get("deployments/"+k, kube.ReadOptions{})
 				switch {
 				case err == nil:
@@ -151,8 +151,9 @@ func Drill(c *drill.Cluster) error {
 // rests longer.
 func write(p *sim.Proc, id int, own sim.NodeID, servers []sim.NodeID, h *check.History, hurt func(time.Duration) bool) {
 	api := kube.NewClient(p, servers...).Record(h)
+	choices := keys()
 	for n := 1; p.Now() < writeTill; n++ {
-		key := keys[p.Rand().Intn(len(keys))]
+		key := choices[p.Rand().Intn(len(choices))]
 		obj := kube.Object{Kind: "deployments", Name: key, Replicas: id*10000 + n}
 		_, err := api.Pin(own).WithTimeout(timeout).Update(obj)
 		if errors.Is(err, kube.ErrNotFound) {
@@ -253,7 +254,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float6
 // different things for the same deployment.
 func compare(servers []sim.NodeID, held map[sim.NodeID]map[string]kube.Object) error {
 	var diffs []string
-	for _, k := range keys {
+	for _, k := range keys() {
 		var first sim.NodeID
 		for _, s := range servers {
 			o, ok := held[s][k]

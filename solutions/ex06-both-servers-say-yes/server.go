@@ -122,7 +122,7 @@ func (s *server) order(p *sim.Proc, w Write) (kube.Event, error) {
 // write, and a second Order could order it twice, so it is not retried); a
 // refused call is definite: Unavailable.
 func unreachable(err error) error {
-	var status *kube.StatusError
+	var status kube.StatusError
 	switch {
 	case errors.As(err, &status):
 		return err

@@ -304,7 +304,7 @@ func (s *server) noMajority() error {
 // Unavailable. Like a timeout, Unavailable does not say the write did not
 // happen: the sequencer may have ordered it.
 func unreachable(err error) error {
-	var status *kube.StatusError
+	var status kube.StatusError
 	if errors.As(err, &status) {
 		return err // the sequencer's own answer: NotFound, Conflict, Unavailable...
 	}

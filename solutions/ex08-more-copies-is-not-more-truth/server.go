@@ -132,7 +132,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		return nil, nil
 	case ReadIndex:
 		if !s.ready(p) {
-			return nil, recovering
+			return nil, recovering()
 		}
 		return s.commit, nil
 	}
@@ -161,7 +161,7 @@ func (s *server) lead(p *sim.Proc, w Write) (kube.Event, error) {
 	s.writing.Lock(p)
 	defer s.writing.Unlock()
 	if !s.ready(p) {
-		return kube.Event{}, recovering
+		return kube.Event{}, recovering()
 	}
 	ev, err := s.h.decide(w)
 	if err != nil {
@@ -268,7 +268,7 @@ func (s *server) consistent(p *sim.Proc, opts kube.ReadOptions) error {
 	}
 	if s.leading() {
 		if !s.ready(p) {
-			return recovering
+			return recovering()
 		}
 		return nil
 	}
@@ -295,20 +295,22 @@ func (s *server) followers() []sim.NodeID { return s.servers[1:] }
 // recovering is a restarted leader's answer while it commits the log it
 // recovered: 429, as kube-apiserver answers while its storage initializes.
 // Nothing was decided, and the client knows it.
-var recovering = &kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is still committing the log it recovered; retry"}
+func recovering() error {
+	return kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is still committing the log it recovered; retry"}
+}
 
 // unreachable turns a failed call to the leader into the API error a client
 // sees. A timeout is indefinite (the leader may have committed the write):
 // Timeout. A refused connection is definite (the leader never saw the
 // request): TooManyRequests, which a client takes as "not done, retry".
 func unreachable(err error) error {
-	var status *kube.StatusError
+	var status kube.StatusError
 	switch {
 	case errors.As(err, &status):
 		return err // the leader's own answer: NotFound, Conflict, TooManyRequests...
 	case errors.Is(err, sim.ErrTimeout):
 		return kube.ErrTimeout
 	default:
-		return &kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is down (" + err.Error() + "); nothing was written, retry"}
+		return kube.StatusError{Code: 429, Reason: "TooManyRequests", Message: "the leader is down (" + err.Error() + "); nothing was written, retry"}
 	}
 }

@@ -28,7 +28,7 @@
 // # Verdicts
 //
 // Every checker returns a *Violation, nil when the promise holds
-// (Linearizable returns it in a Linearization, with what WriteHTML needs). A
+// (Linearizable returns it in a Linearization, with what DrawHTML needs). A
 // Violation names the contract clause it breaks, a short kebab-case name, a
 // one-line story, the virtual time, the operations and servers involved and a
 // multi-line Details, so a suite fills a suite.Failure from it and adds the
@@ -36,7 +36,7 @@
 //
 //	l := check.Linearizable(h, 0)              // clause 1: stale-read, stale-update, undecided, ...
 //	if !l.OK() {
-//		html, _ := l.WriteHTML(suite.OutputDir(), "ex04-seed-17", faults)
+//		html, _ := suite.WriteHTML(suite.OutputDir(), "ex04-seed-17", l, faults)
 //		...
 //	}
 //	check.Durable(h, finalChanges)             // clause 2: lost-write
@@ -60,8 +60,10 @@
 //	stale-read at 412ms: controller-a read deployments/web=3 (rv 1) from server-2 at 412ms,
 //	but server-1 had acknowledged deployments/web=5 (rv 2) to controller-b at 405ms
 //
-// Drawing is separate from checking: WriteHTML writes porcupine's HTML
-// visualization, with the run's faults as annotations.
+// Drawing is separate from checking: DrawHTML renders porcupine's HTML
+// visualization, with the run's faults as annotations, into a writer. check
+// never touches a disk: a suite writes the drawing to a file
+// (suite.WriteHTML).
 //
 // # No vacuous passes
 //

@@ -49,13 +49,12 @@ func (v Verdict) String() string {
 }
 
 // Linearization is the result of Linearizable: the verdict, the violation
-// told as a story, and what WriteHTML needs to draw the history.
+// told as a story, and what DrawHTML needs to draw the history.
 type Linearization struct {
 	Verdict   Verdict
 	Violation *Violation // nil when Verdict is VerdictLinearizable
 	Keys      int        // keys checked, each on its own
 	Checked   int        // operations given to the checker (see Linearizable)
-	HTML      string     // the visualization's path, once WriteHTML has written it
 
 	model  porcupine.Model
 	info   porcupine.LinearizationInfo

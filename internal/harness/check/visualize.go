@@ -1,37 +1,26 @@
 package check
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// WriteHTML draws the checked history as porcupine's HTML visualization
+// DrawHTML draws the checked history as porcupine's HTML visualization
 // (one row per client, one panel per key, the longest orders found, the
-// operations that could not be placed) in dir/name.html, creating dir if
-// needed. Each fault becomes an annotation on a "faults" row, and a violation
-// an annotation on a "checker" row. WriteHTML records the path in l.HTML and
-// returns it, or returns the error from creating or writing the file.
+// operations that could not be placed) into w. Each fault becomes an
+// annotation on a "faults" row, and a violation an annotation on a "checker"
+// row. It returns the error from writing to w.
 //
-// Writing is separate from checking: Linearizable never touches the disk.
-func (l *Linearization) WriteHTML(dir, name string, faults []Fault) (string, error) {
-	if name == "" {
-		name = "linearizability"
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("check: writing the visualization: %w", err)
-	}
-	path := filepath.Join(dir, name+".html")
+// Drawing is all check does: it never touches a disk, so the code of a
+// chapter, which may use check, has no way through it to the machine's
+// files. A suite writes the drawing where a learner opens it
+// (suite.WriteHTML).
+func (l *Linearization) DrawHTML(w io.Writer, faults []Fault) error {
 	info := l.info // a copy: annotations are added to this drawing only
 	info.AddAnnotations(l.annotations(faults))
-	if err := porcupine.VisualizePath(l.model, info, path); err != nil {
-		return "", fmt.Errorf("check: writing the visualization: %w", err)
-	}
-	l.HTML = path
-	return path, nil
+	return porcupine.Visualize(l.model, info, w)
 }
 
 // annotations are the faults, on their own row, and the violation, if any.

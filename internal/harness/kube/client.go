@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,11 @@ const DefaultTimeout = time.Second
 //
 //	c := kube.NewClient(p, "server-1", "server-2").Named("controller-a").Record(h)
 //	dashboard := c.Pin("server-2") // the dashboard reads server-2
+//
+// A client that records keeps recording: no setting stops it or changes the
+// name its records carry (see Record). A suite that hands its code a
+// recording client judges that code by what the client records, whatever
+// the code does with it.
 type Client struct {
 	p          *sim.Proc
 	name       string
@@ -40,9 +46,16 @@ type Client struct {
 	pin        sim.NodeID
 	timeout    time.Duration
 	roundRobin bool
-	next       *int // the round-robin position, shared by For
-	history    *check.History
+	next       *int     // the round-robin position, shared by For
+	records    []record // where the client records, shared by For
 	quiet      bool
+}
+
+// record is one history a client records its operations in, and the name
+// they are recorded under there.
+type record struct {
+	h    *check.History
+	name string
 }
 
 // NewClient returns a client for process p that spreads its requests over
@@ -63,8 +76,10 @@ func (c *Client) For(p *sim.Proc) *Client { d := *c; d.p = p; return &d }
 // wired to one API server does.
 func (c *Client) Pin(server sim.NodeID) *Client { d := *c; d.pin = server; return &d }
 
-// Named returns a client that calls itself name in the timeline and in
-// recorded histories: "controller-a", "dashboard".
+// Named returns a client that calls itself name: "controller-a",
+// "dashboard". The histories it records in from then on (Record) know it by
+// that name; those it records in already keep the name it had when it began
+// to.
 func (c *Client) Named(name string) *Client { d := *c; d.name = name; return &d }
 
 // WithTimeout returns a client that waits at most d for each answer.
@@ -84,17 +99,30 @@ func (c *Client) RoundRobin() *Client { d := *c; d.roundRobin = true; return &d 
 // Quiet returns a client that writes no note to the timeline.
 func (c *Client) Quiet() *Client { d := *c; d.quiet = true; return &d }
 
-// Record returns a client that records its operations in h for the checkers:
-// Get and List (Latest reads only: an Any read promises no freshness, so it
-// is not recorded) as reads, Create, Update (UpdateIfVersion with a
-// precondition, Write without) and Delete as writes. Each object's value is
-// Object.Value (a deployment's Replicas, a pod's Owner), with its
-// resourceVersion. A timeout, or an error from a server that does not say the
-// write had no effect (Unavailable, Timeout), is recorded as indefinite; a
-// server that could not be reached as Refused. Watches are not recorded.
-func (c *Client) Record(h *check.History) *Client { d := *c; d.history = h; return &d }
+// Record returns a client that records its operations in h for the checkers,
+// under the client's name: Get and List (Latest reads only: an Any read
+// promises no freshness, so it is not recorded) as reads, Create, Update
+// (UpdateIfVersion with a precondition, Write without) and Delete as writes.
+// Each object's value is Object.Value (a deployment's Replicas, a pod's
+// Owner), with its resourceVersion. A timeout, or an error from a server that
+// does not say the write had no effect (Unavailable, Timeout), is recorded as
+// indefinite; a server that could not be reached as Refused. Watches are not
+// recorded.
+//
+// Record adds h to the histories the client records in; it never takes one
+// away, and Record(nil) adds nothing. So code handed a recording client
+// cannot hide its operations from the history it records in, nor, with
+// Named, record them under another's name.
+func (c *Client) Record(h *check.History) *Client {
+	d := *c
+	if h != nil {
+		d.records = append(slices.Clip(c.records), record{h: h, name: c.name})
+	}
+	return &d
+}
 
-// Name is the client's name in the timeline and in histories.
+// Name is the client's name: the one the histories it records in from now
+// on know it by.
 func (c *Client) Name() string { return c.name }
 
 // Servers lists the servers the client may send to.
@@ -119,10 +147,12 @@ func (c *Client) Get(key string, opts ReadOptions) (Object, error) {
 func (c *Client) List(kind string, opts ReadOptions) (List, error) {
 	x := c.begin(check.Input{}, false)
 	l, err := answer[List](x.call(ListRequest{Kind: kind, Opts: opts}, c.timeout))
-	if err == nil && c.history != nil && opts.ResourceVersion == Latest {
+	if err == nil && opts.ResourceVersion == Latest {
 		for _, o := range l.Items {
-			id := c.history.Call(c.name, string(x.server), check.Read(o.Key()), x.start)
-			c.history.Return(id, check.Found(o.Value(), o.ResourceVersion), c.p.Now())
+			for _, r := range c.records {
+				id := r.h.Call(r.name, string(x.server), check.Read(o.Key()), x.start)
+				r.h.Return(id, check.Found(o.Value(), o.ResourceVersion), c.p.Now())
+			}
 		}
 	}
 	x.note("LIST "+kind+readMode(opts), result(err, func() string {
@@ -196,16 +226,18 @@ type exchange struct {
 	server  sim.NodeID
 	start   time.Duration
 	in      check.Input
-	id      check.OpID
+	ids     []check.OpID // its call in each of the client's histories
 	record  bool
 	refused bool // the server was not reached: the request was not handled
 }
 
 // begin picks the server for the next request and records its call.
 func (c *Client) begin(in check.Input, record bool) *exchange {
-	x := &exchange{c: c, server: c.pick(), start: c.p.Now(), in: in, record: record && c.history != nil}
+	x := &exchange{c: c, server: c.pick(), start: c.p.Now(), in: in, record: record && len(c.records) > 0}
 	if x.record {
-		x.id = c.history.Call(c.name, string(x.server), in, x.start)
+		for _, r := range c.records {
+			x.ids = append(x.ids, r.h.Call(r.name, string(x.server), in, x.start))
+		}
 	}
 	return x
 }
@@ -229,7 +261,7 @@ func (x *exchange) call(req any, timeout time.Duration) (any, error) {
 	reply, err := x.c.p.Call(x.server, req, timeout)
 	switch {
 	case errors.Is(err, sim.ErrTimeout):
-		err = &StatusError{504, "Timeout", fmt.Sprintf("no answer from %s within %s; the request may or may not have taken effect", x.server, timeout)}
+		err = StatusError{504, "Timeout", fmt.Sprintf("no answer from %s within %s; the request may or may not have taken effect", x.server, timeout)}
 	case errors.Is(err, sim.ErrNodeDown):
 		err, x.refused = Unavailable(string(x.server)+" is down (connection refused)"), true
 	case errors.Is(err, sim.ErrUnreachable):
@@ -259,7 +291,7 @@ func (x *exchange) end(err error, ok check.Result) {
 	if !x.record {
 		return
 	}
-	h, now := x.c.history, x.c.p.Now()
+	now := x.c.p.Now()
 	var r check.Result
 	switch {
 	case err == nil:
@@ -273,10 +305,11 @@ func (x *exchange) end(err error, ok check.Result) {
 	case errors.Is(err, ErrConflict):
 		r = check.Fail(check.Conflict)
 	default: // Timeout, Unavailable from a server, anything unknown: it may have happened
-		h.Timeout(x.id, now)
-		return
+		r = check.Result{Outcome: check.Indefinite}
 	}
-	h.Return(x.id, r, now)
+	for i, rec := range x.c.records {
+		rec.h.Return(x.ids[i], r, now)
+	}
 }
 
 // note writes the operation's line in the timeline:
@@ -289,7 +322,7 @@ func (x *exchange) note(what, came string) {
 
 // result is what an operation's note says it came to.
 func result(err error, ok func() string) string {
-	var se *StatusError
+	var se StatusError
 	switch {
 	case err == nil:
 		return ok()

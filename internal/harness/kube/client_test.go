@@ -130,13 +130,13 @@ func TestClientSpreadsRequestsOverServersAndPinSticksToOne(t *testing.T) {
 	}
 	h := check.NewHistory()
 	w.AddNode("dashboard", func(p *sim.Proc) {
-		c := kube.NewClient(p, "server-1", "server-2", "server-3").Record(h)
-		rr := c.RoundRobin().Named("round-robin")
+		c := kube.NewClient(p, "server-1", "server-2", "server-3")
+		rr := c.RoundRobin().Named("round-robin").Record(h)
 		for i := 0; i < 3; i++ {
 			_, _ = rr.Get("deployments/web", kube.ReadOptions{})
 		}
 		for i := 0; i < 3; i++ {
-			_, _ = c.Pin("server-2").Named("pinned").Get("deployments/web", kube.ReadOptions{})
+			_, _ = c.Pin("server-2").Named("pinned").Record(h).Get("deployments/web", kube.ReadOptions{})
 		}
 	})
 	require.NoError(t, w.Run(time.Minute))
@@ -188,4 +188,44 @@ func TestClientAServerThatAnswersTheWrongThingIsABugNotASuccess(t *testing.T) {
 	ops := h.Operations()
 	require.Len(t, ops, 1)
 	assert.Equal(t, check.Indefinite, ops[0].Result.Outcome, "nobody knows what such a server did")
+}
+
+// A suite that hands a recording client to a chapter's code (a controller's
+// Reconcile) judges that code by what the client records. Whatever the code
+// does with the client, it keeps recording there, under the name the suite
+// gave it: a controller that could stop recording, or record as kubectl,
+// could delete pods blind and leave no trace of it in the history its judge
+// reads.
+func TestClientARecordingClientKeepsRecordingWhateverItIsTurnedInto(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", serveStore(kube.NewMemStore(0)))
+	suite, mine := check.NewHistory(), check.NewHistory()
+	w.AddNode("controller", func(p *sim.Proc) {
+		handed := kube.NewClient(p, "server-1").Named("controller").Record(suite) // as the suite builds it
+		// The chapter's code, trying every setting on what it was handed.
+		_, _ = handed.Record(nil).Create(pod("web-1", "deployments/web"))
+		_, _ = handed.Named("kubectl").Create(pod("web-2", "deployments/web"))
+		_, _ = handed.Quiet().Pin("server-1").WithTimeout(time.Second).Delete("pods/web-1", 0)
+		p.Go("worker", func(p *sim.Proc) {
+			_, _ = handed.For(p).RoundRobin().Get("pods/web-2", kube.ReadOptions{})
+		})
+		// Its own history, under its own name, as well as the suite's.
+		_, _ = handed.Named("me").Record(mine).Delete("pods/web-2", 0)
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	var ops []string
+	for _, op := range suite.Operations() {
+		ops = append(ops, op.Client+" "+op.Input.String())
+	}
+	assert.Equal(t, []string{
+		"controller create pods/web-1=deployments/web",
+		"controller create pods/web-2=deployments/web",
+		"controller delete pods/web-1",
+		"controller delete pods/web-2",
+		"controller read pods/web-2",
+	}, ops, "every operation, under the suite's name for the client")
+	require.Len(t, mine.Operations(), 1)
+	assert.Equal(t, "me", mine.Operations()[0].Client)
 }

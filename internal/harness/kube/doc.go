@@ -47,6 +47,19 @@
 //		_, err = c.Update(web) // conditional on web.ResourceVersion
 //	})
 //
+// # What a chapter's code holds
+//
+// Every node of a world runs in one Go process, so whatever this package
+// hands out is built so that no node can change what another node, or the
+// suite, sees. An API error is a StatusError value: ErrConflict, and every
+// error a server answers with, is a copy in the hands of whoever holds it,
+// and rewriting its fields changes nothing for anyone else. A Client a suite
+// hands over (a controller's Reconcile(p, c, ...)) keeps recording where the
+// suite made it record, under the name the suite gave it: Record only adds a
+// history, Named only renames what is recorded from then on, so the code it
+// is handed to cannot hide its operations from the judge or pass them off as
+// another client's.
+//
 // # Controllers
 //
 // An Informer lists a kind, then watches from the list's version, keeping a

@@ -31,7 +31,7 @@ func (s *Scene) AuditAt(at time.Duration, kind string, keys ...string) {
 	s.W.AddNode(Auditor, func(p *sim.Proc) {
 		p.Sleep(at)
 		s.audit(p, kind, keys)
-		p.World().Stop()
+		s.W.Stop()
 	})
 }
 

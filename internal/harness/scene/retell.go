@@ -29,7 +29,7 @@ func (s *Scene) LinearizableRetold(t testing.TB, retell func(f *suite.Failure)) 
 	}
 	f := suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: v.At, Details: v.Details}
 	id, name := splitName(t.Name())
-	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", id, name, s.Seed), s.Faults); err == nil {
+	if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", id, name, s.Seed), l, s.Faults); err == nil {
 		f.HTML = html
 	}
 	if retell != nil {

@@ -116,6 +116,23 @@ func (s *Scene) API(p *sim.Proc) *kube.Client {
 	return kube.NewClient(p, s.Servers...).Named(string(p.Node())).Record(s.History).WithTimeout(s.Timeout)
 }
 
+// BehindServers wraps the handler of a node that sits behind the API
+// servers, as etcd does: it answers the scene's servers and refuses every
+// other node with Forbidden (403), as a real etcd refuses a client without
+// the API servers' certificate. The network of a world reaches every node;
+// without the wrap, a controller of the chapter's could write to the one
+// history directly, around the servers a suite watches it through, and read
+// it fresh where the chapter's story has it read a server's lagging view.
+func (s *Scene) BehindServers(h sim.Handler) sim.Handler {
+	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if !s.IsServer(from) {
+			return nil, kube.StatusError{Code: 403, Reason: "Forbidden",
+				Message: fmt.Sprintf("%s answers the API servers only, and %s is not one", p.Node(), from)}
+		}
+		return h(p, from, req)
+	}
+}
+
 // Run runs the world until virtual time limit, or until the auditor stops
 // it, and gathers what the checkers need: the world's error, its faults,
 // and for each change the auditor found, when its client heard yes.

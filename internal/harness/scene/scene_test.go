@@ -176,8 +176,37 @@ func TestCrashMidWriteStrikesBetweenAWriteAndItsSync(t *testing.T) {
 	s.Inject(scene.CrashMidWrite{Node: "writer", File: "log", From: 105 * time.Millisecond, For: time.Second})
 	require.NoError(t, s.Run(500*time.Millisecond))
 	defer s.Close()
-	losses := s.W.Disk("writer").Losses()
+	losses := s.W.DiskLosses("writer")
 	require.Len(t, losses, 1, "the crash found unsynced bytes")
 	assert.Equal(t, 6, losses[0].Unsynced, "one whole record was appended and not synced")
 	assert.Equal(t, "crash writer mid-write (unsynced bytes in log) after 105ms, restart 1000ms later", s.Declared()[0].String())
+}
+
+// etcd sits behind the API servers. The world's network reaches every node,
+// so a controller could otherwise write to the one history around the
+// servers a suite watches it through, or read it fresh where the story has
+// it read a server's lagging view: etcd answers the servers only.
+func TestANodeBehindTheServersAnswersThemOnly(t *testing.T) {
+	s := scene.New(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		api := kube.NewClient(p, "etcd")
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			return api.For(p).Create(req.(kube.CreateRequest).Object)
+		})
+	}, scene.Servers(1))
+	defer s.Close()
+	store := kube.NewMemStore(0)
+	s.W.AddNode("etcd", func(p *sim.Proc) { p.Serve(s.BehindServers(kube.Handler(store))) })
+	var around, through error
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		_, around = kube.NewClient(p, "etcd").Create(kube.Object{Kind: "pods", Name: "web-1"})
+		_, through = api.Pin("server-1").Create(kube.Object{Kind: "pods", Name: "web-2"})
+	})
+	require.NoError(t, s.Run(time.Second))
+	assert.EqualError(t, around, "Forbidden (403): etcd answers the API servers only, and controller is not one")
+	assert.NoError(t, through)
+	var names []string
+	for _, o := range store.Objects() {
+		names = append(names, o.Name)
+	}
+	assert.Equal(t, []string{"web-2"}, names, "only what came through a server")
 }

@@ -27,10 +27,17 @@ type Loss struct {
 	Kept     int
 }
 
-// Losses lists, in order, what each crash of the disk's node did to each
-// file that held unsynced bytes at the time. A file that was fully synced
-// lost nothing and is not listed.
-func (d *Disk) Losses() []Loss { return append([]Loss(nil), d.losses...) }
+// DiskLosses lists, in order, what each crash of node id did to each file
+// of its disk that held unsynced bytes at the time. A file that was fully
+// synced lost nothing and is not listed.
+//
+// It is the world's to tell, not the disk's: a node that could ask how much
+// of its unsynced tail a crash kept would need no way of its own to find a
+// torn record, and a real disk tells nobody. The harness reads it to judge
+// a recovery against what the crash did.
+func (w *World) DiskLosses(id NodeID) []Loss {
+	return append([]Loss(nil), w.node(id, "DiskLosses").disk.losses...)
+}
 
 // File is one file on a Disk. Append writes to the node's memory-backed
 // cache at once; Sync makes what was appended so far durable, taking virtual
@@ -108,7 +115,9 @@ func (f *File) Size() int { return len(f.data) }
 
 // Synced is how many of the file's first bytes are durable: a crash now
 // would keep at least these. A suite reads it from outside (World.Disk) to
-// see what a node's disk holds for sure at a given moment.
+// see what a node's disk holds for sure at a given moment. It tells a node
+// nothing a real one could not know: it is where the node's own last Sync
+// (or Truncate) left the file, and after a crash it is the whole file.
 func (f *File) Synced() int { return f.synced }
 
 // Truncate cuts the file to n bytes, for example to drop a torn last record

@@ -18,6 +18,27 @@
 //	w.At(2*time.Second, func() { w.Crash("server-1") })
 //	err := w.Run(30 * time.Second) // virtual seconds: this takes microseconds
 //
+// # What a node has, and what only the harness has
+//
+// Code that runs on a node (a chapter's servers, controllers and drill
+// clients) receives a *Proc and gets from it what a machine has: time (Now,
+// Clock, Sleep), its share of the world's randomness (Rand, a *Rand that
+// draws and cannot be reseeded), concurrency (Go, and the world's Queue,
+// Cond, Mutex and Group), the network (Call, Send, Serve), its own disk
+// (Disk) and notes in the trace (Logf). Nothing a Proc hands out leads to
+// the World: not to another node's memory or disk, not to the faults, the
+// trace, the seed or the world's own generator. The errors a Call returns
+// are constants (ErrTimeout, ErrNodeDown, ErrUnreachable), which no code can
+// change.
+//
+// The World is the harness's: it builds the nodes, injects the faults,
+// schedules events, stops the run, reads any node's disk from outside
+// (World.Disk), says what each crash tore of a disk's unsynced tail
+// (World.DiskLosses, which a node's own disk does not tell: a recovery must
+// find its torn record itself) and keeps the trace and the timelines. The
+// harness's code reaches it by holding the *World it built, never through a
+// process.
+//
 // # Time
 //
 // Time is virtual. It stands still while processes compute and jumps to the

@@ -1,25 +1,32 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
+// Error is an error of the simulated network, one of the constants below.
+// They are constants, not variables, so that no code can change what
+// every node's Call returns.
+type Error string
+
+// Error is the error's text: "sim: call timed out (outcome unknown)".
+func (e Error) Error() string { return string(e) }
+
 // Errors a Call can return. ErrTimeout is indefinite: the request may or may
 // not have been handled; the other two are definite: it was not.
-var (
+const (
 	// ErrTimeout: no reply arrived within the call's timeout. The request may
 	// have been lost, delayed, or handled with its reply lost: the caller
 	// cannot tell which, and must treat the outcome as unknown.
-	ErrTimeout = errors.New("sim: call timed out (outcome unknown)")
+	ErrTimeout Error = "sim: call timed out (outcome unknown)"
 	// ErrNodeDown: the target node was crashed when the request arrived
 	// (the simulated connection was refused); the request was not handled.
-	ErrNodeDown = errors.New("sim: target node is down (connection refused)")
+	ErrNodeDown Error = "sim: target node is down (connection refused)"
 	// ErrUnreachable: the target node is up but serves no requests (it has
 	// not called Serve since it booted); the request was not handled.
-	ErrUnreachable = errors.New("sim: target node serves no requests")
+	ErrUnreachable Error = "sim: target node serves no requests"
 )
 
 // MisuseError reports a world used the wrong way: an unknown node, a negative
@@ -30,6 +37,7 @@ type MisuseError struct {
 	What string
 }
 
+// Error is "sim: misuse: " and what was misused.
 func (e *MisuseError) Error() string { return "sim: misuse: " + e.What }
 
 func misuse(format string, args ...any) {
@@ -49,6 +57,7 @@ type DeadlockError struct {
 	Blocked []Blocked
 }
 
+// Error names the time and each blocked process with what it waits in.
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sim: deadlock at %s: every process is blocked and nothing is pending:", fmtTime(e.At))
@@ -66,6 +75,7 @@ type PanicError struct {
 	Stack string
 }
 
+// Error names the process, the time, the value it panicked with and its stack.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("sim: process %s panicked at %s: %v\n%s", e.Proc, fmtTime(e.At), e.Value, e.Stack)
 }
@@ -81,6 +91,7 @@ type StuckError struct {
 	After time.Duration // wall-clock time waited
 }
 
+// Error names the stuck process and says what keeps a process from yielding.
 func (e *StuckError) Error() string {
 	return fmt.Sprintf("sim: process %s did not yield for %s of wall time at virtual %s: it is blocked outside the world "+
 		"(a sync.Mutex held across a call, a bare channel, time.Sleep) or spinning in a loop without calling the world",

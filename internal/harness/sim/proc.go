@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -26,7 +25,8 @@ type wakeMsg struct {
 // Proc is one simulated process: a goroutine the world runs one at a time.
 // Chapter code receives a *Proc and gets everything from it: time (Now, Sleep),
 // concurrency (Go), randomness (Rand), the network (Call, Send, Serve) and the
-// disk (Disk). A Proc must only be used by the process it was given to.
+// disk (Disk), its node's and nothing beyond: no Proc leads to the World. A
+// Proc must only be used by the process it was given to.
 type Proc struct {
 	w      *World
 	node   *node
@@ -227,9 +227,6 @@ func (p *Proc) Name() string { return p.name }
 // Node is the node the process runs on.
 func (p *Proc) Node() NodeID { return p.node.id }
 
-// World is the world the process lives in.
-func (p *Proc) World() *World { return p.w }
-
 // Now is the true virtual time. Use it to record what happened when; use
 // Clock for what the node itself believes the time is.
 func (p *Proc) Now() time.Duration { return p.w.now }
@@ -239,10 +236,11 @@ func (p *Proc) Now() time.Duration { return p.w.now }
 // an order.
 func (p *Proc) Clock() time.Duration { return p.w.now + p.node.skew }
 
-// Rand is the world's seeded randomness.
-func (p *Proc) Rand() *rand.Rand {
+// Rand is the process's share of the world's seeded randomness: draws
+// from the world's generator, with no way to reseed it (see Rand).
+func (p *Proc) Rand() *Rand {
 	p.mustBeCurrent()
-	return p.w.rng
+	return p.w.draws
 }
 
 // Sleep blocks the process for d of virtual time.

@@ -120,10 +120,10 @@ func TestTheDiskKeepsWhatWasSyncedAndMayTearTheRest(t *testing.T) {
 		w.At(10*ms, func() { w.Crash("server-1") })
 		require.NoError(t, w.Run(time.Second))
 		data := string(w.Disk("server-1").Open("wal").ReadAll())
-		// The disk says what the crash did, as a value.
+		// The world says what the crash did, as a value.
 		unsynced := len("unsynced|")
 		assert.Equal(t, []sim.Loss{{At: 10 * ms, File: "wal", Unsynced: unsynced, Kept: len(data) - len("synced|")}},
-			w.Disk("server-1").Losses(), "seed %d", seed)
+			w.DiskLosses("server-1"), "seed %d", seed)
 		require.GreaterOrEqual(t, len(data), len("synced|"), "seed %d lost synced data: %q", seed, data)
 		assert.Equal(t, "synced|", data[:7])
 		kept[len(data)-7]++

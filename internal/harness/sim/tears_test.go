@@ -21,7 +21,7 @@ func keptOfTears(t *testing.T, opts ...sim.Option) (torn, head, tail int) {
 		})
 		w.At(10*ms, func() { w.Crash("server-1") })
 		require.NoError(t, w.Run(time.Second))
-		loss := w.Disk("server-1").Losses()
+		loss := w.DiskLosses("server-1")
 		require.Len(t, loss, 1)
 		k := loss[0].Kept
 		require.True(t, k >= 0 && k <= 200, "seed %d kept %d of 200", seed, k)

@@ -45,9 +45,10 @@ func DiskSyncLatency(d time.Duration) Option {
 // schedule faults with At, then Run. Only one process runs at a time, so the
 // same seed always gives the same run, event for event.
 type World struct {
-	seed int64
-	rng  *rand.Rand
-	now  time.Duration
+	seed  int64
+	rng   *rand.Rand
+	draws *Rand // rng, as processes get it: draws only
+	now   time.Duration
 
 	queue eventQueue
 	seq   uint64
@@ -99,6 +100,7 @@ func New(seed int64, opts ...Option) *World {
 		syncLatency: time.Millisecond,
 		defaultLink: Link{Min: time.Millisecond, Max: time.Millisecond},
 	}
+	w.draws = &Rand{r: w.rng}
 	for _, o := range opts {
 		o(w)
 	}
@@ -111,9 +113,10 @@ func (w *World) Seed() int64 { return w.seed }
 // Now is the virtual time since the world began.
 func (w *World) Now() time.Duration { return w.now }
 
-// Rand is the world's seeded source of randomness, for choosing fault
-// schedules and workloads. Use it only from the goroutine that runs the world
-// or from a process.
+// Rand is the world's seeded source of randomness, for the harness's
+// choices of fault schedules and workloads: the generator every draw of the
+// run comes from, the processes' (Proc.Rand) included. Use it only from the
+// goroutine that runs the world or from a process.
 func (w *World) Rand() *rand.Rand { return w.rng }
 
 // Steps is the number of events the world has processed so far.

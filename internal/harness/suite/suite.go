@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/verdict"
 )
@@ -259,6 +260,31 @@ func SceneSeeds(n int) []int64 {
 // Replaying reports whether SEED is set: one world, replayed, and the suite
 // should print its whole story (the timeline) even more generously.
 func Replaying() bool { return os.Getenv("SEED") != "" }
+
+// WriteHTML writes the drawing of l (check.Linearization.DrawHTML), with
+// faults as annotations, to dir/name.html, creating dir if needed, and
+// returns the file's path, or the error from creating or writing it.
+func WriteHTML(dir, name string, l *check.Linearization, faults []check.Fault) (string, error) {
+	if name == "" {
+		name = "linearizability"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	path := filepath.Join(dir, name+".html")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	err = l.DrawHTML(f, faults)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	return path, nil
+}
 
 // OutputDir is where suites write files a learner opens (visualizations):
 // .onehistory/ at the module root, which git ignores. It is created on demand.

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -178,4 +179,29 @@ func TestCoverageFailsASearchWhoseFaultsMetAnIdleClusterButNotAReplay(t *testing
 
 	t.Setenv("SEED", "2")
 	assert.True(t, Coverage(t, &cov, 0.9), "a replay of one seed is not judged on coverage")
+}
+
+// A suite writes a history's drawing where a learner opens it; check only
+// draws.
+func TestWriteHTMLWritesTheDrawing(t *testing.T) {
+	h := check.NewHistory()
+	w := h.Call("controller-b", "server-1", check.Write("deployments/web", 5), 400*time.Millisecond)
+	h.Return(w, check.Acked(2), 405*time.Millisecond)
+	r := h.Call("controller-a", "server-2", check.Read("deployments/web"), 410*time.Millisecond)
+	h.Return(r, check.Found(3, 1), 412*time.Millisecond)
+	l := check.Linearizable(h, 0)
+	faults := []check.Fault{{Name: "crash server-1", Start: 450 * time.Millisecond}}
+
+	dir := t.TempDir() + "/out"
+	path, err := WriteHTML(dir, "ex04-seed-17", l, faults)
+	require.NoError(t, err)
+	assert.Equal(t, dir+"/ex04-seed-17.html", path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var drawn strings.Builder
+	require.NoError(t, l.DrawHTML(&drawn, faults))
+	assert.Equal(t, drawn.String(), string(data))
+
+	_, err = WriteHTML("/dev/null/not-a-dir", "x", l, nil)
+	assert.Error(t, err)
 }

@@ -235,11 +235,29 @@ func runOnce(cfg Config, d Drill, n int, htmlDir string) (run Run) {
 	run.Check = check.Linearizable(c.History(), 0)
 	if htmlDir != "" && !run.Check.OK() {
 		name := fmt.Sprintf("lab-etcd-%s-run-%d", cfg.Name, n)
-		if path, err := run.Check.WriteHTML(htmlDir, name, run.Faults); err == nil {
+		if path, err := writeHTML(htmlDir, name, run.Check, run.Faults); err == nil {
 			run.HTML = path
 		}
 	}
 	return run
+}
+
+// writeHTML writes the drawing of l, with faults as annotations, to
+// dir/name.html, creating dir if needed, and returns its path.
+func writeHTML(dir, name string, l *check.Linearization, faults []check.Fault) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".html")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	err = l.DrawHTML(f, faults)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return path, err
 }
 
 // OutputDir is the workbook's .onehistory folder, found from the working

@@ -92,8 +92,8 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 	ref := kube.NewMemStore(x.retain)
 	done := false
 
-	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api = api.Record(nil) // the probe judges each answer itself: nothing reads a record
+	x.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
+		api := x.unrecorded(p) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && x.probed == nil; i++ {
 			pr := nextProbe(p.Rand(), ref, x.retain)
@@ -110,7 +110,7 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 						}
 					}
 				}
-				p.World().Go(server, "burst", func(bp *sim.Proc) {
+				x.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
 						x.aud.Do(bp, "a burst on server-1", requestOf(req))
 					}
@@ -142,13 +142,13 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 		// Give the watcher time to catch up, then end the run.
 		p.Sleep(500 * ms)
 		done = true
-		p.World().Stop()
+		x.W.Stop()
 	})
 
 	// The watcher follows pods from the beginning; after a Gone it lists
 	// again and follows from the list's version.
-	x.Client("watcher", func(p *sim.Proc, api *kube.Client) {
-		api = api.Quiet().Record(nil)
+	x.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
+		api := x.unrecorded(p).Quiet()
 		x.segs = append(x.segs, segment{from: 0})
 		rv := int64(0)
 		for !done {
@@ -247,7 +247,7 @@ func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *hi
 
 // nextProbe draws the next operation, knowing the reference's state so that
 // it can aim at stale preconditions and compacted versions on purpose.
-func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
+func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 	key := historyKeys[r.Intn(len(historyKeys))]
 	kind, name := kube.SplitKey(key)
 	obj := kube.Object{Kind: kind, Name: name}
@@ -321,7 +321,7 @@ func nextProbe(r *rand.Rand, ref *kube.MemStore, retain int) probe {
 // burst draws n changes to pods, each valid against the reference as the
 // ones before it leave it (creations, updates with and without a
 // precondition, deletions), and applies none of them.
-func burst(r *rand.Rand, ref *kube.MemStore, n int) []probe {
+func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 	live := map[string]kube.Object{}
 	for _, o := range ref.Objects() {
 		live[o.Key()] = o

@@ -69,8 +69,8 @@ func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
 	x.judgeAt = healAt + 3000*ms
 	x.victim = fmt.Sprintf("pods/web-%d", 1+r.Intn(reconnectPods))
 
-	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api = api.Record(nil) // the check compares caches, not recorded histories
+	x.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
+		api := x.unrecorded(p) // the check compares caches, not recorded histories
 		api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: reconnectPods})
 		for i := 1; i <= reconnectPods; i++ {
 			api.Create(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
@@ -84,9 +84,9 @@ func buildReconnect(seed int64, mk func(int) kube.Storage) *reconnectScene {
 	// same version, every 100ms; only Gone makes it list again. That is the
 	// promise a watch makes: "tell me what happened after version N" works
 	// after any absence, or says plainly that it cannot.
-	x.Client("controller", func(p *sim.Proc, api *kube.Client) {
+	x.Client("controller", func(p *sim.Proc, _ *kube.Client) {
 		p.Sleep(300 * ms)
-		x.inf = kube.NewInformer(p, api.Record(nil), "pods", kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
+		x.inf = kube.NewInformer(p, x.unrecorded(p), "pods", kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
 	})
 	x.Inject(x.cut)
 	x.W.At(cutAt, func() { x.before = len(owned(x.inf.List())) })

@@ -92,6 +92,13 @@ func newOneServer(seed int64, mk func(int) kube.Storage, min, max time.Duration,
 	return x
 }
 
+// unrecorded is the client the scene hands its clients (Scene.API), but one
+// that records nothing: for a check that judges what it is told as it is
+// told, and reads no recorded history.
+func (x *oneServer) unrecorded(p *sim.Proc) *kube.Client {
+	return kube.NewClient(p, x.Servers...).WithTimeout(x.Timeout)
+}
+
 // endAt ends the run at virtual time at: look takes what the clients
 // hold at that instant, then ask, a process on server-1 itself (no network
 // between it and the store), asks the store through the auditor, and the
@@ -101,7 +108,7 @@ func (x *oneServer) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) 
 		look()
 		x.W.Go(server, "judge", func(p *sim.Proc) {
 			ask(p)
-			p.World().Stop()
+			x.W.Stop()
 		})
 	})
 }
@@ -143,7 +150,7 @@ func errKind(err error) string {
 	if err == nil {
 		return "OK"
 	}
-	for _, k := range []*kube.StatusError{kube.ErrNotFound, kube.ErrAlreadyExists, kube.ErrConflict, kube.ErrGone,
+	for _, k := range []kube.StatusError{kube.ErrNotFound, kube.ErrAlreadyExists, kube.ErrConflict, kube.ErrGone,
 		kube.ErrTooManyRequests, kube.ErrUnavailable, kube.ErrTimeout} {
 		if errors.Is(err, k) {
 			return k.Reason

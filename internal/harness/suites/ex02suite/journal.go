@@ -194,10 +194,10 @@ func (j *journal) crashes() []*crashRec {
 }
 
 // crashesOnDisk is crashes with what each did to the disk's unsynced
-// bytes, as the disk recorded it at the instant of the crash.
+// bytes, as the world recorded it at the instant of the crash.
 func (j *journal) crashesOnDisk() []*crashRec {
 	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
-	for _, l := range j.w.Disk(apiserver).Losses() {
+	for _, l := range j.w.DiskLosses(apiserver) {
 		unsynced[l.At] += l.Unsynced
 		kept[l.At] += l.Kept
 	}
@@ -245,7 +245,7 @@ func (j *journal) explain() *suite.Failure {
 // path lets a second writer in between numbering a change and applying it.
 func (j *journal) internalError() *suite.Failure {
 	for _, a := range j.answers {
-		var se *kube.StatusError
+		var se kube.StatusError
 		if !a.write() || a.err == nil || errors.As(a.err, &se) {
 			continue
 		}

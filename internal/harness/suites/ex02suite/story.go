@@ -104,9 +104,14 @@ func replicaController(p *sim.Proc, act *kube.Client) {
 	}
 }
 
-// reason is an API error's reason: "Unavailable".
+// reason is an API error's reason: "Unavailable"; for an error that is not
+// itself (unwrapped) a kube.StatusError, or a pointer to one a server made,
+// its text.
 func reason(err error) string {
-	if se, ok := err.(*kube.StatusError); ok {
+	switch se := err.(type) {
+	case kube.StatusError:
+		return se.Reason
+	case *kube.StatusError:
 		return se.Reason
 	}
 	return err.Error()

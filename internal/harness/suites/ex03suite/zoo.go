@@ -240,7 +240,7 @@ func peerOf(id sim.NodeID) sim.NodeID {
 func asAPIError(to sim.NodeID, err error) error {
 	switch {
 	case errors.Is(err, sim.ErrTimeout):
-		return &kube.StatusError{Code: 504, Reason: "Timeout", Message: fmt.Sprintf("%s did not answer in time; the request may or may not have taken effect", to)}
+		return kube.StatusError{Code: 504, Reason: "Timeout", Message: fmt.Sprintf("%s did not answer in time; the request may or may not have taken effect", to)}
 	case errors.Is(err, sim.ErrNodeDown), errors.Is(err, sim.ErrUnreachable):
 		return kube.Unavailable(string(to) + " is down")
 	}
@@ -317,7 +317,7 @@ func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			return api(p, from, req)
 		}
 		reply, err := p.Call(server1, req, 300*time.Millisecond)
-		var se *kube.StatusError
+		var se kube.StatusError
 		if err == nil || errors.As(err, &se) {
 			return reply, err
 		}
@@ -427,7 +427,7 @@ func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		}
 		sent := p.Now()
 		reply, err := p.Call(server1, req, degradedTimeout)
-		var se *kube.StatusError
+		var se kube.StatusError
 		if err == nil || errors.As(err, &se) {
 			silentSince = -1
 			return reply, err

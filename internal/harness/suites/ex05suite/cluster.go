@@ -355,11 +355,11 @@ func (cl *cluster) podNames() []string {
 	return names
 }
 
-// bootEtcd serves the one history. Every write arrives relayed by a server;
-// each accepted change is judged as it is accepted.
+// bootEtcd serves the one history, to the servers only. Every write arrives
+// relayed by a server; each accepted change is judged as it is accepted.
 func (cl *cluster) bootEtcd(p *sim.Proc) {
 	serve := kube.Handler(cl.store)
-	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+	p.Serve(cl.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		r, ok := req.(relayed)
 		if !ok {
 			return serve(p, from, req)
@@ -374,7 +374,7 @@ func (cl *cluster) bootEtcd(p *sim.Proc) {
 			cl.accepted(p, r, from, reply.(kube.Object), before)
 		}
 		return reply, err
-	})
+	}))
 }
 
 // accepted notes one accepted change and judges it.
@@ -606,7 +606,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		reply, err := p.Call(etcd, rel, relayTimeout)
 		if errors.Is(err, sim.ErrTimeout) {
-			return nil, &kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
+			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
 		}
 		return reply, err
 	case kube.WatchRequest:

@@ -369,7 +369,7 @@ func (c ctl) refusal(what string, call time.Duration, err error) {
 
 // reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
 func reason(err error) string {
-	var status *kube.StatusError
+	var status kube.StatusError
 	if errors.As(err, &status) {
 		return status.Reason
 	}

@@ -171,8 +171,9 @@ func contains(ids []sim.NodeID, id sim.NodeID) bool {
 	return false
 }
 
-// jitter is a random duration in [0, d).
-func jitter(rnd *rand.Rand, d time.Duration) time.Duration {
+// jitter is a random duration in [0, d), drawn from a scenario's own
+// generator or from a process's share of the world's (sim.Rand).
+func jitter(rnd interface{ Int63n(int64) int64 }, d time.Duration) time.Duration {
 	return time.Duration(rnd.Int63n(int64(d)))
 }
 

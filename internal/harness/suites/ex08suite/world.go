@@ -422,7 +422,7 @@ func (w *world) linearizable(t *testing.T) *suite.Failure {
 		return nil
 	}
 	f := w.violation(l.Violation)
-	if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex08-linearizable-seed-%d", w.Seed), w.Faults); err == nil {
+	if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex08-linearizable-seed-%d", w.Seed), l, w.Faults); err == nil {
 		f.HTML = html
 	}
 	return f

@@ -133,7 +133,7 @@ func (r request) took() time.Duration { return r.ret - r.call }
 // answer is what the request came to, for a story: "5 items @rv=7",
 // "Unavailable (500)", "no answer".
 func (r request) answer() string {
-	var se *kube.StatusError
+	var se kube.StatusError
 	switch {
 	case r.err == nil && r.kind.read() && (r.kind == listLatest || r.kind == listAny || r.kind == listAnyDeploy):
 		return r.list.String()
@@ -284,11 +284,11 @@ func (r *run) shown(e sim.Event) bool {
 	return false
 }
 
-// bootStore serves the one history. After every accepted change the
-// invariant is checked.
+// bootStore serves the one history, to the API servers only. After every
+// accepted change the invariant is checked.
 func (r *run) bootStore(p *sim.Proc) {
 	serve := kube.Handler(r.store)
-	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+	p.Serve(r.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		before := r.store.ResourceVersion()
 		reply, err := serve(p, from, req)
 		if r.store.ResourceVersion() != before {
@@ -301,7 +301,7 @@ func (r *run) bootStore(p *sim.Proc) {
 			r.monitor.Step(p.Now())
 		}
 		return reply, err
-	})
+	}))
 }
 
 // call sends one of kubectl's or the pipeline's requests and notes it.

@@ -403,7 +403,7 @@ func (r *run) writes() *suite.Failure {
 	if l := check.Linearizable(r.s.History, 0); !l.OK() {
 		v := l.Violation
 		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
-		if html, err := l.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), r.s.Faults); err == nil {
+		if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), l, r.s.Faults); err == nil {
 			f.HTML = html
 		}
 		return f
@@ -481,9 +481,16 @@ func prevVersion(want []check.Change, pos int) int64 {
 	return want[pos-1].Version
 }
 
+// isGone reports whether err is, itself and not wrapped, the API's Gone: a
+// kube.StatusError, or a pointer to one a server made.
 func isGone(err error) bool {
-	se, ok := err.(*kube.StatusError)
-	return ok && se.Reason == "Gone"
+	switch se := err.(type) {
+	case kube.StatusError:
+		return se.Reason == "Gone"
+	case *kube.StatusError:
+		return se.Reason == "Gone"
+	}
+	return false
 }
 
 // --- row 5: no destructive action because the store could not be reached -

@@ -65,7 +65,7 @@ func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes 
 				b.write(c, func() bool { return c.scale(name, r) }, fmt.Sprintf("scale deployments/%s to %d", name, r))
 			}
 			if b.done++; b.done == len(names) {
-				p.World().Stop()
+				w.W.Stop()
 			}
 		})
 	}

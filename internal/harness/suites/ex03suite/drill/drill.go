@@ -29,6 +29,10 @@
 // sleep and read the time from its *sim.Proc. Everything happens in virtual
 // time: a drill of ten virtual seconds costs a few milliseconds.
 //
+// A drill sees the cluster from outside, as a chaos engineer does: what its
+// clients are told, and the faults it injects. Timeline and Faults show
+// those, and nothing of the servers' messages to each other or their disks.
+//
 // # What a finding is
 //
 // A server that refuses a request (Unavailable, TooManyRequests) or does not
@@ -55,7 +59,16 @@ type Cluster struct {
 	clients []sim.NodeID
 	runs    int
 	runErr  error
+
+	// What the drill did to the world, as positions in the world's trace and
+	// in its list of faults: the part of them the drill may see besides its
+	// clients' own events (see Timeline and Faults).
+	events []span
+	faults map[int]bool
 }
+
+// span is the events a call of the drill added to the trace: [from, to).
+type span struct{ from, to int }
 
 // New wraps a world whose servers are already added as nodes. The hidden
 // suite builds its clusters with it; you may build your own (for instance
@@ -93,10 +106,10 @@ func (c *Cluster) At(t time.Duration, f func()) { c.w.At(t, f) }
 
 // Crash stops server (or a client) at once: its memory is gone, requests
 // to it are refused until Restart. What it synced to its disk survives.
-func (c *Cluster) Crash(node sim.NodeID) { c.w.Crash(node) }
+func (c *Cluster) Crash(node sim.NodeID) { c.inject(func() { c.w.Crash(node) }) }
 
 // Restart boots a crashed node again.
-func (c *Cluster) Restart(node sim.NodeID) { c.w.Restart(node) }
+func (c *Cluster) Restart(node sim.NodeID) { c.inject(func() { c.w.Restart(node) }) }
 
 // Up reports whether node is running.
 func (c *Cluster) Up(node sim.NodeID) bool { return c.w.Up(node) }
@@ -104,10 +117,27 @@ func (c *Cluster) Up(node sim.NodeID) bool { return c.w.Up(node) }
 // Partition splits the network into groups; nodes named in no group form
 // one more group together. c.Partition([]sim.NodeID{"server-1"}) cuts
 // server-1 off from server-2 and from every client.
-func (c *Cluster) Partition(groups ...[]sim.NodeID) { c.w.Partition(groups...) }
+func (c *Cluster) Partition(groups ...[]sim.NodeID) { c.inject(func() { c.w.Partition(groups...) }) }
 
 // Heal ends any partition.
-func (c *Cluster) Heal() { c.w.Heal() }
+func (c *Cluster) Heal() { c.inject(c.w.Heal) }
+
+// inject runs one of the drill's faults and remembers what it added to the
+// trace and to the world's faults. A client that crashes itself ends in f:
+// the deferred call still remembers.
+func (c *Cluster) inject(f func()) {
+	from, faults := c.w.Trace().Len(), len(c.w.Faults())
+	defer func() {
+		c.events = append(c.events, span{from, c.w.Trace().Len()})
+		for i := faults; i < len(c.w.Faults()); i++ {
+			if c.faults == nil {
+				c.faults = map[int]bool{}
+			}
+			c.faults[i] = true
+		}
+	}()
+	f()
+}
 
 // Now is the virtual time since the world began.
 func (c *Cluster) Now() time.Duration { return c.w.Now() }
@@ -125,17 +155,72 @@ func (c *Cluster) Run(limit time.Duration) error {
 	return err
 }
 
-// Timeline renders what happened so far as swimlanes, for your own
-// debugging: servers and clients as columns unless opt says otherwise.
+// Timeline renders what the drill has seen so far as swimlanes, for your
+// own debugging: a lane for each client (all of them, in the order added,
+// unless opt.Columns names some), and across every lane the faults the drill
+// injected. It shows what a chaos engineer sees from outside: what each
+// client sent, what came back and when, and which calls got no answer. A
+// client cannot tell a request that was lost from a reply that was, and
+// nobody outside a server sees its messages to the other server or its
+// disk: the servers have no lanes here, and naming one in opt.Columns is a
+// misuse. (The hidden suite's stories show the servers' lanes: a finding is
+// judged from the clients, a story told from everything.)
 func (c *Cluster) Timeline(opt sim.TimelineOptions) string {
-	if opt.Columns == nil {
-		opt.Columns = append(c.Servers(), c.clients...)
+	clients := map[sim.NodeID]bool{}
+	for _, id := range c.clients {
+		clients[id] = true
 	}
-	return c.w.Timeline(opt)
+	if opt.Columns == nil {
+		opt.Columns = c.Clients()
+	}
+	for _, id := range opt.Columns {
+		if !clients[id] {
+			panic(&sim.MisuseError{What: fmt.Sprintf("drill: Timeline: %q is not a client: a drill sees the servers only through what its clients are told", id)})
+		}
+	}
+	return sim.Timeline(c.seen(clients), opt)
 }
 
-// Faults lists the faults injected so far, with their start and end.
-func (c *Cluster) Faults() []sim.Fault { return c.w.Faults() }
+// seen is what the drill may see of the world's trace, in its order: its
+// clients' events but their lost messages (a client learns only that no
+// answer came), and the faults it injected, a server's crash and restart as
+// a row across the lanes ("crash server-1").
+func (c *Cluster) seen(clients map[sim.NodeID]bool) []sim.Event {
+	all := c.w.Trace().Events()
+	mine := make([]bool, len(all))
+	for _, s := range c.events {
+		for i := s.from; i < s.to && i < len(all); i++ {
+			mine[i] = true
+		}
+	}
+	var out []sim.Event
+	for i, e := range all {
+		switch {
+		case clients[e.Node]:
+			if e.Kind != sim.EvDrop {
+				out = append(out, e)
+			}
+		case !mine[i]:
+		case e.Kind == sim.EvFault && e.Node == "":
+			out = append(out, e)
+		case e.Kind == sim.EvCrash || e.Kind == sim.EvRestart:
+			out = append(out, sim.Event{At: e.At, Kind: sim.EvFault, Text: e.Kind.String() + " " + string(e.Node)})
+		}
+	}
+	return out
+}
+
+// Faults lists the faults the drill injected so far, with their start and
+// end.
+func (c *Cluster) Faults() []sim.Fault {
+	var out []sim.Fault
+	for i, f := range c.w.Faults() {
+		if c.faults[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Ran reports how many times the drill called Run, and the first error a
 // run returned. The suite uses it to tell a drill that never ran the world
