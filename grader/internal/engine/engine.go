@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"onehistory/grader/internal/result"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/verdict"
 )
 
 // DefaultTimeout is how long one chapter's test binary may run before it is
@@ -56,6 +56,10 @@ type Options struct {
 	// files first (see guard). It exists for the grader's own tests, which
 	// show that the other defences hold on their own; grading never uses it.
 	SkipImportCheck bool
+
+	// fileChannel makes the verdict channel the file channel that systems
+	// without open files passed to a child use, for the engine's own tests.
+	fileChannel bool
 
 	// Pristine returns a chapter's stub as shipped (default
 	// course.Chapter.Pristine). It decides "not started" and is the stub
@@ -306,11 +310,11 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 			return u.settle(opts, res)
 		}
 	}
-	nonce, err := newNonce()
+	secret, err := newKey()
 	if err != nil {
 		return *u.finish(result.Setup, err.Error(), "").done
 	}
-	ch, err := newVerdictChannel(u.tmp, nonce)
+	ch, err := newVerdictChannel(u.tmp, secret, opts.fileChannel)
 	if err != nil {
 		return *u.finish(result.Setup, err.Error(), "").done
 	}
@@ -341,9 +345,9 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 
 	bin := exec.Command(u.bin, "-test.v=test2json", "-test.run=^"+u.ch.TestName()+"$", "-test.timeout="+opts.Timeout.String())
 	bin.Dir = u.absDir
-	bin.Env = append(environment(opts), ch.env)
+	bin.Env = append(environment(opts), ch.env())
 	bin.Stdout, bin.Stderr = outW, outW
-	bin.ExtraFiles = ch.extra
+	bin.ExtraFiles = ch.extra()
 	ownGroup(bin)
 	startErr := bin.Start()
 	outW.Close()
@@ -356,7 +360,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	dog := watch(ctx, bin, opts.Timeout+grace)
 
 	rec := newRecord(opts.MaxOutput)
-	v := newVerdicts(nonce)
+	v := newVerdicts(secret)
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); rec.read(events) }()
@@ -422,13 +426,14 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 // process group are gone, for the pipes to reach their end.
 var drainLimit = 5 * time.Second
 
-// newNonce is a fresh secret for one run's verdict channel.
-func newNonce() (string, error) {
-	b := make([]byte, 16)
+// newKey is a fresh key for one run's verdict channel. The engine's tests
+// replace it to learn the key and show that the chapter's code cannot.
+var newKey = func() ([]byte, error) {
+	b := make([]byte, verdict.KeySize)
 	if _, err := rand.Read(b); err != nil {
-		return "", err
+		return nil, err
 	}
-	return hex.EncodeToString(b), nil
+	return b, nil
 }
 
 // CheckGo reports whether opts.Go works well enough to grade with, as an
