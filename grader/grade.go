@@ -206,6 +206,9 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
 		Pristine: pristineOf, SkipImportCheck: skipImportCheck,
 		Env: timelineEnv(os.Environ(), o.wide, terminalWidth(stdout)),
+		// Every process this program starts while it grades, the engine
+		// starts: it may take any other child for one a test binary left.
+		Reap: true,
 	}
 	if o.noCache {
 		opts.CacheDir = "off"

@@ -57,6 +57,16 @@ type Options struct {
 	// show that the other defences hold on their own; grading never uses it.
 	SkipImportCheck bool
 
+	// Reap, on Linux, makes this process a child subreaper while it
+	// grades: a process a test binary started that left the binary's
+	// process group, and so escaped its kill, is handed to this process
+	// when its parent dies, and once each binary has ended every such
+	// process is killed (see reap.go). It changes the whole process, whose
+	// children the engine did not start it takes for adopted ones and
+	// kills: only a program whose every other child the engine started
+	// (the grader command) may set it.
+	Reap bool
+
 	// fileChannel makes the verdict channel the file channel that systems
 	// without open files passed to a child use, for the engine's own tests.
 	fileChannel bool
@@ -104,6 +114,9 @@ func (o *Options) defaults() {
 // is graded. Canceling ctx kills every build and test still running.
 func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result.Report {
 	opts.defaults()
+	if opts.Reap {
+		defer adopt()()
+	}
 	start := time.Now()
 	rep := &result.Report{Source: opts.Source, Seed: opts.Seed, Runs: opts.Runs, Chapters: make([]result.Chapter, len(chapters))}
 	units := make([]*unit, len(chapters))
@@ -150,6 +163,9 @@ func parallel(width, n int, f func(i int)) {
 // hidden suite reported.
 func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapter {
 	opts.defaults()
+	if opts.Reap {
+		defer adopt()()
+	}
 	u := prepare(ctx, opts, ch)
 	defer u.close()
 	return u.run(ctx, opts)
@@ -241,11 +257,11 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 	w := writerFunc(func(p []byte) (int, error) { out.WriteString(string(p)); return len(p), nil })
 	cmd.Stdout, cmd.Stderr = w, w
 	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := procs.start(cmd); err != nil {
 		return u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
 	}
 	dog := watch(ctx, cmd, opts.BuildLimit)
-	err = cmd.Wait()
+	err = procs.wait(cmd)
 	dog.release()
 	wasKilled := dog.fired()
 	text := strings.ReplaceAll(out.String(), u.tmp+string(filepath.Separator), u.dir+"/")
@@ -294,7 +310,8 @@ func firstLine(text string) string {
 // run runs u's test binary, in a process group of its own, with the hidden
 // suite's private verdict channel open; test2json turns its output into
 // events for the story. When the binary ends, its process group is killed,
-// so nothing it started outlives it.
+// so nothing it started outlives it; with opts.Reap, neither does a process
+// that left the group.
 func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	if u.done != nil {
 		u.done.Duration = time.Since(u.start)
@@ -336,7 +353,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	}
 	convErr := newCapped(16 << 10)
 	conv.Stderr = writerFunc(func(p []byte) (int, error) { convErr.WriteString(string(p)); return len(p), nil })
-	if err := conv.Start(); err != nil {
+	if err := procs.start(conv); err != nil {
 		outR.Close()
 		outW.Close()
 		return *u.finish(result.Setup, fmt.Sprintf("cannot run test2json: %v", err), "").done
@@ -349,11 +366,11 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	bin.Stdout, bin.Stderr = outW, outW
 	bin.ExtraFiles = ch.extra()
 	ownGroup(bin)
-	startErr := bin.Start()
+	startErr := procs.start(bin)
 	outW.Close()
 	ch.started()
 	if startErr != nil {
-		conv.Wait()
+		procs.wait(conv)
 		return *u.finish(result.Setup, fmt.Sprintf("cannot run the test binary: %v", startErr), "").done
 	}
 
@@ -366,11 +383,15 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	go func() { defer readers.Done(); rec.read(events) }()
 	go func() { defer readers.Done(); ch.read(v) }()
 
-	waitErr := bin.Wait()
+	waitErr := procs.wait(bin)
 	dog.release() // whatever the binary started dies with it
+	if opts.Reap {
+		sweep(bin.Process.Pid) // and so does whatever left its group
+	}
 	ch.ended()
 	// The readers end when the last writer is gone; a process that left
-	// the group could hold a pipe open, so they get a little time, no more.
+	// the group (and was not swept) could hold a pipe open, so they get a
+	// little time, no more.
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
 	select {
@@ -382,7 +403,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 		ch.close()
 		<-drained
 	}
-	conv.Wait()
+	procs.wait(conv)
 
 	wasKilled := dog.fired()
 	if wasKilled && ctx.Err() != nil {
@@ -457,7 +478,7 @@ func converter(ctx context.Context, opts Options) (string, error) {
 	cmd := exec.CommandContext(ctx, opts.Go, "tool", "-n", "test2json")
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
-	out, err := cmd.CombinedOutput()
+	out, err := output(cmd, true)
 	path := strings.TrimSpace(string(out))
 	if err != nil || path == "" || strings.Contains(path, "\n") {
 		why := firstLine(string(out))
