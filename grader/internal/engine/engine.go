@@ -57,6 +57,12 @@ type Options struct {
 	// show that the other defences hold on their own; grading never uses it.
 	SkipImportCheck bool
 
+	// Refused are the chapters whose files grader collect refused (a
+	// symbolic link, a file that is not a regular one): chapter ID → the
+	// problem to report, of kind result.Forbidden. Such a chapter scores 0
+	// and is neither built nor run.
+	Refused map[string]result.Problem
+
 	// Reap, on Linux, makes this process a child subreaper while it
 	// grades: a process a test binary started that left the binary's
 	// process group, and so escaped its kill, is handed to this process
@@ -212,6 +218,11 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 		u.dir = ch.SolutionDir()
 	}
 	u.absDir = filepath.Join(opts.Root, filepath.FromSlash(u.dir))
+	if p, refused := opts.Refused[ch.ID]; refused && opts.Source == result.Exercises {
+		u.finish(p.Kind, p.Summary, p.Output)
+		u.done.Problem.File = p.File
+		return u
+	}
 	if _, err := os.Stat(u.absDir); err != nil {
 		hint := ""
 		if opts.Source == result.Exercises {
