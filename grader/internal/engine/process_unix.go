@@ -78,7 +78,13 @@ func (c *pipeChannel) ended() {}
 
 func (c *pipeChannel) read(v *verdicts) { v.read(c.r) }
 
-func (c *pipeChannel) close() { c.r.Close() }
+// close ends a read still waiting, and closes the ends meant for a binary
+// that never started.
+func (c *pipeChannel) close() {
+	c.r.Close()
+	c.w.Close()
+	c.keyEnd.Close()
+}
 
 // newVerdictChannel is a pipe channel, or a file channel when the engine's
 // own tests ask for the one other systems use.
