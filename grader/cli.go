@@ -56,6 +56,8 @@ Usage:
   grader lab-etcd [-drill solution]  your drill against a real etcd (labs/etcd; outside the score)
   grader collect DIR          (instructors, in a clean checkout of the course) copy only the
                               exercise Go files of the student's checkout DIR into this one
+                              (regular files only: a symbolic link is refused, and its
+                              chapter is reported as refused with 0 points)
 
 Flags:
   --seed N         replay one world: pass SEED=N to the suites (make ex03 SEED=N)

@@ -38,13 +38,15 @@
 //
 // A check scores only on the verdict the hidden suite gave it on a private
 // channel (package internal/harness/verdict: a pipe the test binary gets as
-// an extra file, named with a fresh nonce in an environment variable the
-// suite's plumbing takes away before the chapter's code runs). The test's
-// output, read through test2json, tells the story, never the score: where
-// it claims more than the verdicts, the chapter scores 0 as tampering. The
-// test binary gets its -timeout and a grace period; then the grader kills
-// its process group, as it does whenever a binary ends. Output of any size
-// and shape is read as it comes, and kept up to a cap; the cut is noted.
+// an extra file, each line on it numbered and signed with a key fresh for
+// the run, which arrives on a second pipe that the suite's plumbing reads
+// and closes before the chapter's code runs). The test's output, read
+// through test2json, tells the story, never the score: where it claims more
+// than the verdicts, the chapter scores 0 as tampering. The test binary gets
+// its -timeout and a grace period; then the grader kills its process group,
+// as it does whenever a binary ends, and on Linux every process the binary
+// left that escaped the group. Output of any size and shape is read as it
+// comes, and kept up to a cap; the cut is noted.
 //
 // # Reports for machines
 //
@@ -63,7 +65,8 @@
 //	grader list           the chapters, their clauses and points
 //	grader watch [ex03]   grade again on every save (polling), or on Enter
 //	grader reset ex03     put the stub back as shipped, after asking; backs up first
-//	grader collect DIR    (CI) copy only the exercise Go files of checkout DIR into this clean one
+//	grader collect DIR    (CI) copy only the exercise Go files of checkout DIR into this clean one;
+//	                      regular files only: a link is refused, and its chapter reported as refused
 //
 // For course authors, `grader --solutions` grades solutions/ and
 // `grader --stubs` grades the pristine stubs embedded in package course,
@@ -73,5 +76,6 @@
 // The go command is $GO if set, else go on PATH. The code is cut by concern:
 // package engine runs and classifies, package result holds what it found,
 // package render shows it (text, JSON, JUnit), package workbook knows the
-// checkout (its root, stubs, reset, hint state).
+// checkout (its root, stubs, reset, hint state, what collect took from a
+// student's checkout and what it refused).
 package main

@@ -206,9 +206,19 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
 		Pristine: pristineOf, SkipImportCheck: skipImportCheck,
 		Env: timelineEnv(os.Environ(), o.wide, terminalWidth(stdout)),
+		// Every process this program starts while it grades, the engine
+		// starts: it may take any other child for one a test binary left.
+		Reap: true,
 	}
 	if o.noCache {
 		opts.CacheDir = "off"
+	}
+	var collected *result.Collection
+	if opts.Source == result.Exercises {
+		var err error
+		if collected, opts.Refused, err = lastCollected(wb); err != nil {
+			return fail(stderr, "%v", err)
+		}
 	}
 	var progress *render.Progress
 	if !o.json && terminal(stdout) {
@@ -216,6 +226,7 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		opts.Started, opts.Finished = progress.Started, progress.Finished
 	}
 	rep := engine.Grade(ctx, opts, chs)
+	rep.Collected = collected
 	if progress != nil {
 		progress.Done()
 	}
@@ -313,6 +324,29 @@ func stubProblems(rep *result.Report) []string {
 		}
 	}
 	return out
+}
+
+// lastCollected is what the last grader collect in wb remembered, for the
+// report, and the problem of each chapter it refused, for the engine: nil
+// and nil when no collect was made there.
+func lastCollected(wb workbook.Workbook) (*result.Collection, map[string]result.Problem, error) {
+	c, ok, err := wb.LastCollected()
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	col := &result.Collection{From: c.From}
+	refused := map[string]result.Problem{}
+	for _, r := range c.Refused {
+		col.Refused = append(col.Refused, result.Refusal{Chapter: r.Chapter, Path: r.Path, Reason: r.Reason})
+		p, seen := refused[r.Chapter]
+		if !seen {
+			p = result.Problem{Kind: result.Forbidden, Summary: r.String(), File: r.Path,
+				Output: "grader collect copied nothing of this chapter from " + c.From + ", for it refused:"}
+		}
+		p.Output += "\n  " + r.String()
+		refused[r.Chapter] = p
+	}
+	return col, refused, nil
 }
 
 // writeFile writes a report file through render.

@@ -51,7 +51,7 @@ func resultCacheDir(ctx context.Context, opts Options) string {
 	cmd := exec.CommandContext(ctx, opts.Go, "env", "GOCACHE")
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
-	out, err := cmd.Output()
+	out, err := output(cmd, false)
 	dir := strings.TrimSpace(string(out))
 	if err != nil || dir == "" || dir == "off" || !filepath.IsAbs(dir) {
 		dir = ""

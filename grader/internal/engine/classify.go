@@ -177,7 +177,11 @@ func exitText(err error) string {
 // reported, and if so sets res.Problem to say what, in words for the
 // person graded and for the person grading:
 //
-//   - something other than the suite wrote on its private channel;
+//   - something other than the suite wrote on its private channel (a line
+//     not signed with the run's key), code outside the hidden suites called
+//     the suite's verdict package, or the suite's own signed lines came out
+//     of their order (missing, repeated, a second begin, a second verdict,
+//     after the end): read back and replayed, or the suite run twice;
 //   - the process exited with status 0 (success) although the suite did not
 //     report every check and its end: the code ended the process early, or
 //     kept the suite from running (os.Exit, a changed os.Args or flag);
@@ -196,6 +200,12 @@ func tampering(ch course.Chapter, rec *record, v *verdicts, out outcome, res *re
 	}
 	if v.nForged > 0 {
 		return problem("", fmt.Sprintf("%d line(s) on the grader's private verdict channel did not come from the hidden suite (the first: %s).", v.nForged, v.forged[0]))
+	}
+	if v.intruder != "" {
+		return problem("", fmt.Sprintf("code outside the hidden suite (%s) called the suite's verdict package to give verdicts itself.", v.intruder))
+	}
+	if v.broken != "" {
+		return problem("", fmt.Sprintf("the hidden suite's own lines on the grader's private verdict channel were read back, replayed or run twice (%s).", v.broken))
 	}
 	top := ch.TestName()
 	for _, c := range res.Checks {

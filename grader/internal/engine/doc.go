@@ -30,18 +30,21 @@
 // # What counts
 //
 // The test binary runs with -test.v=test2json, in a process group of its
-// own, its output read through test2json for the story, and with an extra
-// open file: the hidden suite's private verdict channel (package
-// internal/harness/verdict), named with a fresh nonce. A check passes only
-// on its pass verdict there. In order, a chapter is: error, if it was
+// own, its output read through test2json for the story, and with two extra
+// open files: the hidden suite's private verdict channel (package
+// internal/harness/verdict) and a pipe holding a key fresh for the run,
+// which the verdict package reads and closes before the chapter's code
+// runs. A check passes only on its pass verdict there, in a line signed
+// with that key and numbered as the next one due. In order, a chapter is: error, if it was
 // refused or did not build (the compiler's first error, its file and
 // line); timeout, if the run hit its time limit (the check that hung, from
 // the timeout panic's list of running tests, or the last check that started
 // when the grader had to kill the process group itself); error of kind
 // tampering, with 0 points, if the run claimed more than the verdicts (the
 // output says a check or the package passed where the suite did not say
-// so, the process exited with status 0 before the suite's end, or lines on
-// the channel did not come from the suite); error, if it panicked (the
+// so, the process exited with status 0 before the suite's end, lines on
+// the channel did not come from the suite, or the suite's own lines came
+// missing, repeated, out of order or from a caller outside the suites); error, if it panicked (the
 // first stack frame in the learner's folder), whether the test process
 // crashed or the simulated world caught the panic and the suite reported it
 // as a failure named suite.PanicName; pass, if every check's verdict is a

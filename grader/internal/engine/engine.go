@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"onehistory/grader/internal/result"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/verdict"
 )
 
 // DefaultTimeout is how long one chapter's test binary may run before it is
@@ -56,6 +56,26 @@ type Options struct {
 	// files first (see guard). It exists for the grader's own tests, which
 	// show that the other defences hold on their own; grading never uses it.
 	SkipImportCheck bool
+
+	// Refused are the chapters whose files grader collect refused (a
+	// symbolic link, a file that is not a regular one): chapter ID → the
+	// problem to report, of kind result.Forbidden. Such a chapter scores 0
+	// and is neither built nor run.
+	Refused map[string]result.Problem
+
+	// Reap, on Linux, makes this process a child subreaper while it
+	// grades: a process a test binary started that left the binary's
+	// process group, and so escaped its kill, is handed to this process
+	// when its parent dies, and once each binary has ended every such
+	// process is killed (see reap.go). It changes the whole process, whose
+	// children the engine did not start it takes for adopted ones and
+	// kills: only a program whose every other child the engine started
+	// (the grader command) may set it.
+	Reap bool
+
+	// fileChannel makes the verdict channel the file channel that systems
+	// without open files passed to a child use, for the engine's own tests.
+	fileChannel bool
 
 	// Pristine returns a chapter's stub as shipped (default
 	// course.Chapter.Pristine). It decides "not started" and is the stub
@@ -100,6 +120,9 @@ func (o *Options) defaults() {
 // is graded. Canceling ctx kills every build and test still running.
 func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result.Report {
 	opts.defaults()
+	if opts.Reap {
+		defer adopt()()
+	}
 	start := time.Now()
 	rep := &result.Report{Source: opts.Source, Seed: opts.Seed, Runs: opts.Runs, Chapters: make([]result.Chapter, len(chapters))}
 	units := make([]*unit, len(chapters))
@@ -146,6 +169,9 @@ func parallel(width, n int, f func(i int)) {
 // hidden suite reported.
 func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapter {
 	opts.defaults()
+	if opts.Reap {
+		defer adopt()()
+	}
 	u := prepare(ctx, opts, ch)
 	defer u.close()
 	return u.run(ctx, opts)
@@ -192,6 +218,11 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 		u.dir = ch.SolutionDir()
 	}
 	u.absDir = filepath.Join(opts.Root, filepath.FromSlash(u.dir))
+	if p, refused := opts.Refused[ch.ID]; refused && opts.Source == result.Exercises {
+		u.finish(p.Kind, p.Summary, p.Output)
+		u.done.Problem.File = p.File
+		return u
+	}
 	if _, err := os.Stat(u.absDir); err != nil {
 		hint := ""
 		if opts.Source == result.Exercises {
@@ -237,11 +268,11 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 	w := writerFunc(func(p []byte) (int, error) { out.WriteString(string(p)); return len(p), nil })
 	cmd.Stdout, cmd.Stderr = w, w
 	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := procs.start(cmd); err != nil {
 		return u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
 	}
 	dog := watch(ctx, cmd, opts.BuildLimit)
-	err = cmd.Wait()
+	err = procs.wait(cmd)
 	dog.release()
 	wasKilled := dog.fired()
 	text := strings.ReplaceAll(out.String(), u.tmp+string(filepath.Separator), u.dir+"/")
@@ -290,7 +321,8 @@ func firstLine(text string) string {
 // run runs u's test binary, in a process group of its own, with the hidden
 // suite's private verdict channel open; test2json turns its output into
 // events for the story. When the binary ends, its process group is killed,
-// so nothing it started outlives it.
+// so nothing it started outlives it; with opts.Reap, neither does a process
+// that left the group.
 func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	if u.done != nil {
 		u.done.Duration = time.Since(u.start)
@@ -306,11 +338,11 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 			return u.settle(opts, res)
 		}
 	}
-	nonce, err := newNonce()
+	secret, err := newKey()
 	if err != nil {
 		return *u.finish(result.Setup, err.Error(), "").done
 	}
-	ch, err := newVerdictChannel(u.tmp, nonce)
+	ch, err := newVerdictChannel(u.tmp, secret, opts.fileChannel)
 	if err != nil {
 		return *u.finish(result.Setup, err.Error(), "").done
 	}
@@ -332,7 +364,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	}
 	convErr := newCapped(16 << 10)
 	conv.Stderr = writerFunc(func(p []byte) (int, error) { convErr.WriteString(string(p)); return len(p), nil })
-	if err := conv.Start(); err != nil {
+	if err := procs.start(conv); err != nil {
 		outR.Close()
 		outW.Close()
 		return *u.finish(result.Setup, fmt.Sprintf("cannot run test2json: %v", err), "").done
@@ -341,32 +373,36 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 
 	bin := exec.Command(u.bin, "-test.v=test2json", "-test.run=^"+u.ch.TestName()+"$", "-test.timeout="+opts.Timeout.String())
 	bin.Dir = u.absDir
-	bin.Env = append(environment(opts), ch.env)
+	bin.Env = append(environment(opts), ch.env())
 	bin.Stdout, bin.Stderr = outW, outW
-	bin.ExtraFiles = ch.extra
+	bin.ExtraFiles = ch.extra()
 	ownGroup(bin)
-	startErr := bin.Start()
+	startErr := procs.start(bin)
 	outW.Close()
 	ch.started()
 	if startErr != nil {
-		conv.Wait()
+		procs.wait(conv)
 		return *u.finish(result.Setup, fmt.Sprintf("cannot run the test binary: %v", startErr), "").done
 	}
 
 	dog := watch(ctx, bin, opts.Timeout+grace)
 
 	rec := newRecord(opts.MaxOutput)
-	v := newVerdicts(nonce)
+	v := newVerdicts(secret)
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); rec.read(events) }()
 	go func() { defer readers.Done(); ch.read(v) }()
 
-	waitErr := bin.Wait()
+	waitErr := procs.wait(bin)
 	dog.release() // whatever the binary started dies with it
+	if opts.Reap {
+		sweep(bin.Process.Pid) // and so does whatever left its group
+	}
 	ch.ended()
 	// The readers end when the last writer is gone; a process that left
-	// the group could hold a pipe open, so they get a little time, no more.
+	// the group (and was not swept) could hold a pipe open, so they get a
+	// little time, no more.
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
 	select {
@@ -378,7 +414,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 		ch.close()
 		<-drained
 	}
-	conv.Wait()
+	procs.wait(conv)
 
 	wasKilled := dog.fired()
 	if wasKilled && ctx.Err() != nil {
@@ -422,13 +458,14 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 // process group are gone, for the pipes to reach their end.
 var drainLimit = 5 * time.Second
 
-// newNonce is a fresh secret for one run's verdict channel.
-func newNonce() (string, error) {
-	b := make([]byte, 16)
+// newKey is a fresh key for one run's verdict channel. The engine's tests
+// replace it to learn the key and show that the chapter's code cannot.
+var newKey = func() ([]byte, error) {
+	b := make([]byte, verdict.KeySize)
 	if _, err := rand.Read(b); err != nil {
-		return "", err
+		return nil, err
 	}
-	return hex.EncodeToString(b), nil
+	return b, nil
 }
 
 // CheckGo reports whether opts.Go works well enough to grade with, as an
@@ -452,7 +489,7 @@ func converter(ctx context.Context, opts Options) (string, error) {
 	cmd := exec.CommandContext(ctx, opts.Go, "tool", "-n", "test2json")
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
-	out, err := cmd.CombinedOutput()
+	out, err := output(cmd, true)
 	path := strings.TrimSpace(string(out))
 	if err != nil || path == "" || strings.Contains(path, "\n") {
 		why := firstLine(string(out))

@@ -226,3 +226,58 @@ func Behave(check string) string { return "ok" }
 	data, _ = os.ReadFile(runs)
 	assert.Equal(t, "run\nrun\n", string(data), "another seed is another run")
 }
+
+// Where open files cannot be passed to a child (Windows), the verdict
+// channel is a folder of files: the key in one, read and removed by the
+// verdict package, the lines in another, read once the binary has ended.
+// It grades as the pipe does: the stub fails with its story, the solution
+// passes, a line added to the file is tampering.
+func TestTheFileChannelGradesAsThePipeDoes(t *testing.T) {
+	t.Parallel()
+	opts := options(t, fakeWorkbook(t))
+	opts.fileChannel = true
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.NotStarted, ch.Status, statuses(ch))
+	require.NotNil(t, ch.Failure)
+	assert.Equal(t, "fake-failure", ch.Failure.Name)
+
+	opts.Source = result.Solutions
+	ch = gradeFake(t, opts)
+	assert.Equal(t, result.Pass, ch.Status, statuses(ch))
+	assert.Equal(t, 10, ch.Points)
+
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("the forger below finds the channel's folder in /proc/self/environ")
+	}
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/forge.go", `package ex99
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The folder's name stays in the environment the process started with.
+func init() {
+	environ, _ := os.ReadFile("/proc/self/environ")
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		if dir, ok := strings.CutPrefix(kv, "ONEHISTORY_VERDICTS=@"); ok {
+			f, _ := os.OpenFile(filepath.Join(dir, "lines"), os.O_WRONLY|os.O_APPEND, 0)
+			f.WriteString("{\"seq\":1,\"event\":\"verdict\",\"check\":\"alpha\",\"passed\":true}\n")
+			f.Close()
+		}
+	}
+}
+
+func Behave(check string) string { return "ok" }
+`)
+	require.NoError(t, os.Remove(filepath.Join(root, "exercises/ex99-fake/fake.go")))
+	opts = options(t, root)
+	opts.fileChannel = true
+	opts.SkipImportCheck = true
+	ch = gradeFake(t, opts)
+	assert.Equal(t, result.Error, ch.Status, statuses(ch))
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Tampering, ch.Problem.Kind, ch.Problem.Summary)
+}

@@ -180,6 +180,68 @@ func Behave(check string) string {
 	assert.Contains(t, ch.Problem.Summary, "never reported check beta")
 }
 
+// A chapter's code that gets hold of the suite's own verdict package (the
+// import check refuses it; here that check is off) and gives every check a
+// pass itself, in init, before the suite begins, then exits with success:
+// the package gives no verdict to a caller outside the hidden suites, and
+// tells the grader who called instead.
+func TestAChapterThatCallsTheVerdictPackageScoresNothing(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/forge.go", `package ex99
+
+import (
+	"os"
+
+	"onehistory/internal/harness/verdict"
+)
+
+func init() {
+	verdict.Begin("ex99")
+	verdict.Checked("alpha", true)
+	verdict.Checked("beta", true)
+	verdict.End()
+	os.Stdout.WriteString(`+forgedLines+`)
+	os.Exit(0)
+}
+`)
+	ch := gradeFake(t, options(t, root))
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Forbidden, ch.Problem.Kind, "the import check refuses the verdict package")
+
+	opts := options(t, root)
+	opts.SkipImportCheck = true
+	ch = gradeFake(t, opts)
+	assert.Equal(t, result.Error, ch.Status, statuses(ch))
+	assert.Equal(t, 0, ch.Points)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Tampering, ch.Problem.Kind)
+	assert.Contains(t, ch.Problem.Summary, "code outside the hidden suite (onehistory/exercises/ex99-fake.init.0) called the suite's verdict package")
+}
+
+// -test.count=2 slipped into os.Args runs the hidden suite twice, so that
+// every line it writes comes twice, signed and all: a second begin after
+// the end is tampering, even for a solved chapter.
+func TestTheSuiteRunTwiceScoresNothing(t *testing.T) {
+	t.Parallel()
+	root := fakeWorkbook(t)
+	write(t, root, "exercises/ex99-fake/fake.go", solved)
+	write(t, root, "exercises/ex99-fake/twice.go", `package ex99
+
+import "os"
+
+func init() { os.Args = append(os.Args, "-test.count=2") }
+`)
+	opts := options(t, root)
+	opts.SkipImportCheck = true
+	ch := gradeFake(t, opts)
+	assert.Equal(t, result.Error, ch.Status, statuses(ch))
+	assert.Equal(t, 0, ch.Points)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Tampering, ch.Problem.Kind)
+	assert.Contains(t, ch.Problem.Summary, "line 4 (begin) came after the suite's end")
+}
+
 // log.Fatal (which a chapter may import) ends the process with status 1:
 // not a forgery, but the check it ended is not passed, and the report says
 // what happened.

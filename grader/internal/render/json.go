@@ -16,15 +16,30 @@ const Schema = "onehistory.grader/v1"
 
 // JSONReport is the JSON report, version Schema.
 type JSONReport struct {
-	Schema     string        `json:"schema"`      // always Schema
-	Source     string        `json:"source"`      // "exercises", "solutions" or "stubs"
-	Seed       string        `json:"seed"`        // SEED given to the suites, "" for their defaults
-	Runs       string        `json:"runs"`        // RUNS given to the suites, "" for their defaults
-	Passed     bool          `json:"passed"`      // every graded chapter passes
-	Score      JSONScore     `json:"score"`       // the points over all graded chapters
-	DurationMS int64         `json:"duration_ms"` // wall time of the whole run
-	Chapters   []JSONChapter `json:"chapters"`    // in course order
-	Clauses    []JSONClause  `json:"clauses"`     // the clauses some graded chapter exercises
+	Schema     string         `json:"schema"`              // always Schema
+	Source     string         `json:"source"`              // "exercises", "solutions" or "stubs"
+	Seed       string         `json:"seed"`                // SEED given to the suites, "" for their defaults
+	Runs       string         `json:"runs"`                // RUNS given to the suites, "" for their defaults
+	Collected  *JSONCollected `json:"collected,omitempty"` // where grader collect copied the exercises from, if it did
+	Passed     bool           `json:"passed"`              // every graded chapter passes
+	Score      JSONScore      `json:"score"`               // the points over all graded chapters
+	DurationMS int64          `json:"duration_ms"`         // wall time of the whole run
+	Chapters   []JSONChapter  `json:"chapters"`            // in course order
+	Clauses    []JSONClause   `json:"clauses"`             // the clauses some graded chapter exercises
+}
+
+// JSONCollected says where the exercises graded came from, when grader
+// collect copied them in from a student's checkout, and what it refused.
+type JSONCollected struct {
+	From    string        `json:"from"`    // the student's checkout, absolute
+	Refused []JSONRefusal `json:"refused"` // every file or folder refused, in course order; each one's chapter scores 0
+}
+
+// JSONRefusal is one file or folder grader collect refused to copy.
+type JSONRefusal struct {
+	Chapter string `json:"chapter"`
+	Path    string `json:"path"`   // relative to the student's checkout
+	Reason  string `json:"reason"` // "is a symbolic link: collect copies regular files only"
 }
 
 // JSONScore is points earned out of points possible.
@@ -104,6 +119,12 @@ func JSON(w io.Writer, rep *result.Report) error {
 		DurationMS: ms(rep.Duration),
 		Chapters:   []JSONChapter{},
 		Clauses:    []JSONClause{},
+	}
+	if c := rep.Collected; c != nil {
+		out.Collected = &JSONCollected{From: c.From, Refused: []JSONRefusal{}}
+		for _, r := range c.Refused {
+			out.Collected.Refused = append(out.Collected.Refused, JSONRefusal{Chapter: r.Chapter, Path: r.Path, Reason: r.Reason})
+		}
 	}
 	for _, ch := range rep.Chapters {
 		jc := JSONChapter{

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -151,4 +152,30 @@ func TestColorWanted(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, class(), NewPalette(true))
 	assert.Contains(t, b.String(), "\x1b[")
+}
+
+// A report of exercises grader collect copied in from a student's checkout
+// says where from, in the summary's first line and in the JSON, and lists
+// every refusal in the JSON beside its chapter's problem.
+func TestACollectedReportSaysWhereFromAndWhatWasRefused(t *testing.T) {
+	rep := class()
+	refusal := result.Refusal{Chapter: "ex04", Path: "exercises/ex04-late/server.go", Reason: "is a symbolic link: collect copies regular files only"}
+	rep.Collected = &result.Collection{From: "/students/ada", Refused: []result.Refusal{refusal}}
+	rep.Chapters[3].Problem = &result.Problem{Kind: result.Forbidden, File: refusal.Path, Summary: refusal.Path + " " + refusal.Reason}
+
+	var b bytes.Buffer
+	Summary(&b, rep, NewPalette(false))
+	assert.Contains(t, b.String(), "One History · grading exercises/ collected from /students/ada\n")
+	assert.Contains(t, b.String(), "        exercises/ex04-late/server.go is a symbolic link: collect copies regular files only\n")
+
+	b.Reset()
+	require.NoError(t, JSON(&b, rep))
+	var got JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	assert.Equal(t, &JSONCollected{From: "/students/ada", Refused: []JSONRefusal{{Chapter: "ex04", Path: refusal.Path, Reason: refusal.Reason}}}, got.Collected)
+	assert.Equal(t, "forbidden", got.Chapters[3].Problem.Kind)
+
+	b.Reset()
+	require.NoError(t, JSON(&b, class()))
+	assert.NotContains(t, b.String(), `"collected"`, "a report of a checkout's own exercises has no collected field")
 }

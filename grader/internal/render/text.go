@@ -21,7 +21,7 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 	for _, ch := range rep.Chapters {
 		titleWidth = max(titleWidth, len(ch.Title))
 	}
-	fmt.Fprintf(w, "%s %s\n\n", pal.Bold("One History"), pal.Dim("· grading "+sourceName(rep.Source)+seedNote(rep)))
+	fmt.Fprintf(w, "%s %s\n\n", pal.Bold("One History"), pal.Dim("· grading "+sourceName(rep.Source)+collectedNote(rep)+seedNote(rep)))
 	if len(rep.Chapters) == 0 {
 		fmt.Fprintln(w, "  No chapters are registered yet.")
 	}
@@ -185,6 +185,15 @@ func sourceName(s result.Source) string {
 		return "the pristine stubs"
 	}
 	return "exercises/"
+}
+
+// collectedNote says where the exercises came from when grader collect
+// copied them in.
+func collectedNote(rep *result.Report) string {
+	if rep.Collected == nil {
+		return ""
+	}
+	return " collected from " + rep.Collected.From
 }
 
 func seedNote(rep *result.Report) string {

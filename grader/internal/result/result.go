@@ -34,7 +34,7 @@ const (
 	Hang      ProblemKind = "timeout"   // the run exceeded its time limit
 	NoReport  ProblemKind = "no-report" // the process failed without reporting every check (log.Fatal?)
 	Tampering ProblemKind = "tampering" // the run claimed more than the hidden suite reported: forged results, an early exit with success
-	Forbidden ProblemKind = "forbidden" // the chapter's code imports or uses what a chapter may not (os, unsafe, the harness's own answer)
+	Forbidden ProblemKind = "forbidden" // the chapter's code imports or uses what a chapter may not (os, unsafe, the harness's own answer), or grader collect refused its files (a symbolic link)
 	Setup     ProblemKind = "setup"     // the go command could not run the test at all
 )
 
@@ -99,17 +99,34 @@ type ClauseTotal struct {
 	Chapters int // chapters exercising the clause
 }
 
+// Collection says where the exercise files graded came from, when grader
+// collect copied them into this checkout from a student's, and what it
+// refused to copy.
+type Collection struct {
+	From    string    // the student's checkout, absolute
+	Refused []Refusal // in course order
+}
+
+// Refusal is one file or folder grader collect refused, and why; its
+// chapter scores 0.
+type Refusal struct {
+	Chapter string // "ex04"
+	Path    string // relative to the student's checkout: "exercises/ex04-the-write-that-arrived-late/server.go"
+	Reason  string // "is a symbolic link: collect copies regular files only"
+}
+
 // Report is a whole grading run.
 type Report struct {
-	Source   Source
-	Seed     string // SEED passed to the suites, if any
-	Runs     string // RUNS passed to the suites, if any
-	Chapters []Chapter
-	Clauses  []ClauseTotal
-	Points   int
-	Max      int
-	Passing  int // chapters that pass
-	Duration time.Duration
+	Source    Source
+	Seed      string      // SEED passed to the suites, if any
+	Runs      string      // RUNS passed to the suites, if any
+	Collected *Collection // set when the exercises graded were collected from a student's checkout
+	Chapters  []Chapter
+	Clauses   []ClauseTotal
+	Points    int
+	Max       int
+	Passing   int // chapters that pass
+	Duration  time.Duration
 }
 
 // Tally fills in the totals from the chapters: points, passing chapters and
