@@ -179,4 +179,3 @@ func shared(t reflect.Type) bool {
 
 // modulePrefix is the workbook's own packages: not the standard library.
 var modulePrefix = strings.SplitN(reflect.TypeFor[World]().PkgPath(), "/", 2)[0] + "/"
-
