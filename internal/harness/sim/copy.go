@@ -65,6 +65,9 @@ func (c *copier) fix(v reflect.Value) {
 		return
 	}
 	v = open(v)
+	if harnessOwned(t) {
+		misuse("%s carries a %s, which belongs to the node that made it: a message carries data only, copied as it would be on a wire", c.what(), t)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		for i := range v.NumField() {
@@ -175,6 +178,23 @@ func shared(t reflect.Type) bool {
 	p := t.Elem().PkgPath()
 	first, _, _ := strings.Cut(p, "/")
 	return p != "" && !strings.Contains(first, ".") && !strings.HasPrefix(p, modulePrefix)
+}
+
+// harnessOwned reports whether t is one of the harness's own working
+// values (a Proc, a Queue, a Client, the world itself), which keep their
+// insides to themselves: a struct of a harness package with an unexported
+// field. Such a value is not data, and cannot travel.
+func harnessOwned(t reflect.Type) bool {
+	p := t.PkgPath()
+	if t.Kind() != reflect.Struct || !strings.HasPrefix(p, modulePrefix+"internal/harness/") || strings.HasSuffix(p, "_test") {
+		return false
+	}
+	for i := range t.NumField() {
+		if !t.Field(i).IsExported() {
+			return true
+		}
+	}
+	return false
 }
 
 // modulePrefix is the workbook's own packages: not the standard library.

@@ -109,3 +109,17 @@ func TestAFunctionCannotTravel(t *testing.T) {
 	require.ErrorAs(t, err, &m)
 	assert.Contains(t, m.Error(), "the message Hook from server-1 to server-2 carries a func")
 }
+
+// The harness's working values are not data: a queue sent to another node
+// would let two nodes wait on one queue.
+func TestAQueueCannotTravel(t *testing.T) {
+	type Handoff struct{ Q *sim.Queue[int] }
+	w := sim.New(1, sim.Latency(ms, ms))
+	defer w.Close()
+	w.AddNode("server-2", func(p *sim.Proc) { p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil }) })
+	w.AddNode("server-1", func(p *sim.Proc) { p.Send("server-2", Handoff{Q: &sim.Queue[int]{}}) })
+	err := w.Run(time.Second)
+	var m *sim.MisuseError
+	require.ErrorAs(t, err, &m)
+	assert.Contains(t, m.Error(), "the message Handoff from server-1 to server-2 carries a sim.Queue[int], which belongs to the node that made it")
+}
