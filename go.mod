@@ -8,11 +8,13 @@ require (
 	github.com/mattn/go-isatty v0.0.20
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/tools v0.42.0
 )
 
 require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/mod v0.33.0 // indirect
+	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect
-	golang.org/x/tools v0.26.0 // indirect
 )

@@ -11,6 +11,10 @@
 #   --no-cache            every suite run again, nothing from the results cache:
 #                         each chapter alone, then all of them (the bar: all
 #                         within about twice the slowest one)
+#   go test (bare)        the chapter's solution under a plain go test -count=1,
+#                         for the grader's own cost beside it (the bar: grader
+#                         --no-cache --solutions exNN within 1.2x)
+#   grader vet            the world's rules alone, on every chapter
 #
 # Usage: grader/bench.sh [exNN] (default: the first chapter); BENCH_RUNS=5.
 set -euo pipefail
@@ -73,6 +77,10 @@ measure "bin/grader (every chapter)" bin/grader
 measure "bin/grader --solutions" bin/grader --solutions
 measure "bin/grader --no-cache (every chapter)" bin/grader --no-cache
 measure "bin/grader --no-cache --solutions" bin/grader --no-cache --solutions
+soldir=$(ls -d solutions/"$ch"-*/)
+measure "go test -count=1 ./$soldir (bare)" "$GO" test -count=1 "./$soldir"
+measure "bin/grader --no-cache --solutions $ch" bin/grader --no-cache --solutions "$ch"
+measure "bin/grader vet (every chapter)" bin/grader vet
 for c in $(bin/grader list | awk 'NR>1 && /^ex[0-9]/ {print $1}'); do
 	measure "bin/grader --no-cache --solutions $c" bin/grader --no-cache --solutions "$c"
 done

@@ -53,6 +53,8 @@ Usage:
   grader list                 the chapters, their clauses and points
   grader watch [exNN]         grade again whenever you save (Enter grades by hand, q quits)
   grader reset exNN [--yes]   put the chapter's stub back as shipped (your files are backed up)
+  grader vet [exNN...]        the world's rules on your code, without running it
+                              (also: go vet -vettool=bin/grader ./exercises/ex04-...)
   grader lab-etcd [-drill solution]  your drill against a real etcd (labs/etcd; outside the score)
   grader collect DIR          (instructors, in a clean checkout of the course) copy only the
                               exercise Go files of the student's checkout DIR into this one
@@ -95,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return collectCmd(wb, args[1:], stdout, stderr) })
 		case "watch":
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return watchCmd(wb, args[1:], stdout, stderr) })
+		case "vet":
+			return withWorkbook(stderr, func(wb workbook.Workbook) int { return vetCmd(wb, args[1:], stdout, stderr) })
 		case "lab-etcd":
 			return labEtcdCmd(args[1:], stdout, stderr)
 		}

@@ -8,14 +8,15 @@
 //
 // # The phases
 //
-// Grade first prepares every chapter (at most Parallel at once): guard reads
-// its Go files and refuses imports outside StdAllowed, HarnessAllowed and
-// the chapter's own course.Chapter.Imports, non-Go files the go command
-// would build, assignments to the harness's variables and the identifiers
-// the chapter's registry entry forbids (a result of kind result.Forbidden,
-// before anything is built); then `go test -c` builds its test binary. Only
-// when every binary is built does it run them (at most Parallel at once),
-// so that nothing one chapter's code does to the files on disk changes how
+// Grade first runs the world's rules (package rules) over every graded
+// folder, in one load of the go command: a chapter that breaks one is
+// refused (a result of kind result.Forbidden, naming the rule) before
+// anything of it is built, and so is a folder holding non-Go files the go
+// command would build. It then prepares every chapter (at most Parallel at
+// once) with `go test -c`; a folder the rules could not read is refused if
+// it builds, and reported as the compile error it is if not. Only when
+// every binary is built does it run them (at most Parallel at once), so
+// that nothing one chapter's code does to the files on disk changes how
 // another is built.
 //
 // # The overlay

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"onehistory/grader/internal/result"
+	"onehistory/grader/internal/rules"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/verdict"
@@ -52,9 +53,10 @@ type Options struct {
 	// default, a folder of the go command's build cache; "off" for none.
 	CacheDir string
 
-	// SkipImportCheck grades without checking the chapter's imports and
-	// files first (see guard). It exists for the grader's own tests, which
-	// show that the other defences hold on their own; grading never uses it.
+	// SkipImportCheck grades without checking the chapter's code against
+	// the world's rules first (package rules, see guard.go). It exists for
+	// the grader's own tests, which show that the other defences hold on
+	// their own; grading never uses it.
 	SkipImportCheck bool
 
 	// Refused are the chapters whose files grader collect refused (a
@@ -132,7 +134,8 @@ func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result
 			opts.Started(ch)
 		}
 	}
-	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i]) })
+	checked := checkRules(ctx, opts, chapters)
+	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i], checked) })
 	parallel(opts.Parallel, len(chapters), func(i int) {
 		rep.Chapters[i] = units[i].run(ctx, opts)
 		units[i].close()
@@ -172,7 +175,7 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 	if opts.Reap {
 		defer adopt()()
 	}
-	u := prepare(ctx, opts, ch)
+	u := prepare(ctx, opts, ch, checkRules(ctx, opts, []course.Chapter{ch}))
 	defer u.close()
 	return u.run(ctx, opts)
 }
@@ -211,12 +214,13 @@ func (u *unit) finish(kind result.ProblemKind, summary, output string) *unit {
 }
 
 // prepare checks the chapter's folder and builds its test binary with
-// `go test -c` over the grader's overlay.
-func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
-	u := &unit{ch: ch, dir: ch.Dir(), start: time.Now()}
-	if opts.Source == result.Solutions {
-		u.dir = ch.SolutionDir()
-	}
+// `go test -c` over the grader's overlay. checked holds what the world's
+// rules found in each folder (nil when they were not run): code that
+// breaks a rule is refused before it is built; code the rules could not
+// read is built only to tell a compile error from code that hides from
+// them, and refused if it builds.
+func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[string]rules.Result) *unit {
+	u := &unit{ch: ch, dir: folder(opts, ch), start: time.Now()}
 	u.absDir = filepath.Join(opts.Root, filepath.FromSlash(u.dir))
 	if p, refused := opts.Refused[ch.ID]; refused && opts.Source == result.Exercises {
 		u.finish(p.Kind, p.Summary, p.Output)
@@ -234,11 +238,17 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 	if opts.Source == result.Stubs && len(u.pristine) == 0 {
 		return u.finish(result.Setup, "no pristine stub is stored for "+ch.ID+"; run go generate ./internal/harness/course", "")
 	}
+	unanalysable := ""
 	if !opts.SkipImportCheck {
-		if p := guard(ch, u.absDir, u.dir, opts.Source, u.pristine); p != nil {
-			u.finish(p.Kind, p.Summary, p.Output)
-			u.done.Problem.File, u.done.Problem.Line = p.File, p.Line
-			return u
+		p := foreignFiles(u.absDir, u.dir)
+		if r, ok := checked[u.dir]; ok && p == nil {
+			if len(r.Findings) > 0 {
+				p = refusal(r.Findings, importsText(ch, r.Findings))
+			}
+			unanalysable = r.Unanalysable
+		}
+		if p != nil {
+			return u.refuse(p)
 		}
 	}
 	conv, err := converter(ctx, opts)
@@ -294,7 +304,16 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 			first = fmt.Sprintf("%s test -c failed (%v) and said nothing", opts.Go, err)
 		}
 		return u.finish(result.Setup, "the go command could not build the test: "+first, text)
+	case unanalysable != "":
+		return u.refuse(unanalysableProblem(u.dir, unanalysable))
 	}
+	return u
+}
+
+// refuse decides u's result as a refusal: nothing of it runs.
+func (u *unit) refuse(p *result.Problem) *unit {
+	u.finish(p.Kind, p.Summary, p.Output)
+	u.done.Problem.Rule, u.done.Problem.File, u.done.Problem.Line = p.Rule, p.File, p.Line
 	return u
 }
 

@@ -33,6 +33,8 @@ import (
 //	summary-not: TEXT    the problem's summary does not contain TEXT
 //	output: TEXT         the output kept contains TEXT
 //	cut: yes             some output was cut
+//	rules: off           grade without the world's rules, to show what the
+//	                     defences after them do on their own
 //
 // Its files are written over the fake workbook.
 func TestWhatTheGraderMakesOfALearnersCode(t *testing.T) {
@@ -54,6 +56,9 @@ func TestWhatTheGraderMakesOfALearnersCode(t *testing.T) {
 				d, err := time.ParseDuration(v[0])
 				require.NoError(t, err)
 				opts.Timeout = d
+			}
+			if v, ok := want["rules"]; ok && v[0] == "off" {
+				opts.SkipImportCheck = true
 			}
 			if v, ok := want["max-output"]; ok {
 				n, err := strconv.Atoi(v[0])
@@ -91,7 +96,7 @@ func judge(t *testing.T, ch result.Chapter, want map[string][]string) {
 	for key, values := range want {
 		for _, v := range values {
 			switch key {
-			case "timeout", "max-output":
+			case "timeout", "max-output", "rules":
 			case "status":
 				assert.Equal(t, v, string(ch.Status), statuses(ch))
 			case "points":

@@ -91,8 +91,9 @@ type JSONFailure struct {
 
 // JSONProblem says why a chapter could not be graded in the ordinary way.
 type JSONProblem struct {
-	Kind    string `json:"kind"`    // "compile", "panic", "timeout", "no-report", "tampering", "forbidden", "setup"
-	Summary string `json:"summary"` // one line
+	Kind    string `json:"kind"`           // "compile", "panic", "timeout", "no-report", "tampering", "forbidden", "setup"
+	Rule    string `json:"rule,omitempty"` // for "forbidden": the rule the code broke, e.g. "package-state"
+	Summary string `json:"summary"`        // one line
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Check   string `json:"check,omitempty"` // the check that was running
@@ -145,7 +146,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 			jc.Failure = jsonFailure(*f)
 		}
 		if p := ch.Problem; p != nil {
-			jc.Problem = &JSONProblem{Kind: string(p.Kind), Summary: p.Summary, File: p.File, Line: p.Line, Check: p.Check, Output: p.Output}
+			jc.Problem = &JSONProblem{Kind: string(p.Kind), Rule: p.Rule, Summary: p.Summary, File: p.File, Line: p.Line, Check: p.Check, Output: p.Output}
 		}
 		out.Chapters = append(out.Chapters, jc)
 	}

@@ -41,6 +41,7 @@ const (
 // Problem describes a chapter the suite could not grade in the ordinary way.
 type Problem struct {
 	Kind    ProblemKind
+	Rule    string // for Forbidden: the rule the code broke ("package-state", "wall-clock"; grader/internal/rules)
 	Summary string // one line: "exercises/ex01-one-memory/store.go:12:3: undefined: foo"
 	File    string // the learner's file involved, relative to the module root, if known
 	Line    int    // its line, if known

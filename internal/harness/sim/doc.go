@@ -78,8 +78,12 @@
 // in time: the request may or may not have been handled, and the caller
 // cannot know which. ErrNodeDown (the node is crashed) and ErrUnreachable
 // (the node serves nothing) are definite: the request was not handled.
-// Messages should be plain values (structs, not pointers): they are shared,
-// not copied, and they are printed in the trace.
+// The network carries data, not memory: the world copies every message and
+// reply, deeply, when it is sent and again at each delivery, so the
+// receiver never shares the sender's memory (every node runs in one Go
+// process; without the copy, one message holding a pointer would join two
+// servers' memories for good). A function or a channel cannot travel.
+// Messages are printed in the trace: give them a String method.
 //
 // # Crashes and disks
 //

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -158,6 +159,7 @@ func (p *Proc) Send(to NodeID, req any) {
 // send puts a message on the link, subject to partition, loss, delay and
 // duplication.
 func (w *World) send(m message) {
+	m.payload, m.err = m.copy() // what the sender does next does not travel
 	kind := EvSend
 	if m.reply {
 		kind = EvReply
@@ -198,7 +200,8 @@ func (w *World) deliver(m message) {
 			return // the caller gave up, already has a reply, or crashed
 		}
 		w.record(Event{Kind: EvRecvReply, Node: m.to, Peer: m.from, Msg: m.payload, Err: m.err})
-		c.k.wakeNow(wakeMsg{val: m.payload, err: m.err})
+		val, err := m.copy()
+		c.k.wakeNow(wakeMsg{val: val, err: err})
 		return
 	}
 	if !n.up || n.handler == nil {
@@ -213,12 +216,30 @@ func (w *World) deliver(m message) {
 	}
 	w.record(Event{Kind: EvRecv, Node: m.to, Peer: m.from, Msg: m.payload})
 	h := n.handler
+	req, _ := m.copy()
 	w.spawn(n, "handle#"+strconv.Itoa(w.next+1)+" "+typeName(m.payload), func(p *Proc) {
-		val, err := h(p, m.from, m.payload)
+		val, err := h(p, m.from, req)
 		if m.id != 0 {
 			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, payload: val, err: err})
 		}
 	})
+}
+
+// copy is a copy of the message's payload and error that shares no memory
+// with them (see copyMessage).
+func (m message) copy() (any, error) {
+	payload := copyMessage(m.payload, m.describe)
+	err, _ := copyMessage(m.err, func() string { return m.describe() + " (its error)" }).(error)
+	return payload, err
+}
+
+// describe names the message, for a misuse report.
+func (m message) describe() string {
+	kind := "message"
+	if m.reply {
+		kind = "reply"
+	}
+	return fmt.Sprintf("the %s %s from %s to %s", kind, typeName(m.payload), m.from, m.to)
 }
 
 // typeName is the short name of a message's type: "Replicate" for a sim
