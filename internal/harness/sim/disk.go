@@ -14,7 +14,6 @@ type Disk struct {
 	node   *node
 	files  map[string]*File
 	names  []string // creation order
-	losses []Loss
 }
 
 // Loss is what one crash did to one file's unsynced bytes: of Unsynced
@@ -33,10 +32,12 @@ type Loss struct {
 //
 // It is the world's to tell, not the disk's: a node that could ask how much
 // of its unsynced tail a crash kept would need no way of its own to find a
-// torn record, and a real disk tells nobody. The harness reads it to judge
+// torn record, and a real disk tells nobody. (So the record is kept with
+// the node, where nothing a process holds leads: not even fmt, which
+// prints a struct's unexported fields, finds it through a *Disk.) The harness reads it to judge
 // a recovery against what the crash did.
 func (w *World) DiskLosses(id NodeID) []Loss {
-	return append([]Loss(nil), w.node(id, "DiskLosses").disk.losses...)
+	return append([]Loss(nil), w.node(id, "DiskLosses").losses...)
 }
 
 // File is one file on a Disk. Append writes to the node's memory-backed
@@ -151,7 +152,7 @@ func (d *Disk) crash() {
 		f.data = f.data[:f.synced+keep]
 		f.synced = len(f.data)
 		if unsynced > 0 {
-			d.losses = append(d.losses, Loss{At: d.w.now, File: name, Unsynced: unsynced, Kept: keep})
+			d.node.losses = append(d.node.losses, Loss{At: d.w.now, File: name, Unsynced: unsynced, Kept: keep})
 			d.w.record(Event{Kind: EvDisk, Node: d.node.id, Text: fmt.Sprintf("crash: %s lost %dB of %dB unsynced", name, unsynced-keep, unsynced)})
 		}
 	}

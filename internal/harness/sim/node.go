@@ -20,6 +20,7 @@ type node struct {
 	handler Handler
 	disk    *Disk
 	procs   []*Proc
+	losses  []Loss // what each crash did to the disk's unsynced bytes: the world's to tell
 }
 
 // AddNode adds a node that runs boot as its first process, "<id>/main", when
