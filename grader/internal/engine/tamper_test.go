@@ -259,7 +259,14 @@ func Behave(check string) string {
 	return "ok"
 }
 `)
-	ch := gradeFake(t, options(t, root))
+	opts := options(t, root)
+	ch := gradeFake(t, opts)
+	require.NotNil(t, ch.Problem)
+	assert.Equal(t, result.Forbidden, ch.Problem.Kind, "the rules refuse log.Fatal, which would end every node")
+	assert.Equal(t, "process-state", ch.Problem.Rule)
+
+	opts.SkipImportCheck = true // without the rules, the process ending is still caught
+	ch = gradeFake(t, opts)
 	assert.Equal(t, result.Error, ch.Status, statuses(ch))
 	assert.Equal(t, 3, ch.Points, "alpha passed before beta ended the process")
 	require.NotNil(t, ch.Problem)
