@@ -14,18 +14,19 @@
 // failure and the command that replays it); untouched (its folder still
 // holds the stub as shipped); error (a compile error, with the compiler's
 // first error; a panic, at the first line of the learner's code in the
-// stack; an import or a use a chapter may not make, refused before
-// building; tampering, when the run claimed more than the hidden suite
+// stack; code that breaks a rule of the simulated world, refused before
+// building, with the rule named; tampering, when the run claimed more than the hidden suite
 // reported; or a process that failed before the suite reported every
 // check, such as log.Fatal); timeout (naming the check that hung).
 //
 // # How a chapter is graded
 //
-// First the grader reads the chapter's Go files and refuses imports outside
-// a fixed list (no os, syscall, unsafe, os/exec, reflect, cgo...), non-Go
-// files the go command would build, and the harness's own answer to the
-// chapter (package engine, guard.go). Then it builds every chapter's test
-// binary,
+// First the grader runs the world's rules over every chapter's code
+// (package rules, a typed static analysis: the imports a chapter may make,
+// no package-level state, no wall clock, no go statements, nothing beyond
+// the node, not the harness's own answer...) and refuses a chapter that
+// breaks one; `grader vet` shows the same without grading. Then it builds
+// every chapter's test binary,
 //
 //	go test -c -o <tmp>/ex03.test -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex03-.../
 //
