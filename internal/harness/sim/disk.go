@@ -10,10 +10,10 @@ import (
 // crashes, up to what was synced. It belongs to the node, not to a process;
 // get it with p.Disk().
 type Disk struct {
-	w      *World
-	node   *node
-	files  map[string]*File
-	names  []string // creation order
+	w     *World
+	node  *node
+	files map[string]*File
+	names []string // creation order
 }
 
 // Loss is what one crash did to one file's unsynced bytes: of Unsynced
