@@ -242,9 +242,10 @@ func init() { os.Args = append(os.Args, "-test.count=2") }
 	assert.Contains(t, ch.Problem.Summary, "line 4 (begin) came after the suite's end")
 }
 
-// log.Fatal (which a chapter may import) ends the process with status 1:
-// not a forgery, but the check it ended is not passed, and the report says
-// what happened.
+// log.Fatal ends the process with status 1, every simulated node and the
+// hidden suite with it: the rules refuse it (process-state). Without them
+// it is not a forgery, but the check it ended is not passed, and the report
+// says what happened.
 func TestLogFatalInACheckIsNoReport(t *testing.T) {
 	t.Parallel()
 	root := fakeWorkbook(t)
