@@ -73,7 +73,7 @@ func Check(ctx context.Context, opts Options) (map[string]Result, error) {
 	sort.Strings(patterns)
 	cfg := &packages.Config{
 		Context: ctx,
-		Mode:    packages.LoadSyntax | packages.NeedModule,
+		Mode:    packages.LoadSyntax,
 		Dir:     opts.Root,
 		Env:     env,
 		Tests:   false,
