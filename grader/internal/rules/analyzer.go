@@ -107,6 +107,7 @@ var refused = map[string]struct {
 	"log.SetFlags":              {ProcessState, "a logger of your own, log.New(w, prefix, flags)"},
 	"log.SetPrefix":             {ProcessState, "a logger of your own, log.New(w, prefix, flags)"},
 	"log.Default":               {ProcessState, "a logger of your own, log.New(w, prefix, flags)"},
+	"log.Writer":                {ProcessState, "a logger of your own, log.New(w, prefix, flags), and the writer you gave it"},
 	"log.Fatal":                 {ProcessState, "a returned error or a panic (they end only your node's process, not every node's)"},
 	"log.Fatalf":                {ProcessState, "a returned error or a panic (they end only your node's process, not every node's)"},
 	"log.Fatalln":               {ProcessState, "a returned error or a panic (they end only your node's process, not every node's)"},

@@ -32,7 +32,8 @@
 //     point to, and no keeping a reference through which they could change
 //     (m := unicode.Categories); passing them to their own package is fine.
 //   - process-state: no process-wide settings of standard packages (the
-//     standard logger's setters, log.Default, log.Fatal, reading stdin).
+//     standard logger's setters, log.Default, log.Writer (the process's
+//     standard error), log.Fatal, reading stdin).
 //   - wall-clock: no real clock and no real timers (time.Now, time.Sleep,
 //     time.After, context.WithTimeout, ...).
 //   - go-statement: no go statements, nor the functions that start a
