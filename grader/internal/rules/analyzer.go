@@ -34,7 +34,6 @@ func newAnalyzer(configFor func(pkgPath string) (Config, bool), tagged bool) *an
 	return &analysis.Analyzer{
 		Name:             "worldrules",
 		Doc:              "the rules a chapter's code keeps so that the simulated world is the only world it touches",
-		URL:              "https://github.com/onehistory/onehistory#what-a-chapters-code-may-use",
 		Requires:         []*analysis.Analyzer{inspect.Analyzer},
 		RunDespiteErrors: true,
 		Run: func(pass *analysis.Pass) (any, error) {
