@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/tools/go/analysis/unitchecker"
 
+	"onehistory/grader/internal/render"
 	"onehistory/grader/internal/rules"
 	"onehistory/grader/internal/workbook"
 )
@@ -59,7 +60,7 @@ func vetCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
 		case r.OK():
 			fmt.Fprintf(stdout, "%s  %s keeps the world's rules\n", ch.ID, dirOf(i))
 		case len(r.Findings) > 0:
-			fmt.Fprintf(stdout, "%s  %s breaks the world's rules:\n%s\n", ch.ID, dirOf(i), indent(rules.Explain(r.Findings)))
+			fmt.Fprintf(stdout, "%s  %s breaks the world's rules:\n%s\n", ch.ID, dirOf(i), indent(render.WrapLines(rules.Explain(r.Findings), render.RefusalWidth-2)))
 			status = exitFailed
 		default:
 			fmt.Fprintf(stdout, "%s  %s could not be analysed (go build %s says why, if it does not compile):\n%s\n", ch.ID, dirOf(i), "./"+dirOf(i), indent(r.Unanalysable))

@@ -179,3 +179,20 @@ func TestACollectedReportSaysWhereFromAndWhatWasRefused(t *testing.T) {
 	require.NoError(t, JSON(&b, class()))
 	assert.NotContains(t, b.String(), `"collected"`, "a report of a checkout's own exercises has no collected field")
 }
+
+// A refusal by the world's rules explains itself in lines that fit a
+// terminal of 80 columns, report indent included; a compiler's output is
+// left as it came.
+func TestARefusalFitsEightyColumns(t *testing.T) {
+	why := "rule package-state (no package-level state): every simulated node runs in one Go process, so a package-level variable is memory that every server shares and that survives their crashes; keep state in your server's struct, which only its node can reach and a crash takes with it."
+	ch := result.Chapter{ID: "ex04", Title: "The write that arrived late", Dir: "exercises/ex04-x", Status: result.Error, Max: 10,
+		Problem: &result.Problem{Kind: result.Forbidden, Rule: "package-state", Summary: "exercises/ex04-x/server.go:34: changes the package-level variable shared in Serve [package-state]",
+			Output: "exercises/ex04-x/server.go:34: changes the package-level variable shared in Serve [package-state]\n\n" + why}}
+	var b bytes.Buffer
+	Verbose(&b, ch, NewPalette(false))
+	_, after, _ := bytes.Cut(b.Bytes(), []byte("\n\n  "))
+	for _, line := range bytes.Split(after, []byte("\n")) {
+		assert.LessOrEqual(t, len([]rune(string(line))), 80, "%q", line)
+	}
+	assert.Contains(t, b.String(), "  rule package-state (no package-level state): every simulated node runs in\n    one Go process,")
+}

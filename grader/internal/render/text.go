@@ -119,8 +119,11 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		} else {
 			fmt.Fprintf(w, "\n%s %s\n", pal.Bold(label+":"), p.Summary)
 		}
-		if p.Output != "" && p.Output != p.Summary {
-			fmt.Fprintf(w, "\n%s", indent(firstLines(p.Output, 40), "  "))
+		if out := p.Output; out != "" && out != p.Summary {
+			if p.Kind == result.Forbidden && p.Rule != "" {
+				out = WrapLines(out, RefusalWidth) // the rules' prose, not a compiler's or a stack's lines
+			}
+			fmt.Fprintf(w, "\n%s", indent(firstLines(out, 40), "  "))
 		}
 	}
 	told := false // the first failure is told in full, the others in a line
@@ -260,6 +263,19 @@ func wrap(s string, width int) string {
 	}
 	b.WriteString(line)
 	return b.String()
+}
+
+// RefusalWidth is how wide a refusal's explanation is drawn: with the
+// report's indent, it fits a terminal of 80 columns.
+const RefusalWidth = 76
+
+// WrapLines wraps each line of s on its own (see wrap).
+func WrapLines(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = wrap(l, width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func firstLines(s string, n int) string {
