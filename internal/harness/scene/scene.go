@@ -73,8 +73,10 @@ func Latency(min, max time.Duration) Option { return func(c *config) { c.min, c.
 // indefinite: it may or may not have happened.
 func RequestTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
-// World passes options to sim.New (a disk's sync latency, a watchdog).
-func World(opts ...sim.Option) Option { return func(c *config) { c.world = append(c.world, opts...) } }
+// WorldOptions passes options to sim.New (a disk's sync latency, a watchdog).
+func WorldOptions(opts ...sim.Option) Option {
+	return func(c *config) { c.world = append(c.world, opts...) }
+}
 
 // New builds the scene of seed: the world, and boot running on every server
 // node. boot may be nil for a chapter whose servers are not the learner's

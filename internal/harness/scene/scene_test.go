@@ -164,7 +164,7 @@ func TestSearchOfHandsTheJudgeTheWorldItsBuildMade(t *testing.T) {
 // are not yet synced, which a crash at a random moment seldom does: the
 // disk reports what the crash did to them.
 func TestCrashMidWriteStrikesBetweenAWriteAndItsSync(t *testing.T) {
-	s := scene.New(5, nil, scene.World(sim.DiskSyncLatency(10*time.Millisecond)))
+	s := scene.New(5, nil, scene.WorldOptions(sim.DiskSyncLatency(10*time.Millisecond)))
 	s.W.AddNode("writer", func(p *sim.Proc) {
 		f := p.Disk().Open("log")
 		for {

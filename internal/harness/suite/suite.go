@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,6 +46,11 @@ type Failure struct {
 	Details  string        `json:"details,omitempty"` // more lines: the operations and servers involved
 	Timeline string        `json:"timeline,omitempty"`
 	HTML     string        `json:"html,omitempty"` // path of a porcupine visualization, if one was written
+
+	// Drawing, when a judge sets it, draws the failure as a page the
+	// learner opens (check.Linearization.DrawHTML); the chapter's runner
+	// writes it only for the failure it reports, and sets HTML.
+	Drawing func(io.Writer) error `json:"-"`
 }
 
 // Replay is the command that replays chapter id's world with seed.
@@ -260,6 +266,28 @@ func SceneSeeds(n int) []int64 {
 // Replaying reports whether SEED is set: one world, replayed, and the suite
 // should print its whole story (the timeline) even more generously.
 func Replaying() bool { return os.Getenv("SEED") != "" }
+
+// WriteDrawing writes a failure's drawing to dir/name.html, creating dir if
+// needed, and returns the file's path, or the error from creating or
+// writing it.
+func WriteDrawing(dir, name string, draw func(io.Writer) error) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	path := filepath.Join(dir, name+".html")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	err = draw(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("suite: writing the visualization: %w", err)
+	}
+	return path, nil
+}
 
 // WriteHTML writes the drawing of l (check.Linearization.DrawHTML), with
 // faults as annotations, to dir/name.html, creating dir if needed, and

@@ -151,7 +151,7 @@ func (t tally) String() string {
 // reads every deployment and pod back once the writers are done.
 func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"},
-		scene.World(sim.DiskSyncLatency(syncLatency), sim.DiskTearsAtEdges()), scene.RequestTimeout(writeTimeout))
+		scene.WorldOptions(sim.DiskSyncLatency(syncLatency), sim.DiskTearsAtEdges()), scene.RequestTimeout(writeTimeout))
 	r := c.W.Rand()
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo))) }
 	crash1 := between(40*time.Millisecond, 120*time.Millisecond)

@@ -64,7 +64,7 @@ type catchUpWorld struct {
 func catchUp(seed int64, boot scene.Boot) *catchUpWorld {
 	rnd := rand.New(rand.NewSource(seed))
 	s := scene.New(seed, boot, scene.Servers(catchUpServers), scene.Latency(catchUpLink.Min, catchUpLink.Max),
-		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(syncLatency)))
+		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
 	w := newWorld(s, chaosKeys...)
 	leader := s.Servers[0]
 	away := s.Servers[1+rnd.Intn(len(s.Servers)-1)]

@@ -64,7 +64,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 		n = 5
 	}
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(normal.Min, normal.Max),
-		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(syncLatency)))
+		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
 	w := newWorld(s, chaosKeys...)
 	workers := []string{"client-a", "client-b", "client-c"}
 

@@ -45,7 +45,7 @@ const minorityKey = "deployments/web"
 func minority(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
 	s := scene.New(seed, boot, scene.Servers(minorityServers), scene.Latency(normal.Min, normal.Max),
-		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(syncLatency)))
+		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
 	w := newWorld(s, chaosKeys...)
 	leader := s.Servers[0]
 	companion := s.Servers[1+rnd.Intn(len(s.Servers)-1)]

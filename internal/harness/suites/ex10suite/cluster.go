@@ -78,7 +78,7 @@ type earlyAck struct {
 // newWorld builds a scene of n servers with the chapter's links.
 func newWorld(seed int64, serve scene.Boot, n int) *world {
 	s := scene.New(seed, serve, scene.Servers(n), scene.Latency(clientLink[0], clientLink[1]),
-		scene.RequestTimeout(requestTimeout), scene.World(sim.DiskSyncLatency(diskSync)))
+		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(diskSync)))
 	for i, a := range s.Servers {
 		for _, b := range s.Servers[i+1:] {
 			s.W.SetLinks(a, b, peerLink)

@@ -1,0 +1,298 @@
+package scene
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/suite"
+)
+
+// A World is one finished world of a chapter, as its judges receive it: the
+// scene it played, and whatever else the chapter keeps about it (the plans
+// its clients followed, what the servers held). A *Scene is a World of its
+// own; a chapter that keeps more embeds one, or holds one, and says which.
+type World interface {
+	// Stage is the scene the world played: its seed, its history, its
+	// faults and its timeline.
+	Stage() *Scene
+}
+
+// Stage makes a *Scene a World by itself.
+func (s *Scene) Stage() *Scene { return s }
+
+// A Judge judges one finished world: the failure it finds there, told as a
+// story, or nil when what it guards holds. A judge only reads the world. It
+// needs not fill in the seed, round the time, or draw the timeline: the
+// runner does, from the world's scene, before the world is let go.
+type Judge[W World] func(w W) *suite.Failure
+
+// A Build builds the world of one seed and runs it to its end.
+type Build[W World] func(seed int64) W
+
+// Chapter is a hidden suite, declared: the worlds it builds and the checks it
+// judges them by. Run runs it. Each (world, seed) is built and run once
+// whatever the number of checks that judge it; every check that plays it is
+// judged before it is let go, and the verdicts are kept.
+//
+//	scene.Chapter[*run]{
+//		ID:     "ex07",
+//		Worlds: map[string]scene.Build[*run]{"random": randomWorld},
+//		Checks: []scene.Check[*run]{{
+//			Name:   "partitions",
+//			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(120), Guard: &scene.Guard{MinCompleted: 10, MinCovered: 0.9}}},
+//			Judges: []scene.Judge[*run]{splitBrain, lostWrite, converged},
+//		}},
+//	}.Run(t)
+type Chapter[W World] struct {
+	ID     string              // the chapter: "ex07"
+	Worlds map[string]Build[W] // how to build each of its worlds
+	Checks []Check[W]          // its checks, each by its registry name
+	// Ran is the first judge of every check: a world that could not run
+	// to its end. The default is Ran, on the world's scene.
+	Ran Judge[W]
+}
+
+// Check is one check of a chapter: the worlds it plays, in order, and the
+// judges it asks about each, in order, the most specific cause first. The
+// check fails with the first failure of the first world that has one.
+type Check[W World] struct {
+	Name   string // its name in the chapter's registry entry
+	Plays  []Play
+	Judges []Judge[W]
+	// Figures are texts the check shows about the first world of its first
+	// play, passing or not, for the book to quote (suite.Figure).
+	Figures []Figure[W]
+}
+
+// Play is a run of one of a chapter's worlds over seeds.
+type Play struct {
+	World string // the name of a world in Chapter.Worlds
+	Seeds Seeds
+	Guard *Guard // guards a randomized play against vacuous runs; nil: none
+}
+
+// Guard asks that a randomized play exercised what it was for: that at least
+// MinCovered (0 to 1) of its worlds had a fault that met a client operation,
+// with at least MinCompleted operations completed (check.Exercised). When
+// the worlds fall short, it says whose failure that is: the cluster's, which
+// left requests unanswered, or the test's, whose faults met an idle cluster.
+type Guard struct {
+	MinCompleted int
+	MinCovered   float64
+	// Faults picks the faults the guard counts in a world (default: all
+	// of the scene's). A fault that lasts a whole run, such as a link slow
+	// from start to end, meets every operation and proves nothing.
+	Faults func(s *Scene) []check.Fault
+}
+
+// Figure is one figure of a check: a name the book's captures use, and its
+// text, computed from a world.
+type Figure[W World] struct {
+	Name string
+	Text func(w W) string
+}
+
+// Seeds is how many seeds a play explores, and how SEED and RUNS change it.
+type Seeds struct {
+	kind seedKind
+	n    int
+}
+
+type seedKind int
+
+const (
+	random seedKind = iota
+	story
+	scenes
+)
+
+// Random is n seeds from 1 (suite.Seeds): RUNS widens it, SEED replays one.
+func Random(n int) Seeds { return Seeds{random, n} }
+
+// Story is the n seeds of a scripted scene (suite.StorySeeds): SEED replays
+// one, RUNS leaves it alone.
+func Story(n int) Seeds { return Seeds{story, n} }
+
+// Scenes is the n seeds of the scripted scenes a randomized check plays
+// before its random worlds (suite.SceneSeeds): with SEED set, that seed
+// alone if it is one of them, and none otherwise.
+func Scenes(n int) Seeds { return Seeds{scenes, n} }
+
+// List is the seeds, as the environment has them.
+func (s Seeds) List() []int64 {
+	switch s.kind {
+	case story:
+		return suite.StorySeeds(s.n)
+	case scenes:
+		return suite.SceneSeeds(s.n)
+	}
+	return suite.Seeds(s.n)
+}
+
+// Run runs the chapter's checks as subtests of t, in the registry's order
+// (suite.Run), and reports the first failure of each with its story, its
+// timeline, its seed and the command that replays it.
+func (c Chapter[W]) Run(t *testing.T) {
+	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	checks := map[string]suite.CheckFunc{}
+	for i := range c.Checks {
+		checks[c.Checks[i].Name] = func(t *testing.T) { r.check(t, i) }
+	}
+	suite.Run(t, c.ID, checks)
+}
+
+// Verdict judges one world of check name as the chapter's runner would,
+// without a test: the first failure, finished (seed, time, timeline), or nil.
+// It is for a chapter's own tests of its judges and worlds.
+func (c Chapter[W]) Verdict(name, world string, seed int64) *suite.Failure {
+	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	for i, k := range c.Checks {
+		if k.Name == name {
+			return r.verdicts(world, seed).fail[i]
+		}
+	}
+	panic(fmt.Sprintf("scene: chapter %s has no check %q", c.ID, name))
+}
+
+// played is one world of a chapter, at one seed.
+type played struct {
+	world string
+	seed  int64
+}
+
+// verdicts is what one world showed, check by check, kept once the world
+// is let go.
+type verdicts struct {
+	fail      []*suite.Failure            // the first failure, by check
+	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
+	figures   map[int]map[string]string   // by check, for the checks that show this world
+	draw      map[*suite.Failure]func(io.Writer) error
+}
+
+type runner[W World] struct {
+	c    Chapter[W]
+	done map[played]*verdicts
+}
+
+// check runs check i: its plays in order, its guards at the end of each.
+func (r *runner[W]) check(t *testing.T, i int) {
+	k := r.c.Checks[i]
+	for p, play := range k.Plays {
+		var cov check.Coverage
+		for j, seed := range play.Seeds.List() {
+			v := r.verdicts(play.World, seed)
+			if p == 0 && j == 0 {
+				for _, fig := range k.Figures {
+					suite.Figure(t, fig.Name, v.figures[i][fig.Name])
+				}
+			}
+			if f := v.fail[i]; f != nil {
+				r.report(t, k.Name, *f, v.draw[f])
+				return
+			}
+			if play.Guard != nil {
+				cov.Add(seed, v.exercised[play.Guard])
+			}
+		}
+		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
+			return
+		}
+	}
+}
+
+// report reports f, with its drawing written next to the learner's other
+// files when it has one.
+func (r *runner[W]) report(t *testing.T, name string, f suite.Failure, draw func(io.Writer) error) {
+	t.Helper()
+	if draw != nil {
+		if path, err := suite.WriteDrawing(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", r.c.ID, name, f.Seed), draw); err == nil {
+			f.HTML = path
+		}
+	}
+	suite.Report(t, f)
+}
+
+// verdicts builds and runs world at seed, unless it already has, and
+// judges it for every check that plays it.
+func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
+	key := played{world, seed}
+	if v, ok := r.done[key]; ok {
+		return v
+	}
+	build, ok := r.c.Worlds[world]
+	if !ok {
+		panic(fmt.Sprintf("scene: chapter %s has no world %q", r.c.ID, world))
+	}
+	w := build(seed)
+	s := w.Stage()
+	defer s.Close()
+	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks)), exercised: map[*Guard]*check.Violation{},
+		figures: map[int]map[string]string{}, draw: map[*suite.Failure]func(io.Writer) error{}}
+	ran := r.c.Ran
+	if ran == nil {
+		ran = OnStage[W](Ran)
+	}
+	runFailure := ran(w)
+	if runFailure != nil {
+		runFailure = s.Finish(*runFailure)
+	}
+	for i, k := range r.c.Checks {
+		plays := slices.IndexFunc(k.Plays, func(p Play) bool { return p.World == world })
+		if plays < 0 {
+			continue
+		}
+		if len(k.Figures) > 0 && k.Plays[0].World == world && firstSeed(k.Plays[0].Seeds) == seed {
+			v.figures[i] = map[string]string{}
+			for _, fig := range k.Figures {
+				v.figures[i][fig.Name] = fig.Text(w)
+			}
+		}
+		v.fail[i] = runFailure
+		if runFailure == nil {
+			for _, judge := range k.Judges {
+				if f := judge(w); f != nil {
+					draw := f.Drawing
+					v.fail[i] = s.Finish(*f)
+					v.draw[v.fail[i]] = draw
+					break
+				}
+			}
+		}
+		for _, p := range k.Plays {
+			if p.World == world && p.Guard != nil {
+				faults := s.Faults
+				if p.Guard.Faults != nil {
+					faults = p.Guard.Faults(s)
+				}
+				v.exercised[p.Guard] = check.Exercised(s.History, faults, p.Guard.MinCompleted)
+			}
+		}
+	}
+	r.done[key] = v
+	return v
+}
+
+// firstSeed is the first seed a play runs, or 0 when it runs none.
+func firstSeed(s Seeds) int64 {
+	if l := s.List(); len(l) > 0 {
+		return l[0]
+	}
+	return 0
+}
+
+// Finish completes a failure a judge found in this scene: the seed, the
+// time rounded to a tenth of a millisecond, and the timeline around it
+// unless the judge drew one.
+func (s *Scene) Finish(f suite.Failure) *suite.Failure {
+	f.Seed = s.Seed
+	f.At = f.At.Round(100 * time.Microsecond)
+	if f.Timeline == "" {
+		f.Timeline = s.Timeline(f.At)
+	}
+	f.Drawing = nil
+	return &f
+}
