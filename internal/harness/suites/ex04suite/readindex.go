@@ -3,10 +3,8 @@ package ex04suite
 import (
 	"fmt"
 	"math/rand"
-	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -102,6 +100,11 @@ const (
 )
 
 var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut, riLostAsk}
+
+// String names the scene, as the chapter's worlds do.
+func (v riVariant) String() string {
+	return [...]string{"second cut", "overtaken", "joined", "long cut", "lost ask"}[v]
+}
 
 // readIndexScene builds and runs the read-index scene v of seed. The seed
 // decides which server takes the writes, when the faults begin and how long
@@ -271,25 +274,6 @@ func runReadIndexScene(s *scene.Scene, writer, lagging sim.NodeID) {
 	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
 	s.AuditAt(riAuditAt, "deployments", web)
 	s.Run(riAuditAt + 30*time.Second)
-}
-
-// readIndexWorlds runs every read-index scene over its seeds and judges
-// each as the randomized worlds are judged; it says whether the check may
-// go on.
-func readIndexWorlds(t *testing.T, serve scene.Boot) bool {
-	for _, seed := range suite.SceneSeeds(riSeeds) {
-		for _, v := range riVariants {
-			s := readIndexScene(seed, serve, v)
-			ok := s.ReportRun(t) && s.ReportOneHistory(t) &&
-				s.Report(t, check.Durable(s.History, s.Longest())) &&
-				s.LinearizableRetold(t, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details })
-			s.Close()
-			if !ok {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // retellReadIndex says what a read-index scene built, from the declared
