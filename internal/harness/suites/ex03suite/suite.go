@@ -309,7 +309,7 @@ func describe(w *world) (string, time.Duration) {
 				continue
 			}
 			for _, s := range w.drill.Servers() {
-				if s != id && (f.Node == s || strings.Contains(f.Desc, string(s))) {
+				if s != id && f.Touches(s) {
 					return true
 				}
 			}
