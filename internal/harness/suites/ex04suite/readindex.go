@@ -119,8 +119,7 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 	case riLostAsk:
 		return lostAskScene(seed, serve)
 	}
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	second := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
@@ -147,16 +146,17 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 }
 
 // newReadIndexScene begins every read-index scene: the scene of seed, its
-// random source, and which server takes the writes (the seed decides) and
-// which lags behind.
-func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, writer, lagging sim.NodeID) {
+// random source, a jitter of up to riJitter drawn from it, and which server
+// takes the writes (the seed decides) and which lags behind.
+func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, jitter func() time.Duration, writer, lagging sim.NodeID) {
 	s = scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
 	r = s.W.Rand()
+	jitter = func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	writer, lagging = server1, server2
 	if r.Intn(2) == 1 {
 		writer, lagging = lagging, writer
 	}
-	return s, r, writer, lagging
+	return s, r, jitter, writer, lagging
 }
 
 // kubectlCreates has kubectl create web with riCreated replicas through the
@@ -187,8 +187,7 @@ func lateRead(s *scene.Scene, list bool) func(p *sim.Proc, api *kube.Client) {
 
 // joinedScene builds and runs the joined read-index scene of seed.
 func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
 		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
 	// The cut begins just after the slow spell ends, not at the same instant,
@@ -209,8 +208,7 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // longCutScene builds and runs the long-cut read-index scene of seed.
 func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
 	s.Inject(cut)
@@ -227,8 +225,7 @@ func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // lostAskScene builds and runs the lost-ask read-index scene of seed.
 func lostAskScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)

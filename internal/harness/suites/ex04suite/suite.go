@@ -1,7 +1,6 @@
 package ex04suite
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"testing"
@@ -53,7 +52,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, v), readIndex: true} }
 		readIndex = append(readIndex, scene.Play{World: name, Seeds: scene.Scenes(riSeeds)})
 	}
-	ran, durable := scene.OnStage[*world](scene.Ran), scene.OnStage[*world](scene.Durable)
+	on := scene.OnStage[*world]
+	ran, oneHistory, converged, durable := on(scene.Ran), on(scene.OneHistoryOnce), on(scene.Converged), on(scene.Durable)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
 	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, Checks: []scene.Check[*world]{
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -320,20 +320,6 @@ func unanswered(w *world) *suite.Failure {
 		}
 	}
 	return nil
-}
-
-// oneHistory judges the audited histories prefixes of one, the most
-// specific cause first: a server that numbered one change twice (it applied
-// a repeated message as a new change), then the position where the
-// histories part, then a write the one history holds twice.
-func oneHistory(w *world) *suite.Failure {
-	return scene.Violated(cmp.Or(scene.NumberedTwice(w.Histories), check.OneHistory(w.Histories), scene.AppliedTwice(w.History, w.Longest())))
-}
-
-// converged judges that both servers hold the same objects once the
-// clients have stopped.
-func converged(w *world) *suite.Failure {
-	return scene.Violated(check.Converged(w.States, w.AuditedAt))
 }
 
 // linearizable is scene.Linearizable; in a read-index scene the details

@@ -46,6 +46,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		"one-history":  func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, 1, true)} },
 		"linearizable": func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, 2, false)} },
 	}
+	oneHistory, converged := scene.OnStage[*world](scene.OneHistoryOnce), scene.OnStage[*world](scene.Converged)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
 	linearizablePlays := []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}}
 	for _, v := range ocVariants {
@@ -64,20 +65,6 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		{Name: "linearizable", Plays: linearizablePlays,
 			Judges: []scene.Judge[*world]{oneHistory, lostWrite, staleDelete, linearizable, writesRefused(acceptedShare, true)}},
 	}, Ran: func(w *world) *suite.Failure { return cmp.Or(unansweredAnyRead(w), scene.Ran(w.Scene)) }}
-}
-
-// oneHistory judges the audited histories prefixes of one, the most
-// specific cause first: a server that numbered one change twice, then the
-// position where the histories part, then a write the one history holds
-// twice.
-func oneHistory(w *world) *suite.Failure {
-	return scene.Violated(cmp.Or(scene.NumberedTwice(w.Histories), check.OneHistory(w.Histories), scene.AppliedTwice(w.History, w.Longest())))
-}
-
-// converged judges that both servers hold the same objects once the
-// clients have stopped.
-func converged(w *world) *suite.Failure {
-	return scene.Violated(check.Converged(w.States, w.AuditedAt))
 }
 
 // staleDelete judges that no conditional deletion was acknowledged against
