@@ -74,16 +74,15 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 }
 
 // world is one cluster of the zoo at one seed, and what the drill concluded
-// there.
+// there. Nothing runs in it once the drill has returned: its time is when
+// the drill returned, and drill.Ran says how often it ran the world and the
+// first error a run ended with (a deadlock, a panic in a process, ...).
 type world struct {
 	*scene.Scene
 	cluster  cluster
 	drill    *drill.Cluster
-	finding  error         // what the drill returned: nil is "healthy"
-	panicked string        // the drill itself panicked: the value and stack
-	runs     int           // how many times the drill ran the world
-	runErr   error         // the world could not go on (deadlock, panic in a process, ...)
-	end      time.Duration // the virtual time when the drill returned
+	finding  error  // what the drill returned: nil is "healthy"
+	panicked string // the drill itself panicked: the value and stack
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
@@ -99,8 +98,6 @@ func play(impl func(c *drill.Cluster) error, cl cluster, seed int64) *world {
 		}()
 		w.finding = impl(w.drill)
 	}()
-	w.runs, w.runErr = w.drill.Ran()
-	w.end = s.W.Now()
 	// The timeline: the servers, then the first clients the drill added.
 	clients := w.drill.Clients()
 	s.Lanes(append(slices.Clone(s.Servers), clients[:min(len(clients), 3)]...)...)
@@ -120,20 +117,20 @@ func plays(clusters []cluster) []scene.Play {
 // world must be able to go on (no deadlock, no panic in a process).
 func ran(w *world) *suite.Failure {
 	var f suite.Failure
-	switch {
+	switch _, err := w.drill.Ran(); {
 	case w.panicked != "":
 		f = suite.Failure{Name: suite.PanicName, Story: fmt.Sprintf("your drill panicked on the cluster %q", w.cluster.name), Details: w.panicked}
-	case w.runErr != nil:
-		f = suite.RunFailure(w.runErr)
+	case err != nil:
+		f = suite.RunFailure(err)
 		f.Story = fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", w.cluster.name, f.Story)
 		if f.Details == "" {
-			f.Details = w.runErr.Error()
+			f.Details = err.Error()
 		}
 	default:
 		return nil
 	}
 	if f.At == 0 {
-		f.At = w.end
+		f.At = w.W.Now()
 	}
 	f.Clause = course.OneHistory
 	return &f
@@ -147,7 +144,7 @@ func missed(w *world) *suite.Failure {
 		return nil
 	}
 	did, focus := describe(w)
-	if w.cluster.needs != "" && w.runs > 0 {
+	if runs, _ := w.drill.Ran(); w.cluster.needs != "" && runs > 0 {
 		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", w.cluster.needs)
 	}
 	return &suite.Failure{Name: nameSilence, Clause: course.OneHistory, At: focus, Details: did,
@@ -160,7 +157,7 @@ func falseAlarm(w *world) *suite.Failure {
 	if w.cluster.broken || w.finding == nil {
 		return nil
 	}
-	return &suite.Failure{Name: nameFalseAlarm, Clause: course.OneHistory, At: w.end,
+	return &suite.Failure{Name: nameFalseAlarm, Clause: course.OneHistory, At: w.W.Now(),
 		Story: fmt.Sprintf("reported a finding against the cluster %q, which keeps the contract (seed %d): %s",
 			w.cluster.name, w.Seed, firstLine(w.finding.Error())),
 		Details: fmt.Sprintf("the cluster %q %s.\n"+
@@ -267,7 +264,7 @@ func noFalseAlarm(plays [][]*suite.Failure, prefix string) *suite.Failure {
 func describe(w *world) (string, time.Duration) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "what your drill did in this world (seed %d):\n", w.Seed)
-	if w.runs == 0 {
+	if runs, _ := w.drill.Ran(); runs == 0 {
 		b.WriteString("  it never ran the world (c.Run): nothing happened, and it declared the cluster healthy\n")
 		return b.String(), 0
 	}
@@ -290,36 +287,22 @@ func describe(w *world) (string, time.Duration) {
 	if len(faults) > 0 {
 		b.WriteString("\n")
 	}
+	// on: fault f was on at at; otherAway: a fault that downs or cuts off
+	// a server other than id was.
+	on := func(f sim.Fault, at time.Duration) bool { return at >= f.Start && (f.Open || at <= f.End) }
 	during := func(at time.Duration) bool {
-		for _, f := range faults {
-			if at >= f.Start && (f.Open || at <= f.End) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(faults, func(f sim.Fault) bool { return on(f, at) })
 	}
-	clients := map[sim.NodeID]bool{}
-	for _, id := range w.drill.Clients() {
-		clients[id] = true
-	}
-	// otherAway: a fault that downs or cuts off a server other than id.
 	otherAway := func(id sim.NodeID, at time.Duration) bool {
-		for _, f := range faults {
-			if at < f.Start || (!f.Open && at > f.End) {
-				continue
-			}
-			for _, s := range w.drill.Servers() {
-				if s != id && f.Touches(s) {
-					return true
-				}
-			}
-		}
-		return false
+		return slices.ContainsFunc(faults, func(f sim.Fault) bool {
+			return on(f, at) && slices.ContainsFunc(w.drill.Servers(), func(s sim.NodeID) bool { return s != id && f.Touches(s) })
+		})
 	}
+	clients := w.drill.Clients()
 	var writes, writesDuring, reads, readsDuring int
 	readBy, readWhileOtherAway := map[sim.NodeID]int{}, map[sim.NodeID]int{}
 	for _, ev := range w.W.Trace().Events() {
-		if ev.Kind != sim.EvSend || !clients[ev.Node] {
+		if ev.Kind != sim.EvSend || !slices.Contains(clients, ev.Node) {
 			continue
 		}
 		switch ev.Msg.(type) {
@@ -362,7 +345,7 @@ func describe(w *world) (string, time.Duration) {
 	b.WriteString("\n  then it returned nil: \"healthy\"\n")
 	b.WriteString("a drill catches a broken cluster only by making it contradict itself: writes during the fault, reads from every server, a comparison.\n")
 	if focus < 0 {
-		focus = w.end
+		focus = w.W.Now()
 	}
 	return b.String(), focus
 }
