@@ -66,6 +66,12 @@ type Check[W World] struct {
 	// Figures are texts the check shows about the first world of its first
 	// play, passing or not, for the book to quote (suite.Figure).
 	Figures []Figure[W]
+	// Tally, when set, decides a check that counts (ex03: a drill must
+	// catch a broken cluster on 90% of the seeds) from every world it
+	// plays rather than from the first that fails: it receives each play's
+	// failures, seed by seed (nil where a world held), and returns the
+	// failure to report, without a drawing, or nil.
+	Tally func(plays [][]*suite.Failure) *suite.Failure
 }
 
 // Play is a run of one of a chapter's worlds over seeds.
@@ -178,9 +184,11 @@ type runner[W World] struct {
 	done map[played]*verdicts
 }
 
-// check runs check i: its plays in order, its guards at the end of each.
+// check runs check i: its plays in order, its guards at the end of each,
+// and its tally at the end.
 func (r *runner[W]) check(t *testing.T, i int) {
 	k := r.c.Checks[i]
+	tally := make([][]*suite.Failure, len(k.Plays))
 	for p, play := range k.Plays {
 		var cov check.Coverage
 		for j, seed := range play.Seeds.List() {
@@ -190,16 +198,22 @@ func (r *runner[W]) check(t *testing.T, i int) {
 					suite.Figure(t, fig.Name, v.figures[i][fig.Name])
 				}
 			}
-			if f := v.fail[i]; f != nil {
+			if f := v.fail[i]; f != nil && k.Tally == nil {
 				r.report(t, k.Name, *f, v.draw[f])
 				return
 			}
+			tally[p] = append(tally[p], v.fail[i])
 			if play.Guard != nil {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
 		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
 			return
+		}
+	}
+	if k.Tally != nil {
+		if f := k.Tally(tally); f != nil {
+			r.report(t, k.Name, *f, nil)
 		}
 	}
 }
