@@ -177,8 +177,10 @@ type run struct {
 	bad        *badDelete    // the first delete no successful read asked for
 	goneAt     time.Duration // when the history deleted web (0: never)
 	orphans    *orphans      // web's pods left standing when it was created again
-	runErr     error
 }
+
+// Stage is the scene the run played.
+func (r *run) Stage() *scene.Scene { return r.s }
 
 // goneSettle is how long a pod of web may stand once web is gone from the
 // history and server-1 can reach it: time for the controller's next read to
@@ -258,10 +260,11 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	return r
 }
 
-// play builds and runs the world; the caller judges it and closes it.
+// play builds the world and runs it to its end; the runner judges it and
+// closes it.
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
-	r.runErr = r.s.Run(sc.end)
+	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
 	return r
 }
 

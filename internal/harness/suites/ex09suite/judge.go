@@ -3,6 +3,7 @@ package ex09suite
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,40 +37,18 @@ var (
 	noCatchUp       = failure{"did-not-catch-up", course.DurableAgreement}
 )
 
-// A row is one row of the page's table: a check, and how it judges a run.
-type row struct {
-	check string
-	judge func(r *run) *suite.Failure
-}
-
-// rows are the table's rows, in the page's order.
-var rows = []row{
-	{"consistent-reads", (*run).consistentReads},
-	{"cached-reads", (*run).cachedReads},
-	{"writes", (*run).writes},
-	{"watches", (*run).watchesFollow},
-	{"controllers", (*run).controllerHeld},
-	{"catch-up", (*run).caughtUp},
-}
-
-// fail builds the failure f of this run at virtual time at, with the
-// timeline around it.
+// fail is the failure f of this run at virtual time at.
 func (r *run) fail(f failure, at time.Duration, details string, format string, args ...any) *suite.Failure {
-	at = at.Round(100 * time.Microsecond)
-	return &suite.Failure{Name: f.name, Clause: f.clause, At: at, Seed: r.s.Seed,
-		Story:    fmt.Sprintf(format, args...),
-		Details:  strings.TrimSpace(details + "\n\n" + r.sceneLines()),
-		Timeline: r.s.Timeline(at)}
+	return &suite.Failure{Name: f.name, Clause: f.clause, At: at, Story: fmt.Sprintf(format, args...),
+		Details: strings.TrimSpace(details + "\n\n" + r.sceneLines())}
 }
 
 // sceneLines describes the scene from its own values.
 func (r *run) sceneLines() string {
 	return fmt.Sprintf("the scene: etcd holds the one history; server-1 and server-2 are API servers in front of it.\n"+
 		"  %s\n  the pipeline scales web to %d through server-2 at %s\n  the controller reconciles web through server-1; kubectl works through server-1",
-		r.sc.cut, r.sc.scaleTo, fmtT(r.sc.scaleAt))
+		r.sc.cut, r.sc.scaleTo, suite.FormatTime(r.sc.scaleAt))
 }
-
-func fmtT(d time.Duration) string { return suite.FormatTime(d) }
 
 // --- the history, as the store accepted it -------------------------------
 
@@ -182,14 +161,14 @@ func diff(got, want map[string]any) string {
 
 // outage says when the cut was, for stories.
 func (r *run) outage() string {
-	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", fmtT(r.sc.cut.From), fmtT(r.sc.cut.Until()))
+	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", suite.FormatTime(r.sc.cut.From), suite.FormatTime(r.sc.cut.Until()))
 }
 
 // inOutage reports whether a request of server-1's was sent during the cut.
 func (r *run) inOutage(q request) bool { return q.server == server1 && r.sc.cut.During(q.call) }
 
 func (q request) describe() string {
-	return fmt.Sprintf("%s's %s through %s at %s", q.client, q.what, q.server, fmtT(q.call))
+	return fmt.Sprintf("%s's %s through %s at %s", q.client, q.what, q.server, suite.FormatTime(q.call))
 }
 
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
@@ -202,11 +181,11 @@ func (r *run) consistentReads() *suite.Failure {
 		if q.took() > Bound {
 			return r.fail(readHung, q.call+Bound, "",
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+				q.server, q.client, q.what, suite.FormatTime(q.call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.ret), r.outage())
 		}
 		if errors.Is(q.err, kube.ErrNotFound) && q.kind == getLatest {
 			if why := r.notGone(q.call, q.ret); why != "" {
-				return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), fmtT(q.ret), why)
+				return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.ret), why)
 			}
 		}
 		if q.err != nil {
@@ -215,10 +194,10 @@ func (r *run) consistentReads() *suite.Failure {
 		if r.inOutage(q) && q.ret < r.sc.cut.Until() {
 			return r.fail(readStale, q.ret, "",
 				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				q.describe(), q.answer(), fmtT(q.ret), r.outage())
+				q.describe(), q.answer(), suite.FormatTime(q.ret), r.outage())
 		}
 		if why := r.notCurrent(q); why != "" {
-			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.ret), why)
 		}
 	}
 	return r.controllerReads()
@@ -233,10 +212,10 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web {
 			continue
 		}
-		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, fmtT(op.Call))
+		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, suite.FormatTime(op.Call))
 		if op.Result.Outcome == check.NotFound {
 			if why := r.notGone(op.Call, op.Return); why != "" {
-				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, fmtT(op.Return), why)
+				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(op.Return), why)
 			}
 			continue
 		}
@@ -246,12 +225,12 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
 			return r.fail(readStale, op.Return, "",
 				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), r.outage())
+				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), r.outage())
 		}
 		if last, ok := r.latestOf(web, op.Call); ok && op.Result.Version < last.Version {
 			return r.fail(readStale, op.Return, "",
 				"%s was answered %s=%v (rv=%d) at %s, but the history had had %s=%v since rv=%d, accepted at %s, before the read began",
-				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), web, last.Value, last.Version, fmtT(last.At))
+				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), web, last.Value, last.Version, suite.FormatTime(last.At))
 		}
 	}
 	return nil
@@ -270,7 +249,7 @@ func (r *run) notGone(call, ret time.Duration) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, fmtT(last.At))
+	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, suite.FormatTime(last.At))
 }
 
 // notCurrent says why a consistent read's answer was not the history's
@@ -280,7 +259,7 @@ func (r *run) notCurrent(q request) string {
 	case getLatest:
 		last, ok := r.latestOf(web, q.call)
 		if ok && q.obj.ResourceVersion < last.Version {
-			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, fmtT(last.At))
+			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
 		}
 	case listLatest:
 		if v := r.versionAt(q.call); q.list.ResourceVersion < v {
@@ -308,13 +287,13 @@ func (r *run) cachedReads() *suite.Failure {
 			}
 			return r.fail(cachedRefused, at, "",
 				"%s (a read with resourceVersion \"0\", which any version may answer) got %s after %s: server-1's watch cache could have answered it at once, store or no store (%s)",
-				q.describe(), q.answer(), fmtT(q.took()), r.outage())
+				q.describe(), q.answer(), suite.FormatTime(q.took()), r.outage())
 		}
 		if q.err != nil {
 			continue
 		}
 		if why := r.untrue(q); why != "" {
-			return r.fail(cachedUntrue, q.ret, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+			return r.fail(cachedUntrue, q.ret, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.ret), why)
 		}
 	}
 	return nil
@@ -372,9 +351,9 @@ func (r *run) writes() *suite.Failure {
 		for _, c := range r.changes() {
 			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
 				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
-				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
 				if c.Deleted { // maybe another client's delete
-					later = fmt.Sprintf("the history deleted %s only at %s, %s after the client heard yes, as rv=%d", c.Key, fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+					later = fmt.Sprintf("the history deleted %s only at %s, %s after the client heard yes, as rv=%d", c.Key, suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
 				}
 				break
 			}
@@ -385,13 +364,13 @@ func (r *run) writes() *suite.Failure {
 		}
 		return r.fail(writeAcked, op.Return, "the write: "+op.String(),
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
-			op.Client, op.Input, op.Server, fmtT(op.Return), op.Result.Version, held, later, r.outage())
+			op.Client, op.Input, op.Server, suite.FormatTime(op.Return), op.Result.Version, held, later, r.outage())
 	}
 	for _, q := range r.requests {
 		if !q.kind.read() && q.took() > Bound {
 			return r.fail(writeHung, q.call+Bound, "",
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+				q.server, q.client, q.what, suite.FormatTime(q.call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.ret), r.outage())
 		}
 	}
 	// A delete that named a version must find its object still at it.
@@ -401,11 +380,9 @@ func (r *run) writes() *suite.Failure {
 	// Every client's writes and consistent reads, the controller's too,
 	// must fit one order of the history (porcupine, per key).
 	if l := check.Linearizable(r.s.History, 0); !l.OK() {
-		v := l.Violation
+		v, faults := l.Violation, r.s.Faults
 		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
-		if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), l, r.s.Faults); err == nil {
-			f.HTML = html
-		}
+		f.Drawing = func(w io.Writer) error { return l.DrawHTML(w, faults) }
 		return f
 	}
 	return nil
@@ -426,10 +403,10 @@ func (r *run) watchesFollow() *suite.Failure {
 			if w.kind != kind {
 				continue
 			}
-			if w.err != nil && !isGone(w.err) && r.sc.cut.During(w.call) {
+			if w.err != nil && !errors.Is(w.err, kube.ErrGone) && r.sc.cut.During(w.call) {
 				return r.fail(watchClosed, w.ret, "",
 					"the watcher's WATCH %s from rv=%d through server-1 at %s ended in %v at %s: a watch served from the cache has no reason to end while the store is away (%s)",
-					kind, w.from, fmtT(w.call), w.err, fmtT(w.ret), r.outage())
+					kind, w.from, suite.FormatTime(w.call), w.err, suite.FormatTime(w.ret), r.outage())
 			}
 			if w.relist != nil {
 				pos = 0
@@ -446,17 +423,17 @@ func (r *run) watchesFollow() *suite.Failure {
 				if c, ok := r.change(got.Version); !ok || !same(got, c) {
 					return r.fail(watchUnaccepted, w.ret, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, a change the history does not hold at rv=%d (%s)",
-						kind, w.from, ev, fmtT(w.ret), got.Version, r.outage())
+						kind, w.from, ev, suite.FormatTime(w.ret), got.Version, r.outage())
 				}
 				if pos < len(want) && got.Version > want[pos].Version {
 					missed := want[pos]
 					return r.fail(watchSkipped, w.ret, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
-						kind, w.from, ev, fmtT(w.ret), missed.Version, missed.Key, describeValue(missed), fmtT(missed.At), r.outage())
+						kind, w.from, ev, suite.FormatTime(w.ret), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
 				}
 				return r.fail(watchSkipped, w.ret, "",
 					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
-					kind, w.from, ev, fmtT(w.ret), prevVersion(want, pos))
+					kind, w.from, ev, suite.FormatTime(w.ret), prevVersion(want, pos))
 			}
 		}
 	}
@@ -481,18 +458,6 @@ func prevVersion(want []check.Change, pos int) int64 {
 	return want[pos-1].Version
 }
 
-// isGone reports whether err is, itself and not wrapped, the API's Gone: a
-// kube.StatusError, or a pointer to one a server made.
-func isGone(err error) bool {
-	switch se := err.(type) {
-	case kube.StatusError:
-		return se.Reason == "Gone"
-	case *kube.StatusError:
-		return se.Reason == "Gone"
-	}
-	return false
-}
-
 // --- row 5: no destructive action because the store could not be reached -
 
 // badDelete is a delete of one of web's pods that nothing in the history
@@ -508,22 +473,22 @@ type badDelete struct {
 }
 
 func (b *badDelete) story() string {
-	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", fmtT(b.sent), b.key, b.pods, b.desired)
+	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", suite.FormatTime(b.sent), b.key, b.pods, b.desired)
 	if b.accepted {
-		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, fmtT(b.sent), fmtT(b.acceptedAt), b.pods, b.desired)
+		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, suite.FormatTime(b.sent), suite.FormatTime(b.acceptedAt), b.pods, b.desired)
 	}
 	switch {
 	case b.read == nil:
 		return what + ": it had not read deployments/web in that reconcile"
 	case b.read.Result.Outcome == check.OK:
-		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", fmtT(b.read.Call), b.read.Result.Value)
+		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", suite.FormatTime(b.read.Call), b.read.Result.Value)
 	}
 	why := "the store could not be reached"
 	if b.read.Return-b.read.Call >= controllerTimeout {
 		why = fmt.Sprintf("server-1's answer did not reach it within its own timeout of %s", controllerTimeout)
 	}
 	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (%s), and it took a failed read for a deployment that wants no pods",
-		fmtT(b.read.Call), fmtT(b.read.Return), why)
+		suite.FormatTime(b.read.Call), suite.FormatTime(b.read.Return), why)
 }
 
 // justified decides about one delete of a web pod, which would leave pods
@@ -636,10 +601,10 @@ func (r *run) caughtUp() *suite.Failure {
 			"the pipeline deleted %s through server-2 at %s; when it created web again at %s, %s after server-1 could reach the store again "+
 				"(where a read of web said NotFound), web's old pods still stood (%s): a deployment that is gone wants no pods, "+
 				"and a NotFound, unlike a read that failed, says for sure that it is gone (%s)",
-			web, fmtT(r.goneAt), fmtT(o.at), fmtT(o.at-o.since), strings.Join(o.pods, ", "), r.outage())
+			web, suite.FormatTime(r.goneAt), suite.FormatTime(o.at), suite.FormatTime(o.at-o.since), strings.Join(o.pods, ", "), r.outage())
 	}
 	if !a.done {
-		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, fmtT(heal))
+		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, suite.FormatTime(heal))
 	}
 	state := r.stateAt("", a.rv)
 	_, webThere := state[web]
@@ -649,29 +614,29 @@ func (r *run) caughtUp() *suite.Failure {
 		if readOK {
 			q = a.write
 		}
-		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), fmtT(q.call-heal), fmtT(heal), q.answer())
+		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), suite.FormatTime(q.call-heal), suite.FormatTime(heal), q.answer())
 	}
 	if pods, _ := podsAndDesired(state); !webThere && pods > 0 {
 		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood: "+
-			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, fmtT(heal), fmtT(r.goneAt), pods)
+			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods)
 	}
 	if pods, desired := podsAndDesired(state); pods != desired {
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, fmtT(heal), pods, desired)
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired)
 	}
 	for _, id := range r.s.Servers {
 		if err := a.cacheErrs[id]; err != nil {
-			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back, a read with rv=\"0\" from %s failed: %v", fmtT(a.at), CatchUp, id, err)
+			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back, a read with rv=\"0\" from %s failed: %v", suite.FormatTime(a.at), CatchUp, id, err)
 		}
 		for i, kind := range []string{"deployments", "pods"} {
 			l := a.caches[id][i]
 			if l.ResourceVersion < a.rv {
 				want := r.stateAt(kind, a.rv)
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s was still at rv=%d where the history is at rv=%d: %s",
-					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
 			}
 			if d := diff(listState(l), r.stateAt(kind, l.ResourceVersion)); d != "" {
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s at rv=%d is not the history at that version: %s",
-					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, d)
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, d)
 			}
 		}
 	}
@@ -695,7 +660,7 @@ func (r *run) caughtUp() *suite.Failure {
 		}
 		if seen < last {
 			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, the watcher's watch of %s through server-1 had delivered changes up to rv=%d only; the history's last change of %s is rv=%d",
-				fmtT(a.at), CatchUp, fmtT(heal), kind, seen, kind, last)
+				suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), kind, seen, kind, last)
 		}
 	}
 	return nil
@@ -725,7 +690,7 @@ func (r *run) outageFigure() string {
 		if q.server == r.sc.cut.A && r.sc.cut.During(q.call) {
 			mark = "✂"
 		}
-		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", fmtT(q.call), mark, q.client, q.server, q.what, fmtT(q.ret), fmtT(q.took()), q.answer())
+		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", suite.FormatTime(q.call), mark, q.client, q.server, q.what, suite.FormatTime(q.ret), suite.FormatTime(q.took()), q.answer())
 	}
 	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
 	return b.String()
