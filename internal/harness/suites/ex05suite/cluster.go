@@ -231,6 +231,7 @@ func (r relayed) String() string {
 type cluster struct {
 	s       *scene.Scene
 	sc      scenario
+	told    string // the scene, in one paragraph, for the failures' details
 	store   *kube.MemStore
 	beliefs map[sim.NodeID]*belief
 
@@ -260,6 +261,18 @@ type leftAtZero struct {
 	pod        string
 	since      time.Duration // when the pod stood while web wanted 0: zeroAt, or its create
 	pods       []string      // every pod of web standing at the scale up
+}
+
+// Stage is the scene the cluster played.
+func (cl *cluster) Stage() *scene.Scene { return cl.s }
+
+// play builds the world of sc, told as told, and runs it to its end; the
+// runner judges it and closes it.
+func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
+	cl := build(seed, sc, newController)
+	cl.told = told
+	_ = cl.s.Run(sc.end) // the error stays in cl.s.Err, for ran
+	return cl
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
@@ -340,9 +353,6 @@ func quiet(e sim.Event) bool {
 	}
 	return false
 }
-
-// run runs the world to its end; the caller closes it.
-func (cl *cluster) run() { _ = cl.s.Run(cl.sc.end) }
 
 // podNames lists web's pods in the history now.
 func (cl *cluster) podNames() []string {
