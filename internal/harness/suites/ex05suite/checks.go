@@ -147,6 +147,13 @@ func ran(cl *cluster) *suite.Failure {
 	return f
 }
 
+// fail is the failure name at virtual time at, told with the scene and
+// the last changes of log.
+func (cl *cluster) fail(name string, at time.Duration, story string, log []change) *suite.Failure {
+	return &suite.Failure{Name: name, Clause: course.OneHistory, At: at, Story: story,
+		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(log, 14)}
+}
+
 // tooMany judges the first create that left more pods than desired.
 func (cl *cluster) tooMany() *suite.Failure {
 	if cl.overshoot == nil {
@@ -162,8 +169,7 @@ func (cl *cluster) deletedNewer() *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return &suite.Failure{Name: "deleted-a-newer-pod", Clause: course.OneHistory, At: v.at, Story: newerStory(v),
-		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
+	return cl.fail("deleted-a-newer-pod", v.at, newerStory(v), cl.log)
 }
 
 // changedForeign judges the first change a controller of web made to a pod
@@ -173,8 +179,7 @@ func (cl *cluster) changedForeign() *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return &suite.Failure{Name: "another-deployments-pod", Clause: course.OneHistory, At: v.at, Story: foreignStory(v),
-		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
+	return cl.fail("another-deployments-pod", v.at, foreignStory(v), cl.log)
 }
 
 // deletedBlind judges the first delete of a wanted pod in a reconcile that
@@ -184,8 +189,7 @@ func (cl *cluster) deletedBlind() *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return &suite.Failure{Name: "deleted-a-wanted-pod", Clause: course.OneHistory, At: v.at, Story: blindStory(v),
-		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(logUntil(cl.log, v.at), 14)}
+	return cl.fail("deleted-a-wanted-pod", v.at, blindStory(v), logUntil(cl.log, v.at))
 }
 
 // converged judges that no pod of web stood for zeroSettle while web wanted

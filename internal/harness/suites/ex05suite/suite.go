@@ -1,6 +1,7 @@
 package ex05suite
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,9 +16,11 @@ func Run[C Controller](t *testing.T, newController func() C) {
 	chapter(func() Controller { return newController() }).Run(t)
 }
 
-// chapter is the suite, declared: the page's scene, and the randomized
-// worlds that the randomized and converges checks both judge.
+// chapter is the suite, declared: the page's scene, judged by every rule;
+// and the randomized worlds, judged by the rules of what each change may
+// do (randomized) and by where they end (converges).
 func chapter(newController func() Controller) scene.Chapter[*cluster] {
+	rules := []scene.Judge[*cluster]{(*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
 	return scene.Chapter[*cluster]{
 		ID: "ex05",
 		Worlds: map[string]scene.Build[*cluster]{
@@ -28,18 +31,16 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 			},
 		},
 		Checks: []scene.Check[*cluster]{{
-			Name:  "story",
-			Plays: []scene.Play{{World: "story", Seeds: scene.Story(20)}},
-			Judges: []scene.Judge[*cluster]{(*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign,
-				(*cluster).deletedBlind, (*cluster).converged, (*cluster).createdAny},
+			Name:    "story",
+			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(20)}},
+			Judges:  append(slices.Clip(rules), (*cluster).converged, (*cluster).createdAny),
 			Figures: []scene.Figure[*cluster]{{Name: "pods", Text: (*cluster).podsFigure}},
 		}, {
 			Name: "randomized",
 			// The slow link lasts every whole run and proves nothing; the
 			// crash must meet a busy cluster.
-			Plays: []scene.Play{{World: "random", Seeds: scene.Random(100),
-				Guard: &scene.Guard{MinCompleted: 10, MinCovered: 0.9, Faults: crashes}}},
-			Judges: []scene.Judge[*cluster]{(*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind},
+			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 10, MinCovered: 0.9, Faults: crashes}}},
+			Judges: rules,
 		}, {
 			Name:   "converges",
 			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(100)}},
