@@ -2,11 +2,11 @@ package ex05suite
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 )
 
 // Run runs the hidden suite of chapter 5 against the learner's controllers:
@@ -55,7 +55,7 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 func crashes(s *scene.Scene) []check.Fault {
 	var out []check.Fault
 	for _, f := range s.Faults {
-		if strings.HasPrefix(f.Name, "crash") {
+		if f.Kind == sim.FaultCrash {
 			out = append(out, f)
 		}
 	}
