@@ -164,40 +164,135 @@ func (r *run) outage() string {
 	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", suite.FormatTime(r.sc.cut.From), suite.FormatTime(r.sc.cut.Until()))
 }
 
-// inOutage reports whether a request of server-1's was sent during the cut.
-func (r *run) inOutage(q request) bool { return q.server == server1 && r.sc.cut.During(q.call) }
+// --- the requests, as the scene logged them --------------------------------
 
-func (q request) describe() string {
-	return fmt.Sprintf("%s's %s through %s at %s", q.client, q.what, q.server, suite.FormatTime(q.call))
+// request is one request a client made, as the scene logged it, told the
+// chapter's way.
+type request kube.Request
+
+// requests are the requests the table judges, in the order they were
+// answered: kubectl's, the pipeline's and the auditor's, whose reads with
+// rv="0" are its own (catch-up judges them). The controller's reads are in
+// the history, and the watcher's are the watches row's.
+func (r *run) requests() []request {
+	var out []request
+	for _, q := range r.s.Requests.All() {
+		_, list := q.Ask.(kube.ListRequest)
+		if c := sim.NodeID(q.Client); c == kubectl || c == pipeline || c == auditor && !list {
+			out = append(out, request(q))
+		}
+	}
+	return out
 }
+
+// kind is the read the request was, or 0 for a write.
+func (q request) kind() opKind {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		if a.Opts.ResourceVersion == kube.Any {
+			return getAny
+		}
+		return getLatest
+	case kube.ListRequest:
+		switch {
+		case a.Opts.ResourceVersion != kube.Any:
+			return listLatest
+		case a.Kind == "deployments":
+			return listAnyDeploy
+		}
+		return listAny
+	}
+	return 0
+}
+
+func (q request) read() bool          { return q.kind() != 0 }
+func (q request) took() time.Duration { return q.Return - q.Call }
+func (q request) obj() kube.Object    { o, _ := q.Reply.(kube.Object); return o }
+func (q request) list() kube.List     { l, _ := q.Reply.(kube.List); return l }
+func (q request) describe() string {
+	return fmt.Sprintf("%s's %s through %s at %s", q.Client, q.what(), q.Server, suite.FormatTime(q.Call))
+}
+
+// what is the request, for a story: "GET deployments/web", "LIST pods
+// (rv=0)", "DELETE deployments/job-3 if rv=12".
+func (q request) what() string {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		return "GET " + a.Key + cached(a.Opts)
+	case kube.ListRequest:
+		return "LIST " + a.Kind + cached(a.Opts)
+	case kube.CreateRequest:
+		if a.Object.Key() == web {
+			return fmt.Sprintf("CREATE %s replicas=%d", web, a.Object.Replicas)
+		}
+		return "CREATE " + a.Object.Key()
+	case kube.UpdateRequest:
+		return fmt.Sprintf("UPDATE %s replicas=%d", a.Object.Key(), a.Object.Replicas) + ifVersion(a.Object.ResourceVersion)
+	case kube.DeleteRequest:
+		return "DELETE " + a.Key + ifVersion(a.ResourceVersion)
+	}
+	return fmt.Sprintf("%T", q.Ask)
+}
+
+func cached(opts kube.ReadOptions) string {
+	if opts.ResourceVersion == kube.Any {
+		return " (rv=0)"
+	}
+	return ""
+}
+
+func ifVersion(rv int64) string {
+	if rv == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" if rv=%d", rv)
+}
+
+// answer is what the request came to, for a story: "5 items @rv=7",
+// "Unavailable (500)", "no answer".
+func (q request) answer() string {
+	var se kube.StatusError
+	switch {
+	case q.Err == nil:
+		return fmt.Sprint(q.Reply)
+	case errors.As(q.Err, &se) && se.Reason == "Timeout" && q.took() >= clientTimeout:
+		return fmt.Sprintf("no answer (kubectl gave up after %s)", clientTimeout)
+	case errors.As(q.Err, &se):
+		return fmt.Sprintf("%s (%d)", se.Reason, se.Code)
+	}
+	return "error: " + q.Err.Error()
+}
+
+// inOutage reports whether a request of server-1's was sent during the cut.
+func (r *run) inOutage(q request) bool { return q.Server == server1 && r.sc.cut.During(q.Call) }
 
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
 
 func (r *run) consistentReads() *suite.Failure {
-	for _, q := range r.requests {
-		if !q.kind.latest() {
+	for _, q := range r.requests() {
+		if !q.kind().latest() {
 			continue
 		}
 		if q.took() > Bound {
-			return r.fail(readHung, q.call+Bound, "",
+			return r.fail(readHung, q.Call+Bound, "",
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, suite.FormatTime(q.call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.ret), r.outage())
+				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
-		if errors.Is(q.err, kube.ErrNotFound) && q.kind == getLatest {
-			if why := r.notGone(q.call, q.ret); why != "" {
-				return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.ret), why)
+		if errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest {
+			if why := r.notGone(q.Call, q.Return); why != "" {
+				return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.Return), why)
 			}
 		}
-		if q.err != nil {
+		if q.Err != nil {
 			continue
 		}
-		if r.inOutage(q) && q.ret < r.sc.cut.Until() {
-			return r.fail(readStale, q.ret, "",
+		if r.inOutage(q) && q.Return < r.sc.cut.Until() {
+			return r.fail(readStale, q.Return, "",
 				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				q.describe(), q.answer(), suite.FormatTime(q.ret), r.outage())
+				q.describe(), q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
 		if why := r.notCurrent(q); why != "" {
-			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.ret), why)
+			return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
 		}
 	}
 	return r.controllerReads()
@@ -255,18 +350,18 @@ func (r *run) notGone(call, ret time.Duration) string {
 // notCurrent says why a consistent read's answer was not the history's
 // current state at some moment while it was in flight, or "".
 func (r *run) notCurrent(q request) string {
-	switch q.kind {
+	switch q.kind() {
 	case getLatest:
-		last, ok := r.latestOf(web, q.call)
-		if ok && q.obj.ResourceVersion < last.Version {
+		last, ok := r.latestOf(web, q.Call)
+		if ok && q.obj().ResourceVersion < last.Version {
 			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
 		}
 	case listLatest:
-		if v := r.versionAt(q.call); q.list.ResourceVersion < v {
+		if v := r.versionAt(q.Call); q.list().ResourceVersion < v {
 			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
 		}
-		if d := diff(listState(q.list), r.stateAt("pods", q.list.ResourceVersion)); d != "" {
-			return "but the history at rv=" + fmt.Sprint(q.list.ResourceVersion) + " differs: " + d
+		if d := diff(listState(q.list()), r.stateAt("pods", q.list().ResourceVersion)); d != "" {
+			return "but the history at rv=" + fmt.Sprint(q.list().ResourceVersion) + " differs: " + d
 		}
 	}
 	return ""
@@ -275,25 +370,25 @@ func (r *run) notCurrent(q request) string {
 // --- row 2: "0" reads are served from the cache, and true to their version
 
 func (r *run) cachedReads() *suite.Failure {
-	for _, q := range r.requests {
-		if !q.kind.read() || q.kind.latest() {
+	for _, q := range r.requests() {
+		if !q.read() || q.kind().latest() {
 			continue
 		}
-		refused := q.err != nil && !r.goneBy(q) || q.took() > Bound
-		if refused && q.client != auditor {
-			at := q.ret
+		refused := q.Err != nil && !r.goneBy(q) || q.took() > Bound
+		if refused {
+			at := q.Return
 			if q.took() > Bound {
-				at = q.call + Bound
+				at = q.Call + Bound
 			}
 			return r.fail(cachedRefused, at, "",
 				"%s (a read with resourceVersion \"0\", which any version may answer) got %s after %s: server-1's watch cache could have answered it at once, store or no store (%s)",
 				q.describe(), q.answer(), suite.FormatTime(q.took()), r.outage())
 		}
-		if q.err != nil {
+		if q.Err != nil {
 			continue
 		}
 		if why := r.untrue(q); why != "" {
-			return r.fail(cachedUntrue, q.ret, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.ret), why)
+			return r.fail(cachedUntrue, q.Return, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
 		}
 	}
 	return nil
@@ -302,11 +397,11 @@ func (r *run) cachedReads() *suite.Failure {
 // goneBy reports whether a get of web that came back NotFound may be
 // true: the history had deleted web by the time it was answered.
 func (r *run) goneBy(q request) bool {
-	if q.kind != getAny && q.kind != getLatest || !errors.Is(q.err, kube.ErrNotFound) {
+	if q.kind() != getAny && q.kind() != getLatest || !errors.Is(q.Err, kube.ErrNotFound) {
 		return false
 	}
 	for _, c := range r.changes() {
-		if c.Key == web && c.Deleted && c.At <= q.ret {
+		if c.Key == web && c.Deleted && c.At <= q.Return {
 			return true
 		}
 	}
@@ -316,22 +411,22 @@ func (r *run) goneBy(q request) bool {
 // untrue says why a cached read's answer is not the history as it stood at
 // the version the answer names, or "".
 func (r *run) untrue(q request) string {
-	if q.kind == getAny {
-		c, ok := r.change(q.obj.ResourceVersion)
-		if !ok || c.Key != web || c.At > q.ret || fmt.Sprint(c.Value) != fmt.Sprint(q.obj.Value()) {
-			return fmt.Sprintf("but the history never held %s at rv=%d: the server answered with a change the store had not accepted", q.obj, q.obj.ResourceVersion)
+	if q.kind() == getAny {
+		c, ok := r.change(q.obj().ResourceVersion)
+		if !ok || c.Key != web || c.At > q.Return || fmt.Sprint(c.Value) != fmt.Sprint(q.obj().Value()) {
+			return fmt.Sprintf("but the history never held %s at rv=%d: the server answered with a change the store had not accepted", q.obj(), q.obj().ResourceVersion)
 		}
 		return ""
 	}
 	kind := "pods"
-	if q.kind == listAnyDeploy {
+	if q.kind() == listAnyDeploy {
 		kind = "deployments"
 	}
-	if v := r.versionAt(q.ret); q.list.ResourceVersion > v {
+	if v := r.versionAt(q.Return); q.list().ResourceVersion > v {
 		return fmt.Sprintf("but the history had only reached rv=%d: the list names a version the store had not accepted", v)
 	}
-	if d := diff(listState(q.list), r.stateAt(kind, q.list.ResourceVersion)); d != "" {
-		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list.ResourceVersion, d)
+	if d := diff(listState(q.list()), r.stateAt(kind, q.list().ResourceVersion)); d != "" {
+		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list().ResourceVersion, d)
 	}
 	return ""
 }
@@ -366,11 +461,11 @@ func (r *run) writes() *suite.Failure {
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
 			op.Client, op.Input, op.Server, suite.FormatTime(op.Return), op.Result.Version, held, later, r.outage())
 	}
-	for _, q := range r.requests {
-		if !q.kind.read() && q.took() > Bound {
-			return r.fail(writeHung, q.call+Bound, "",
+	for _, q := range r.requests() {
+		if !q.read() && q.took() > Bound {
+			return r.fail(writeHung, q.Call+Bound, "",
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, suite.FormatTime(q.call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.ret), r.outage())
+				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
 	}
 	// A delete that named a version must find its object still at it.
@@ -399,45 +494,61 @@ func (r *run) watchesFollow() *suite.Failure {
 			}
 		}
 		pos := 0
-		for _, w := range r.watches {
-			if w.kind != kind {
+		for _, q := range r.watched(kind) {
+			w, watch := q.Ask.(kube.WatchRequest)
+			if !watch { // a list after Gone: the watcher goes on from its version
+				if q.Err == nil {
+					pos = 0
+					for pos < len(want) && want[pos].Version <= q.list().ResourceVersion {
+						pos++
+					}
+				}
 				continue
 			}
-			if w.err != nil && !errors.Is(w.err, kube.ErrGone) && r.sc.cut.During(w.call) {
-				return r.fail(watchClosed, w.ret, "",
+			if q.Err != nil && !errors.Is(q.Err, kube.ErrGone) && r.sc.cut.During(q.Call) {
+				return r.fail(watchClosed, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 at %s ended in %v at %s: a watch served from the cache has no reason to end while the store is away (%s)",
-					kind, w.from, suite.FormatTime(w.call), w.err, suite.FormatTime(w.ret), r.outage())
+					kind, w.ResourceVersion, suite.FormatTime(q.Call), q.Err, suite.FormatTime(q.Return), r.outage())
 			}
-			if w.relist != nil {
-				pos = 0
-				for pos < len(want) && want[pos].Version <= w.relist.ResourceVersion {
-					pos++
-				}
-			}
-			for _, ev := range w.events {
+			events, _ := q.Reply.([]kube.Event)
+			for _, ev := range events {
 				got := check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(), Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted}
 				if pos < len(want) && same(got, want[pos]) {
 					pos++
 					continue
 				}
 				if c, ok := r.change(got.Version); !ok || !same(got, c) {
-					return r.fail(watchUnaccepted, w.ret, "",
+					return r.fail(watchUnaccepted, q.Return, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, a change the history does not hold at rv=%d (%s)",
-						kind, w.from, ev, suite.FormatTime(w.ret), got.Version, r.outage())
+						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), got.Version, r.outage())
 				}
 				if pos < len(want) && got.Version > want[pos].Version {
 					missed := want[pos]
-					return r.fail(watchSkipped, w.ret, "",
+					return r.fail(watchSkipped, q.Return, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
-						kind, w.from, ev, suite.FormatTime(w.ret), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
+						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
 				}
-				return r.fail(watchSkipped, w.ret, "",
+				return r.fail(watchSkipped, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
-					kind, w.from, ev, suite.FormatTime(w.ret), prevVersion(want, pos))
+					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), prevVersion(want, pos))
 			}
 		}
 	}
 	return nil
+}
+
+// watched is what the watcher asked server-1 about kind, in order: its
+// watches, and the lists it started again from after Gone.
+func (r *run) watched(kind string) []request {
+	var out []request
+	for _, q := range r.s.Requests.All() {
+		w, watch := q.Ask.(kube.WatchRequest)
+		l, list := q.Ask.(kube.ListRequest)
+		if q.Client == string(watcher) && (watch && w.Kind == kind || list && l.Kind == kind) {
+			out = append(out, request(q))
+		}
+	}
+	return out
 }
 
 func same(a, b check.Change) bool {
@@ -608,13 +719,23 @@ func (r *run) caughtUp() *suite.Failure {
 	}
 	state := r.stateAt("", a.rv)
 	_, webThere := state[web]
-	readOK := a.read.err == nil || !webThere && errors.Is(a.read.err, kube.ErrNotFound)
-	if !readOK || a.write.err != nil {
-		q := a.read
-		if readOK {
-			q = a.write
+	var read, write request // the auditor's, through server-1
+	for _, q := range r.requests() {
+		if q.Client == string(auditor) {
+			if _, get := q.Ask.(kube.GetRequest); get {
+				read = q
+			} else {
+				write = q
+			}
 		}
-		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), suite.FormatTime(q.call-heal), suite.FormatTime(heal), q.answer())
+	}
+	readOK := read.Err == nil || !webThere && errors.Is(read.Err, kube.ErrNotFound)
+	if !readOK || write.Err != nil {
+		q := read
+		if readOK {
+			q = write
+		}
+		return r.fail(noCatchUp, q.Return, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), suite.FormatTime(q.Call-heal), suite.FormatTime(heal), q.answer())
 	}
 	if pods, _ := podsAndDesired(state); !webThere && pods > 0 {
 		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood: "+
@@ -648,13 +769,17 @@ func (r *run) caughtUp() *suite.Failure {
 			}
 		}
 		var seen int64
-		for _, w := range r.watches {
-			if w.kind == kind && w.ret <= a.at {
-				if w.relist != nil {
-					seen = max(seen, w.relist.ResourceVersion)
+		for _, q := range r.watched(kind) {
+			switch reply := q.Reply.(type) {
+			case []kube.Event:
+				for _, ev := range reply {
+					if q.Return <= a.at {
+						seen = max(seen, ev.Object.ResourceVersion)
+					}
 				}
-				for _, ev := range w.events {
-					seen = max(seen, ev.Object.ResourceVersion)
+			case kube.List: // sent as the watch before it came back with Gone
+				if q.Err == nil && q.Call <= a.at {
+					seen = max(seen, reply.ResourceVersion)
 				}
 			}
 		}
@@ -680,17 +805,17 @@ func (r *run) outageFigure() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
 	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
-	reqs := slices.Clone(r.requests)
-	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.call - b.call) })
+	reqs := r.requests()
+	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.Call - b.Call) })
 	for _, q := range reqs {
-		if q.client == auditor {
+		if q.Client == string(auditor) {
 			continue
 		}
 		mark := " "
-		if q.server == r.sc.cut.A && r.sc.cut.During(q.call) {
+		if q.Server == r.sc.cut.A && r.sc.cut.During(q.Call) {
 			mark = "✂"
 		}
-		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", suite.FormatTime(q.call), mark, q.client, q.server, q.what, suite.FormatTime(q.ret), suite.FormatTime(q.took()), q.answer())
+		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", suite.FormatTime(q.Call), mark, q.Client, q.Server, q.what(), suite.FormatTime(q.Return), suite.FormatTime(q.took()), q.answer())
 	}
 	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
 	return b.String()
