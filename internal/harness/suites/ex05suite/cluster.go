@@ -133,7 +133,6 @@ type change struct {
 	at       time.Duration // when etcd accepted it
 	what     string        // "ADDED pods/web-3"
 	key      string
-	rv       int64
 	create   bool
 	by, via  sim.NodeID
 	pods     int
@@ -154,10 +153,8 @@ type overshoot struct {
 // newerDelete is a delete of a pod version the deleting controller never saw.
 type newerDelete struct {
 	change
-	got    bool  // the controller had read that version, but with a get, never in a list
-	seenRV int64 // the version of the pod it had seen, 0 if none
-	seenAt time.Duration
-	made   change // the create of the version it removed
+	got  bool   // the controller had read that version, but with a get, never in a list
+	made change // the create of the version it removed
 }
 
 // foreignChange is the first change a controller made to a pod web does not
@@ -309,7 +306,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 		if o.Kind == "pods" {
 			pods++
 		}
-		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), by: "(before)", pods: pods, desired: sc.initial}
 		cl.log = append(cl.log, c)
 		cl.created[versionOf(o)] = c
 	}
@@ -405,7 +402,7 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
-	ch := change{at: p.Now(), what: what, key: o.Key(), rv: o.ResourceVersion, by: r.By, via: via, pods: pods, desired: cl.desired}
+	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
 	_, isCreate := r.Req.(kube.CreateRequest)
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
@@ -435,10 +432,9 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	if _, ok := r.Req.(kube.DeleteRequest); ok && r.Blind && before.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
-	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
+	if _, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
-			_ = del
 		}
 	}
 	cl.log = append(cl.log, ch)

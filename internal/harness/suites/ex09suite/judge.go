@@ -513,11 +513,11 @@ func (r *run) watchesFollow() *suite.Failure {
 			events, _ := q.Reply.([]kube.Event)
 			for _, ev := range events {
 				got := check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(), Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted}
-				if pos < len(want) && same(got, want[pos]) {
+				if pos < len(want) && got.Equal(want[pos]) {
 					pos++
 					continue
 				}
-				if c, ok := r.change(got.Version); !ok || !same(got, c) {
+				if c, ok := r.change(got.Version); !ok || !got.Equal(c) {
 					return r.fail(watchUnaccepted, q.Return, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, a change the history does not hold at rv=%d (%s)",
 						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), got.Version, r.outage())
@@ -549,10 +549,6 @@ func (r *run) watched(kind string) []request {
 		}
 	}
 	return out
-}
-
-func same(a, b check.Change) bool {
-	return a.Version == b.Version && a.Key == b.Key && a.Deleted == b.Deleted && (a.Deleted || fmt.Sprint(a.Value) == fmt.Sprint(b.Value))
 }
 
 func describeValue(c check.Change) string {
