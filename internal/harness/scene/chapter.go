@@ -86,6 +86,8 @@ type Play struct {
 // with at least MinCompleted operations completed (check.Exercised). When
 // the worlds fall short, it says whose failure that is: the cluster's, which
 // left requests unanswered, or the test's, whose faults met an idle cluster.
+// Checks that play the same world may share one *Guard: it is judged once
+// a world.
 type Guard struct {
 	MinCompleted int
 	MinCovered   float64
@@ -277,7 +279,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 			}
 		}
 		for _, p := range k.Plays {
-			if p.World == world && p.Guard != nil {
+			if _, judged := v.exercised[p.Guard]; p.World == world && p.Guard != nil && !judged { // a guard several checks share is judged once
 				faults := s.Faults
 				if p.Guard.Faults != nil {
 					faults = p.Guard.Faults(s)
