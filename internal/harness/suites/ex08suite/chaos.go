@@ -66,6 +66,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(normal.Min, normal.Max),
 		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
 	w := newWorld(s, chaosKeys...)
+	w.randomized = true
 	workers := []string{"client-a", "client-b", "client-c"}
 
 	for _, id := range s.Servers {
@@ -129,7 +130,7 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 	case 0: // one server crashes, the leader as often as any
 		return []scene.Fault{scene.Crash{Node: pick(), At: at, For: length}}
 	case 1: // one server crashes in the middle of a write to its log
-		return []scene.Fault{scene.CrashMidWrite{Node: pick(), File: logFile, From: at, For: length, Within: length}}
+		return []scene.Fault{scene.CrashMidWrite{Node: pick(), File: LogFile, From: at, For: length, Within: length}}
 	case 2: // two servers crash, overlapping
 		a := pick()
 		b := pick()
