@@ -249,7 +249,7 @@ var (
 func unbounded(w *world) *suite.Failure {
 	crashed := func(from, to time.Duration) bool {
 		for _, f := range w.Faults {
-			if f.Name == "crash "+string(leader) && f.Start <= to && from <= f.End {
+			if f.Kind == sim.FaultCrash && f.Touches(leader) && f.Start <= to && from <= f.End {
 				return true
 			}
 		}
