@@ -3,6 +3,7 @@ package ex08suite
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -147,7 +148,7 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 		for _, i := range order[:len(servers)/2] {
 			cut = append(cut, servers[i])
 		}
-		if rnd.Intn(2) == 0 && !contains(cut, leader) {
+		if rnd.Intn(2) == 0 && !slices.Contains(cut, leader) {
 			cut[0] = leader
 		}
 		side := append([]sim.NodeID(nil), cut...)
@@ -161,15 +162,6 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 		follower := servers[1+rnd.Intn(len(servers)-1)]
 		return []scene.Fault{scene.SlowLink{A: leader, B: follower, Link: slow, From: at, For: length, Normal: normal}}
 	}
-}
-
-func contains(ids []sim.NodeID, id sim.NodeID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // jitter is a random duration in [0, d), drawn from a scenario's own
