@@ -11,6 +11,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 const ms = time.Millisecond
@@ -274,4 +275,36 @@ func TestAReadOfAnyKindMayShowOnlyWhatAMajorityHolds(t *testing.T) {
 	assert.Contains(t, f.Story, "only 2 of 5 servers' disks held it, synced (server-1, server-2) at position 2 of the log")
 	assert.Contains(t, f.Story, "An Any list may be stale, an earlier point of the one history, but never ahead of it")
 	assert.Contains(t, f.Details, "server-3    1 entries · 1: MODIFIED deployments/web{replicas=3 rv=1}\n")
+}
+
+// agreement-first judges the minority scene whole, but asks a randomized
+// world only whether an answer came early: the three other randomized
+// checks judge the rest of the same world. Every failure lists the faults.
+func TestAgreementFirstAsksARandomizedWorldOnlyForAnEarlyAnswer(t *testing.T) {
+	var judges []scene.Judge[*world]
+	for _, k := range chapter(nil).Checks {
+		if k.Name == "agreement-first" {
+			judges = k.Judges
+		}
+	}
+	verdict := func(w *world) *suite.Failure {
+		for _, judge := range judges {
+			if f := judge(w); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	w := judged(3)
+	w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-1"}}, From: 500 * ms, For: time.Second})
+	op(w, "client-a", "server-1", check.Create("deployments/web", 10), 50*ms, 60*ms, check.Acked(1))
+	op(w, "client-a", "server-1", check.Write("deployments/web", 11), 100*ms, 110*ms, check.Acked(2))
+	op(w, "client-b", "server-2", check.Read("deployments/web"), 200*ms, 210*ms, check.Found(10, 1)) // stale
+	f := verdict(w)
+	require.NotNil(t, f, "in the minority scene, the stale read fails the check")
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Contains(t, f.Details, "3 servers (leader server-1); faults:\n  partition server-1 | the rest from 500ms for 1000ms")
+
+	w.randomized = true
+	assert.Nil(t, verdict(w), "in a randomized world, the stale read is the linearizable check's")
 }
