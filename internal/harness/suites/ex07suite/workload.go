@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
@@ -41,49 +42,47 @@ var (
 	linearizableWork = workload{keys: []string{"deployments/web", "deployments/api"}, reads: 0.6}
 )
 
-// runWorkload runs one randomized world of wl with seed.
-func runWorkload(seed int64, serve Server, wl workload) *run {
-	s := newScene(seed, serve, 3)
-	r := &run{s: s, pl: newPlan(s.Servers), rec: &recorder{}}
-	rnd := s.W.Rand()
-	homes := map[sim.NodeID]sim.NodeID{}
-	var clients []sim.NodeID
-	for i, server := range s.Servers {
-		c := sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i))
-		homes[c] = server
-		clients = append(clients, c)
-	}
-	r.faults(rnd, homes)
-
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		for _, key := range wl.keys {
-			newCtl(p, api, sequencer, r.rec).create(key, 1)
+// world builds and runs the randomized worlds of wl.
+func (wl workload) world(serve Server) scene.Build[*run] {
+	return func(seed int64) *run {
+		r := newRun(seed, serve, 3)
+		rnd := r.W.Rand()
+		homes := map[sim.NodeID]sim.NodeID{}
+		var clients []sim.NodeID
+		for i, server := range r.Servers {
+			c := sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i))
+			homes[c] = server
+			clients = append(clients, c)
 		}
-	})
-	next := 1 // replica counts are unique across the world, so a change is found by its value
-	for _, c := range clients {
-		s.Client(string(c), func(p *sim.Proc, api *kube.Client) {
-			ctl := newCtl(p, api, homes[c], r.rec)
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
-			for p.Now() < workEnd {
-				next++
-				err := ctl.request(wl, next)
-				pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
-				switch {
-				case refused(err): // a controller backs off when the cluster says no
-					pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
-				case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
-					pause = 0
-				}
-				p.Sleep(pause)
+		r.Inject(faults(rnd, r.Servers, homes)...)
+
+		r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+			for _, key := range wl.keys {
+				newCtl(p, api, sequencer, r.rec).create(key, 1)
 			}
 		})
+		next := 1 // replica counts are unique across the world, so a change is found by its value
+		for _, c := range clients {
+			r.Client(string(c), func(p *sim.Proc, api *kube.Client) {
+				ctl := newCtl(p, api, homes[c], r.rec)
+				p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
+				for p.Now() < workEnd {
+					next++
+					err := ctl.request(wl, next)
+					pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
+					switch {
+					case refused(err): // a controller backs off when the cluster says no
+						pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
+					case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
+						pause = 0
+					}
+					p.Sleep(pause)
+				}
+			})
+		}
+		r.Lanes(append(clients, r.Servers...)...)
+		return r.play(workAudit, wl.keys...)
 	}
-	s.Lanes(append(clients, s.Servers...)...)
-	s.Show(showNotes)
-	s.AuditAt(workAudit, "deployments", wl.keys...)
-	s.Run(workAudit + 10*time.Second)
-	return r
 }
 
 // request makes one request of every kind a controller makes: reads and
@@ -136,28 +135,27 @@ func (c ctl) request(wl workload, value int) error {
 // faults plans one to three faults, one after another, between faultsFrom
 // and faultsUntil: a partition of the servers (each controller on its
 // server's side), a crash of a server other than the sequencer that comes
-// back with its memory gone,
-// a link between the sequencer and another server slowed past every
-// timeout, or, last and now and then, the sequencer lost for good.
-func (r *run) faults(rnd *rand.Rand, homes map[sim.NodeID]sim.NodeID) {
-	servers := r.s.Servers
+// back with its memory gone, a link between the sequencer and another
+// server slowed past every timeout, or, last and now and then, the
+// sequencer lost for good.
+func faults(rnd *rand.Rand, servers []sim.NodeID, homes map[sim.NodeID]sim.NodeID) []scene.Fault {
+	var planned []scene.Fault
 	at := faultsFrom + time.Duration(rnd.Int63n(int64(300*time.Millisecond)))
 	for n := 1 + rnd.Intn(3); n > 0 && at < faultsUntil-300*time.Millisecond; n-- {
 		length := min(300*time.Millisecond+time.Duration(rnd.Int63n(int64(1200*time.Millisecond))), faultsUntil-at)
 		switch x := rnd.Float64(); {
 		case x < 0.5:
-			r.pl.partition(r.s, randomSplit(rnd, servers, homes), at, length)
+			planned = append(planned, scene.Partition{Groups: randomSplit(rnd, servers, homes), From: at, For: length})
 		case x < 0.7:
-			follower := servers[1+rnd.Intn(len(servers)-1)]
-			r.pl.slowLink(r.s, sequencer, follower, slow, at, length)
+			planned = append(planned, scene.SlowLink{A: sequencer, B: servers[1+rnd.Intn(len(servers)-1)], Link: slow, From: at, For: length})
 		case x < 0.9 || n > 1:
-			r.pl.crash(r.s, servers[1+rnd.Intn(len(servers)-1)], at, length)
+			planned = append(planned, scene.Crash{Node: servers[1+rnd.Intn(len(servers)-1)], At: at, For: length})
 		default:
-			r.pl.crash(r.s, sequencer, at, 0)
-			return
+			return append(planned, scene.Crash{Node: sequencer, At: at})
 		}
 		at += length + time.Duration(rnd.Int63n(int64(400*time.Millisecond)))
 	}
+	return planned
 }
 
 // randomSplit splits the servers in two or three groups, each with the

@@ -37,75 +37,90 @@ const (
 	linkMax = 20 * time.Millisecond
 )
 
-// episode is one fault of a world, as the judges see it: what it did to
-// which nodes, from when until when (forever: math.MaxInt64).
-type episode struct {
-	fault       scene.Fault
-	from, until time.Duration
-	groups      [][]sim.NodeID // a partition: the groups (servers and their clients)
-	down        sim.NodeID     // a crash: the node that is down
-	slow        [2]sim.NodeID  // a slow link: its two ends
+// run is one world of the chapter that ran: its scene, what its faults did,
+// and the requests its clients made that the scene's history does not hold.
+type run struct {
+	*scene.Scene
+	pl  plan
+	rec *recorder
 }
 
-const forever = time.Duration(math.MaxInt64)
+// newRun builds a world of n servers running serve, with the chapter's
+// links and client timeout.
+func newRun(seed int64, serve Server, n int) *run {
+	s := scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
+	return &run{Scene: s, rec: &recorder{}}
+}
 
-func (e episode) active(t time.Duration) bool { return e.from <= t && t < e.until }
+// play runs the world until the auditor has read keys from every server at
+// audit, and plans its faults for the judges.
+func (r *run) play(audit time.Duration, keys ...string) *run {
+	r.Show(showNotes)
+	r.AuditAt(audit, "deployments", keys...)
+	r.Run(audit + 10*time.Second)
+	r.pl = newPlan(r.Scene)
+	return r
+}
 
-// plan is what a world's faults do, second by second: which servers can
+// showNotes keeps what a person follows in a split: each request and its
+// answer, what the servers log, crashes, restarts and faults. Messages
+// between servers are left out: a sequencer's heartbeats would fill the
+// page.
+func showNotes(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	}
+	return false
+}
+
+// plan is what a world's faults do, moment by moment: which servers can
 // reach which, which are up. The judges ask it whether a server could have
-// had a majority at a moment, and whether a moment was calm.
+// had a majority at a moment, and whether a moment was calm. It reads the
+// faults the world declared (a partition, a crash, a slow link), each with
+// its own fields, so that what a story says of a fault is what was built.
 type plan struct {
-	servers  []sim.NodeID
-	episodes []episode
+	servers []sim.NodeID
+	faults  []scene.Fault
 }
 
-func newPlan(servers []sim.NodeID) *plan { return &plan{servers: servers} }
+func newPlan(s *scene.Scene) plan { return plan{servers: s.Servers, faults: s.Declared()} }
+
+// span is when f is in force: from its start until its end (forever, for a
+// crash the node never comes back from).
+func span(f scene.Fault) (from, until time.Duration) {
+	switch f := f.(type) {
+	case scene.Partition:
+		return f.From, f.From + f.For
+	case scene.SlowLink:
+		return f.From, f.From + f.For
+	case scene.Crash:
+		if f.For == 0 {
+			return f.At, time.Duration(math.MaxInt64)
+		}
+		return f.At, f.At + f.For
+	}
+	panic(fmt.Sprintf("ex07suite: no plan for the fault %s", f))
+}
+
+func active(f scene.Fault, t time.Duration) bool {
+	from, until := span(f)
+	return from <= t && t < until
+}
 
 // majority is the fewest servers any two groups of that size share.
-func (pl *plan) majority() int { return len(pl.servers)/2 + 1 }
-
-// partition records and injects a partition of the servers into groups
-// (each with its clients) from from for length.
-func (pl *plan) partition(s *scene.Scene, groups [][]sim.NodeID, from, length time.Duration) {
-	f := scene.Partition{Groups: groups, From: from, For: length}
-	s.Inject(f)
-	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, groups: groups})
-}
-
-// crash records and injects a crash of node at at, restarted length later
-// (zero: it stays down).
-func (pl *plan) crash(s *scene.Scene, node sim.NodeID, at, length time.Duration) {
-	f := scene.Crash{Node: node, At: at, For: length}
-	s.Inject(f)
-	until := at + length
-	if length == 0 {
-		until = forever
-	}
-	pl.episodes = append(pl.episodes, episode{fault: f, from: at, until: until, down: node})
-}
-
-// slowLink records and injects a slow link between a and b.
-func (pl *plan) slowLink(s *scene.Scene, a, b sim.NodeID, l sim.Link, from, length time.Duration) {
-	f := scene.SlowLink{A: a, B: b, Link: l, From: from, For: length}
-	s.Inject(f)
-	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, slow: [2]sim.NodeID{a, b}})
-}
+func (pl plan) majority() int { return len(pl.servers)/2 + 1 }
 
 // up reports whether node is up at t.
-func (pl *plan) up(t time.Duration, node sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.down == node && e.active(t) {
-			return false
-		}
-	}
-	return true
-}
+func (pl plan) up(t time.Duration, node sim.NodeID) bool { return !pl.crashedDuring(t, t, node) }
 
 // crashedDuring reports whether node was down at any moment from a to b.
-func (pl *plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.down == node && e.from <= b && e.until > a {
-			return true
+func (pl plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
+	for _, f := range pl.faults {
+		if c, ok := f.(scene.Crash); ok && c.Node == node {
+			if from, until := span(f); from <= b && until > a {
+				return true
+			}
 		}
 	}
 	return false
@@ -114,9 +129,9 @@ func (pl *plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
 // connected reports whether a and b can reach each other at t: no active
 // partition puts them in different groups (nodes in no group are one more
 // group).
-func (pl *plan) connected(t time.Duration, a, b sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.groups != nil && e.active(t) && group(e.groups, a) != group(e.groups, b) {
+func (pl plan) connected(t time.Duration, a, b sim.NodeID) bool {
+	for _, f := range pl.faults {
+		if p, ok := f.(scene.Partition); ok && active(f, t) && group(p.Groups, a) != group(p.Groups, b) {
 			return false
 		}
 	}
@@ -124,17 +139,12 @@ func (pl *plan) connected(t time.Duration, a, b sim.NodeID) bool {
 }
 
 func group(groups [][]sim.NodeID, id sim.NodeID) int {
-	for i, g := range groups {
-		if slices.Contains(g, id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(groups, func(g []sim.NodeID) bool { return slices.Contains(g, id) })
 }
 
 // reachable counts the servers up and connected to the sequencer at t, the
 // sequencer included (zero if it is down).
-func (pl *plan) reachable(t time.Duration) int {
+func (pl plan) reachable(t time.Duration) int {
 	if !pl.up(t, sequencer) {
 		return 0
 	}
@@ -150,18 +160,19 @@ func (pl *plan) reachable(t time.Duration) int {
 // majorityFor reports whether server could have had a majority behind it at
 // t: it is up and connected to the sequencer, which is up and connected to
 // a majority of the servers.
-func (pl *plan) majorityFor(t time.Duration, server sim.NodeID) bool {
+func (pl plan) majorityFor(t time.Duration, server sim.NodeID) bool {
 	return pl.up(t, server) && pl.connected(t, server, sequencer) && pl.reachable(t) >= pl.majority()
 }
 
 // majorityDuring reports whether server could have had a majority at any
 // moment from call to ret.
-func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
+func (pl plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
 	if pl.majorityFor(call, server) {
 		return true
 	}
-	for _, e := range pl.episodes {
-		for _, t := range []time.Duration{e.from, e.until} {
+	for _, f := range pl.faults {
+		from, until := span(f)
+		for _, t := range []time.Duration{from, until} {
 			if t > call && t <= ret && pl.majorityFor(t, server) {
 				return true
 			}
@@ -173,38 +184,48 @@ func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool 
 // calm reports whether t is a moment of the chapter's liveness promise: no
 // fault active from settle before t to bound after it, and the sequencer
 // up.
-func (pl *plan) calm(t time.Duration) bool {
-	for _, e := range pl.episodes {
-		if e.from <= t+bound && e.until > t-settle {
+func (pl plan) calm(t time.Duration) bool {
+	for _, f := range pl.faults {
+		if from, until := span(f); from <= t+bound && until > t-settle {
 			return false
 		}
 	}
 	return true
 }
 
+// healed is when the last fault ended.
+func (pl plan) healed() time.Duration {
+	var at time.Duration
+	for _, f := range pl.faults {
+		_, until := span(f)
+		at = max(at, until)
+	}
+	return at
+}
+
 // cutOff describes how server stood at t, for stories: "cut off from
 // server-1 (partition server-3 controller-b | the rest from 1000ms for
 // 2000ms)", or "" when it could reach a majority.
-func (pl *plan) cutOff(t time.Duration, server sim.NodeID) string {
+func (pl plan) cutOff(t time.Duration, server sim.NodeID) string {
 	if pl.majorityFor(t, server) {
 		return ""
 	}
 	var why []string
-	for _, e := range pl.episodes {
-		if e.active(t) && (e.groups != nil || e.down != "") {
-			why = append(why, e.fault.String())
+	for _, f := range pl.faults {
+		if _, slow := f.(scene.SlowLink); !slow && active(f, t) {
+			why = append(why, f.String())
 		}
 	}
-	if !pl.up(t, sequencer) {
-		return fmt.Sprintf("the sequencer %s was down (%s)", sequencer, strings.Join(why, "; "))
+	because := strings.Join(why, "; ")
+	switch {
+	case !pl.up(t, sequencer):
+		return fmt.Sprintf("the sequencer %s was down (%s)", sequencer, because)
+	case !pl.connected(t, server, sequencer):
+		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, because)
+	case server == sequencer:
+		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), because)
 	}
-	if !pl.connected(t, server, sequencer) {
-		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, strings.Join(why, "; "))
-	}
-	if server == sequencer {
-		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
-	}
-	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
+	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), because)
 }
 
 // anyRead is one Any read ("0") of an object or a list, which kube.Client
@@ -380,21 +401,6 @@ func reason(err error) string {
 // definite no: Unavailable, Timeout, or a failure to reach the server.
 func refused(err error) bool {
 	return err != nil && !errors.Is(err, kube.ErrNotFound) && !errors.Is(err, kube.ErrAlreadyExists) && !errors.Is(err, kube.ErrConflict)
-}
-
-// servers lists n server names, server-1 first.
-func serverNames(n int) []sim.NodeID {
-	out := make([]sim.NodeID, n)
-	for i := range out {
-		out[i] = sim.NodeID(fmt.Sprintf("server-%d", i+1))
-	}
-	return out
-}
-
-// newScene builds a world of n servers running serve, with the chapter's
-// links and client timeout.
-func newScene(seed int64, serve Server, n int) *scene.Scene {
-	return scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
 }
 
 // short is a Deployment's name without its kind: "web".
