@@ -19,14 +19,14 @@ import (
 // differ, the story starts from the server that said yes on its own, cut
 // off from a majority, if one did, and says who wrote each of the two
 // changes at the first position where they differ.
-func (r *run) splitBrain() *suite.Failure {
+func splitBrain(r *run) *suite.Failure {
 	v := check.OneHistory(r.Histories)
 	if v == nil {
 		return nil
 	}
-	pos, a, b := firstDifference(r.Histories, r.Servers)
-	if pos < 0 { // the checker saw what this search did not: tell its story
-		return &suite.Failure{Name: "split-brain", Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
+	a, b, pos := v.Servers[0], v.Servers[1], 0 // the first two servers apart, and where
+	for r.Histories[a][pos].Equal(r.Histories[b][pos]) {
+		pos++
 	}
 	ca, cb := r.Histories[a][pos], r.Histories[b][pos]
 	if r.alone(cb) && !r.alone(ca) {
@@ -49,7 +49,7 @@ func (r *run) splitBrain() *suite.Failure {
 // appliedTwice: the one history holds no client's write twice, as it does
 // when a write is sent to the sequencer a second time after the first try
 // timed out, and both are ordered.
-func (r *run) appliedTwice() *suite.Failure {
+func appliedTwice(r *run) *suite.Failure {
 	return scene.Violated(scene.AppliedTwice(r.History, r.Longest()))
 }
 
@@ -58,43 +58,6 @@ func (r *run) appliedTwice() *suite.Failure {
 func (r *run) alone(c check.Change) bool {
 	op, ok := r.writer(c)
 	return ok && op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server))
-}
-
-// firstDifference finds the first position where two servers' histories
-// differ, and the two servers (in the order of servers).
-func firstDifference(h map[string][]check.Change, servers []sim.NodeID) (int, string, string) {
-	for pos := 0; ; pos++ {
-		var first string
-		found := false
-		for _, id := range servers {
-			c, ok := at(h[string(id)], pos)
-			if !ok {
-				continue
-			}
-			found = true
-			if first == "" {
-				first = string(id)
-				continue
-			}
-			if f, _ := at(h[first], pos); !sameChange(f, c) {
-				return pos, first, string(id)
-			}
-		}
-		if !found {
-			return -1, "", ""
-		}
-	}
-}
-
-func at(h []check.Change, pos int) (check.Change, bool) {
-	if pos < len(h) {
-		return h[pos], true
-	}
-	return check.Change{}, false
-}
-
-func sameChange(a, b check.Change) bool {
-	return a.Version == b.Version && a.Key == b.Key && fmt.Sprint(a.Value) == fmt.Sprint(b.Value) && a.Deleted == b.Deleted
 }
 
 // describeChange says what a change is and who asked for it: "web=2
@@ -131,31 +94,44 @@ func (r *run) writer(c check.Change) (check.Operation, bool) {
 
 // ackedAlone: no write is acknowledged by a server that could not have had
 // a majority at any moment while it was asked.
-func (r *run) ackedAlone() *suite.Failure {
-	var bad []check.Operation
-	for _, op := range r.History.Operations() {
-		if op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
-			bad = append(bad, op)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	op := bad[0]
-	story := fmt.Sprintf("%s told %s yes for %s at %s, although from the request (%s) to the answer it was %s: "+
-		"no majority of the %d servers could have held the write, so the yes was one side's opinion, not the cluster's agreement",
-		op.Server, op.Client, op.Input, suite.FormatTime(op.Return),
-		suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), len(r.pl.servers))
-	return &suite.Failure{Name: "acknowledged-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "writes acknowledged without a majority:\n" + opLines(bad)}
+func ackedAlone(r *run) *suite.Failure {
+	return r.answeredAlone("acknowledged-without-majority", "writes acknowledged without a majority", check.Operation.Acknowledged,
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s told %s yes for %s at %s", op.Server, op.Client, op.Input, suite.FormatTime(op.Return))
+		}, fmt.Sprintf("no majority of the %d servers could have held the write, so the yes was one side's opinion, not the cluster's agreement", len(r.pl.servers)))
 }
 
 // readAlone: no Latest read is answered by a server that could not have
 // had a majority at any moment while it was asked.
-func (r *run) readAlone() *suite.Failure {
+func readAlone(r *run) *suite.Failure {
+	return r.answeredAlone("read-without-majority", "Latest reads answered without a majority",
+		func(op check.Operation) bool { return op.Input.Kind == check.KindRead && op.Completed() },
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s", op.Server, op.Client, op.Input.Key, suite.FormatTime(op.Return), result(op))
+		}, "a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest read claims it knows")
+}
+
+// refusedAlone: no write is refused with a definite no (NotFound,
+// AlreadyExists, Conflict), a claim about the latest state as much as a
+// read is, by a server that could not have had a majority at any moment
+// while it was asked (the sequencer included: the page promises
+// Unavailable from every server without a majority).
+func refusedAlone(r *run) *suite.Failure {
+	return r.answeredAlone("read-without-majority", "writes refused with a definite no without a majority",
+		func(op check.Operation) bool { return op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() },
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s refused %s's %s at %s with %s", op.Server, op.Client, op.Input, suite.FormatTime(op.Return), result(op))
+		}, "a definite no says what the cluster holds now, as a Latest read does, and a server that cannot reach a majority cannot know it; it must say Unavailable")
+}
+
+// answeredAlone finds the operations that match and were answered by a
+// server that could not have had a majority at any moment while it was
+// asked, and tells the first: what its server did, that it had no
+// majority, and why that breaks the promise.
+func (r *run) answeredAlone(name, details string, match func(check.Operation) bool, did func(check.Operation) string, why string) *suite.Failure {
 	var bad []check.Operation
 	for _, op := range r.History.Operations() {
-		if op.Input.Kind == check.KindRead && op.Completed() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+		if match(op) && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
 			bad = append(bad, op)
 		}
 	}
@@ -163,19 +139,17 @@ func (r *run) readAlone() *suite.Failure {
 		return nil
 	}
 	op := bad[0]
-	story := fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
-		"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest read claims it knows",
-		op.Server, op.Client, op.Input.Key, suite.FormatTime(op.Return), result(op),
-		suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
-	return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "Latest reads answered without a majority:\n" + opLines(bad)}
+	return &suite.Failure{Name: name, Clause: course.AgreementFirst, At: op.Return,
+		Story: fmt.Sprintf("%s, although from the request (%s) to the answer it was %s: %s",
+			did(op), suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), why),
+		Details: details + ":\n" + opLines(bad)}
 }
 
 // listedAlone: no Latest list is answered by a server that could not have
 // had a majority at any moment while it was asked. The history holds a list
 // only as a read of each item it returned, so an empty list answered alone
 // is found here or nowhere.
-func (r *run) listedAlone() *suite.Failure {
+func listedAlone(r *run) *suite.Failure {
 	for _, l := range r.rec.lists {
 		if l.err != nil || r.pl.majorityDuring(l.call, l.ret, sim.NodeID(l.server)) {
 			continue
@@ -189,39 +163,15 @@ func (r *run) listedAlone() *suite.Failure {
 	return nil
 }
 
-// refusedAlone: no write is refused with a definite no (NotFound,
-// AlreadyExists, Conflict), a claim about the latest state as much as a
-// read is, by a server that could not have had a majority at any moment
-// while it was asked (the sequencer included: the page promises
-// Unavailable from every server without a majority).
-func (r *run) refusedAlone() *suite.Failure {
-	var bad []check.Operation
-	for _, op := range r.History.Operations() {
-		if op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
-			bad = append(bad, op)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	op := bad[0]
-	story := fmt.Sprintf("%s refused %s's %s at %s with %s, although from the request (%s) to the answer it was %s: "+
-		"a definite no says what the cluster holds now, as a Latest read does, and a server that cannot reach a majority cannot know it; it must say Unavailable",
-		op.Server, op.Client, op.Input, suite.FormatTime(op.Return), result(op),
-		suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
-	return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "writes refused with a definite no without a majority:\n" + opLines(bad)}
-}
-
 // lostWrite: every acknowledged write is in the longest history left.
-func (r *run) lostWrite() *suite.Failure {
+func lostWrite(r *run) *suite.Failure {
 	return scene.Violated(check.Durable(r.History, r.Longest()))
 }
 
 // slowAnswer: every write and Latest read is answered within the bound,
 // unless the server crashed while it was asked: a crashed server answers
 // nothing.
-func (r *run) slowAnswer() *suite.Failure {
+func slowAnswer(r *run) *suite.Failure {
 	for _, op := range r.History.Operations() {
 		if r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
 			continue
@@ -252,7 +202,7 @@ func (r *run) slowAnswer() *suite.Failure {
 
 // anyReadRefused: every Any read is answered (found or not found) within
 // the bound, unless the server crashed while it was asked.
-func (r *run) anyReadRefused() *suite.Failure {
+func anyReadRefused(r *run) *suite.Failure {
 	for _, a := range r.rec.anyReads {
 		if r.pl.crashedDuring(a.call, a.call+bound, sim.NodeID(a.server)) {
 			continue
@@ -271,7 +221,7 @@ func (r *run) anyReadRefused() *suite.Failure {
 }
 
 // unclearRefusal: a refusal in time is kube.Unavailable.
-func (r *run) unclearRefusal() *suite.Failure {
+func unclearRefusal(r *run) *suite.Failure {
 	for _, u := range r.rec.unclear {
 		story := fmt.Sprintf("%s asked %s (%s) at %s and got %q at %s: a server that cannot get a majority says so with kube.Unavailable (500), so that a client knows to wait and retry rather than guess what went wrong",
 			u.client, u.server, u.what, suite.FormatTime(u.call), u.err.Error(), suite.FormatTime(u.ret))
@@ -312,7 +262,7 @@ func result(op check.Operation) string {
 
 // converged: once every fault has healed, every server that is up holds
 // the same objects. A world whose sequencer is gone promises nothing here.
-func (r *run) converged() *suite.Failure {
+func converged(r *run) *suite.Failure {
 	if !r.pl.up(r.AuditedAt, sequencer) {
 		return nil
 	}
@@ -332,7 +282,7 @@ func (r *run) converged() *suite.Failure {
 // restarted with its memory gone. Objects alone can hide a server that
 // never caught up: once every object is deleted, an empty server holds the
 // same none. It is judged last, when nothing that server did had shown.
-func (r *run) caughtUp() *suite.Failure {
+func caughtUp(r *run) *suite.Failure {
 	if !r.pl.up(r.AuditedAt, sequencer) {
 		return nil
 	}
@@ -369,7 +319,7 @@ func upperFirst(s string) string {
 // definite no (NotFound, AlreadyExists, Conflict). The story says when the
 // refusal came, and, for a read, how far the one history had been
 // acknowledged before it was asked: all the server had to hold to answer.
-func (r *run) refusedWhileCalm() *suite.Failure {
+func refusedWhileCalm(r *run) *suite.Failure {
 	for _, op := range r.History.Operations() {
 		if r.pl.calm(op.Call) && !op.Completed() {
 			owed := ""

@@ -80,7 +80,7 @@ func TestTheSplitBrainStoryStartsFromTheServerThatSaidYesAlone(t *testing.T) {
 		"server-2": {three, {Version: 2, Key: storyKey, Value: scaleA, At: ms(1210)}},
 		"server-3": {three, {Version: 2, Key: storyKey, Value: scaleB, At: ms(1700)}},
 	}
-	f := r.splitBrain()
+	f := splitBrain(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "split-brain", f.Name)
 	assert.Equal(t, course.DurableAgreement, f.Clause)
@@ -89,7 +89,7 @@ func TestTheSplitBrainStoryStartsFromTheServerThatSaidYesAlone(t *testing.T) {
 	assert.Contains(t, f.Story, "web=2 (controller-b through server-3, acknowledged at 1700ms)")
 	assert.Contains(t, f.Story, "server-1 holds web=5 (controller-a through server-1, acknowledged at 1210ms) at rv 2")
 
-	f = r.ackedAlone()
+	f = ackedAlone(r)
 	require.NotNil(t, f, "server-3's yes had no majority behind it")
 	assert.Equal(t, "acknowledged-without-majority", f.Name)
 	assert.Contains(t, f.Story, "server-3 told controller-b yes for write deployments/web=2 at 1700ms")
@@ -102,7 +102,7 @@ func TestAnswersMustComeWithinTheBound(t *testing.T) {
 	h := r.History
 	late := h.Call("controller-b", "server-3", check.Write(storyKey, scaleB), ms(1200))
 	h.Timeout(late, ms(1200)+clientTimeout)
-	f := r.slowAnswer()
+	f := slowAnswer(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "no-answer-in-time", f.Name)
 	assert.Contains(t, f.Story, "heard nothing for 2000ms")
@@ -114,7 +114,7 @@ func TestAnswersMustComeWithinTheBound(t *testing.T) {
 	r.History.Timeout(late, ms(1200)+clientTimeout)
 	inTime := r.History.Call("controller-a", "server-2", check.Read(storyKey), ms(1200))
 	r.History.Timeout(inTime, ms(1200)+bound)
-	assert.Nil(t, r.slowAnswer(), "server-3 crashed while it was asked; server-2 answered at the bound")
+	assert.Nil(t, slowAnswer(r), "server-3 crashed while it was asked; server-2 answered at the bound")
 }
 
 // A cluster that refuses everything keeps one history and loses nothing;
@@ -123,10 +123,10 @@ func TestRefusingWhileCalmIsAFailure(t *testing.T) {
 	r := storySplit()
 	during := r.History.Call("controller-b", "server-3", check.Write(storyKey, 7), ms(1500))
 	r.History.Timeout(during, ms(2300))
-	assert.Nil(t, r.refusedWhileCalm(), "a refusal during the split is the chapter's answer")
+	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
 	after := r.History.Call("controller-b", "server-3", check.Write(storyKey, 8), ms(3600))
 	r.History.Timeout(after, ms(4400))
-	f := r.refusedWhileCalm()
+	f := refusedWhileCalm(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "refused-while-healthy", f.Name)
 }
@@ -144,7 +144,7 @@ func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 	h.Return(late, check.Result{Outcome: check.OK, Version: 5}, ms(3760))
 	read := h.Call("controller-b", "server-3", check.Read(storyKey), ms(3700))
 	h.Timeout(read, ms(3723))
-	f := r.refusedWhileCalm()
+	f := refusedWhileCalm(r)
 	require.NotNil(t, f)
 	story := f.Story
 	assert.Contains(t, story, "at 3723ms, 23ms after asking")
@@ -160,8 +160,8 @@ func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r := storySplit()
 	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1510)})
-	assert.Nil(t, r.readAlone(), "the history holds no read of an empty list")
-	f := r.listedAlone()
+	assert.Nil(t, readAlone(r), "the history holds no read of an empty list")
+	f := listedAlone(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "read-without-majority", f.Name)
 	assert.Contains(t, f.Story, "server-3 answered controller-b's Latest list of deployments at 1510ms with 0 items (rv 0), although from the request (1500ms)")
@@ -170,8 +170,8 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r = storySplit()
 	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1500) + clientTimeout,
 		err: kube.ErrTimeout})
-	assert.Nil(t, r.listedAlone(), "no answer is not an answer without a majority")
-	f = r.slowAnswer()
+	assert.Nil(t, listedAlone(r), "no answer is not an answer without a majority")
+	f = slowAnswer(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "no-answer-in-time", f.Name)
 	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
@@ -180,11 +180,11 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r.rec.lists = append(r.rec.lists,
 		listRead{client: "controller-a", server: "server-2", kind: "deployments", call: ms(1500), ret: ms(1520), items: 1, rv: 2},
 		listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(2350), err: kube.Unavailable("cut off")})
-	assert.Nil(t, r.listedAlone(), "server-2 is on the majority side; server-3 refused")
-	assert.Nil(t, r.slowAnswer(), "both answered within the bound")
-	assert.Nil(t, r.refusedWhileCalm(), "a refusal during the split is the chapter's answer")
+	assert.Nil(t, listedAlone(r), "server-2 is on the majority side; server-3 refused")
+	assert.Nil(t, slowAnswer(r), "both answered within the bound")
+	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
 	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(3600), ret: ms(4400), err: kube.Unavailable("behind")})
-	f = r.refusedWhileCalm()
+	f = refusedWhileCalm(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "refused-while-healthy", f.Name)
 	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 3600ms")
@@ -196,8 +196,8 @@ func TestAnAnyListMustBeAnswered(t *testing.T) {
 	r := storySplit()
 	r.rec.anyReads = append(r.rec.anyReads, anyRead{client: "controller-b", server: "server-3", what: "listed deployments", call: ms(1500), ret: ms(1520),
 		err: kube.Unavailable("cut off")})
-	assert.Nil(t, r.slowAnswer(), "an Any read is answered in time")
-	f := r.anyReadRefused()
+	assert.Nil(t, slowAnswer(r), "an Any read is answered in time")
+	f := anyReadRefused(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "stale-read-refused", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, `controller-b listed deployments from server-3 with resourceVersion "0" at 1500ms and got`), f.Story)
@@ -213,15 +213,15 @@ func TestAServerBehindTheOneHistoryHasNotConverged(t *testing.T) {
 	deleted := check.Change{Version: 2, Key: storyKey, Deleted: true}
 	r.Histories = map[string][]check.Change{"server-1": {created, deleted}, "server-2": {created, deleted}, "server-3": nil}
 	r.States = map[string]map[string]any{"server-1": {}, "server-2": {}, "server-3": {}}
-	assert.Nil(t, r.converged(), "the objects agree: none anywhere")
-	f := r.caughtUp()
+	assert.Nil(t, converged(r), "the objects agree: none anywhere")
+	f := caughtUp(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "no-convergence", f.Name)
 	assert.Equal(t, course.DurableAgreement, f.Clause)
 	assert.True(t, strings.HasPrefix(f.Story, "server-3 never caught up: at 5000ms it holds 0 of the 2 changes of the one history, although the last fault ended at 3000ms."), f.Story)
 
 	r.Histories["server-3"] = []check.Change{created, deleted}
-	assert.Nil(t, r.caughtUp())
+	assert.Nil(t, caughtUp(r))
 }
 
 // The registry's titles print the chapter's bound as the suite states it.

@@ -140,17 +140,15 @@ func (sp split) sideOf(op check.Operation) string {
 	return fmt.Sprintf("%s, with the sequencer, held %d of %d servers together", joinIDs(sp.sideA), len(sp.sideA), sp.servers)
 }
 
+// joinIDs lists ids as a sentence does: "server-1, server-2 and server-4".
 func joinIDs(ids []sim.NodeID) string {
-	s := ""
-	for i, id := range ids {
-		switch {
-		case i == 0:
-		case i == len(ids)-1:
-			s += " and "
-		default:
-			s += ", "
+	s := string(ids[0])
+	for i, id := range ids[1:] {
+		sep := ", "
+		if i == len(ids)-2 {
+			sep = " and "
 		}
-		s += string(id)
+		s += sep + string(id)
 	}
 	return s
 }

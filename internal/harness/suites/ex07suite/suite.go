@@ -18,15 +18,12 @@
 //     randomized splits, heals, crashes of servers other than the sequencer
 //     (and, now and then, the sequencer lost for good) and links slowed
 //     past every timeout, under clients making every kind of request
-//     through every server. One history, nothing acknowledged lost, no yes
-//     and no definite no without a majority (the sequencer included), every
-//     answer within the bound, convergence after the heal, and yes whenever
-//     the cluster is calm.
+//     through every server. Every promise of the page holds.
 //   - linearizable: the same worlds with more reads; porcupine must find one
 //     order of all operations that explains every answer.
 //
-// Every check judges its worlds by the judges its declaration in chapter
-// lists, in order, the most specific cause first.
+// Each check names its judges once, in chapter, in the order a world is
+// judged: the most specific cause first.
 //
 // The chapter's promise, which the suite holds a server to: every write and
 // Latest read is answered within bound (1 s), with kube.Unavailable when no
@@ -74,11 +71,15 @@ var guard = &scene.Guard{MinCompleted: 10, MinCovered: 0.9}
 
 // chapter declares the chapter's worlds and checks. promises are what the
 // page promises of every world, whatever its faults; the split scenes add
-// porcupine's verdict and what they promise of each controller, the
-// linearizable check asks for one history and then porcupine.
+// porcupine's verdict and what they promise of each controller; the
+// linearizable check asks for one history, then porcupine's verdict.
 func chapter(serve Server) scene.Chapter[*run] {
-	promises := []scene.Judge[*run]{(*run).splitBrain, (*run).appliedTwice, (*run).ackedAlone, (*run).lostWrite, (*run).readAlone,
-		(*run).listedAlone, (*run).refusedAlone, (*run).slowAnswer, (*run).anyReadRefused, (*run).unclearRefusal, (*run).converged, (*run).refusedWhileCalm, (*run).caughtUp}
+	promises := []scene.Judge[*run]{
+		splitBrain, appliedTwice, // one history
+		ackedAlone, lostWrite, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
+		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
+		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
+	}
 	linearizable := scene.OnStage[*run](scene.Linearizable)
 	splitJudges := func(sp split) []scene.Judge[*run] {
 		return append(slices.Clip(promises), linearizable, sp.promised, sp.audited)
@@ -92,15 +93,27 @@ func chapter(serve Server) scene.Chapter[*run] {
 			"partitions":   partitionsWork.world(serve),
 			"linearizable": linearizableWork.world(serve),
 		},
-		Checks: []scene.Check[*run]{
-			{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}}, Judges: splitJudges(story),
-				// The book quotes the solution's, where the cut-off side refuses.
-				Figures: []scene.Figure[*run]{{Name: "split", Text: func(r *run) string { return r.Timeline(cutAt + cutFor/2) }}}},
-			{Name: "even-split", Plays: []scene.Play{{World: "even-split", Seeds: scene.Story(evenSplitSeeds)}}, Judges: splitJudges(evenSplit)},
-			{Name: "partitions", Plays: []scene.Play{{World: "burst", Seeds: scene.Scenes(burstSeeds)},
-				{World: "partitions", Seeds: scene.Random(partitionsSeeds), Guard: guard}}, Judges: promises},
-			{Name: "linearizable", Plays: []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}},
-				Judges: []scene.Judge[*run]{(*run).splitBrain, (*run).appliedTwice, linearizable}},
-		},
+		Checks: []scene.Check[*run]{{
+			Name:   "story",
+			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+			Judges: splitJudges(story),
+			// The book quotes the solution's, where the cut-off side refuses.
+			Figures: []scene.Figure[*run]{{Name: "split", Text: func(r *run) string { return r.Timeline(cutAt + cutFor/2) }}},
+		}, {
+			Name:   "even-split",
+			Plays:  []scene.Play{{World: "even-split", Seeds: scene.Story(evenSplitSeeds)}},
+			Judges: splitJudges(evenSplit),
+		}, {
+			Name: "partitions",
+			Plays: []scene.Play{
+				{World: "burst", Seeds: scene.Scenes(burstSeeds)},
+				{World: "partitions", Seeds: scene.Random(partitionsSeeds), Guard: guard},
+			},
+			Judges: promises,
+		}, {
+			Name:   "linearizable",
+			Plays:  []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}},
+			Judges: []scene.Judge[*run]{splitBrain, appliedTwice, linearizable},
+		}},
 	}
 }
