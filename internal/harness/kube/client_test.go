@@ -264,3 +264,23 @@ func TestTheRequestLogKeepsEveryKindOfRequestWithItsAnswer(t *testing.T) {
 	assert.True(t, all[4].Refused)
 	assert.ErrorIs(t, all[4].Err, kube.ErrUnavailable)
 }
+
+// A server that answers with the wrong type has a bug; the log keeps the
+// error the client returned for it, as it keeps every other.
+func TestTheRequestLogKeepsTheErrorOfAnAnswerOfTheWrongType(t *testing.T) {
+	w := sim.New(1, sim.Latency(10*ms, 10*ms))
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return kube.List{}, nil })
+	})
+	var log kube.Requests
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		_, _ = kube.NewClient(p, "server-1").Log(&log).Get("deployments/web", kube.ReadOptions{})
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	all := log.All()
+	require.Len(t, all, 1)
+	assert.ErrorContains(t, all[0].Err, "where a kube.Object was due")
+	assert.Equal(t, kube.List{}, all[0].Reply, "the answer as it came")
+}
