@@ -1,6 +1,7 @@
 package ex07suite
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -150,15 +152,14 @@ func (r *run) answeredAlone(name, details string, match func(check.Operation) bo
 // only as a read of each item it returned, so an empty list answered alone
 // is found here or nowhere.
 func listedAlone(r *run) *suite.Failure {
-	for _, l := range r.rec.lists {
-		if l.err != nil || r.pl.majorityDuring(l.call, l.ret, sim.NodeID(l.server)) {
+	for _, l := range r.latestLists() {
+		if l.Err != nil || r.pl.majorityDuring(l.Call, l.Return, l.Server) {
 			continue
 		}
-		story := fmt.Sprintf("%s answered %s's Latest list of %s at %s with %d items (rv %d), although from the request (%s) to the answer it was %s: "+
+		story := fmt.Sprintf("%s answered %s's Latest list of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
 			"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest list claims it knows",
-			l.server, l.client, l.kind, suite.FormatTime(l.ret), l.items, l.rv,
-			suite.FormatTime(l.call), r.pl.cutOff(l.call, sim.NodeID(l.server)))
-		return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.ret}
+			l.Server, l.Client, kindOf(l), suite.FormatTime(l.Return), listResult(l), suite.FormatTime(l.Call), r.pl.cutOff(l.Call, l.Server))
+		return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.Return}
 	}
 	return nil
 }
@@ -183,18 +184,18 @@ func slowAnswer(r *run) *suite.Failure {
 				Details: "the request:\n  " + op.String()}
 		}
 	}
-	for _, l := range r.rec.lists {
-		if r.pl.crashedDuring(l.call, l.call+bound, sim.NodeID(l.server)) {
+	for _, l := range r.latestLists() {
+		if r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
 			continue
 		}
-		if took := l.ret - l.call; took > bound {
+		if took := l.Return - l.Call; took > bound {
 			how := fmt.Sprintf("heard %s only after %s", listResult(l), suite.FormatTime(took))
 			if took >= clientTimeout {
 				how = fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
 			}
 			story := fmt.Sprintf("%s asked %s (list %s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-				l.client, l.server, l.kind, suite.FormatTime(l.call), how, bound)
-			return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: l.call + bound}
+				l.Client, l.Server, kindOf(l), suite.FormatTime(l.Call), how, bound)
+			return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: l.Call + bound}
 		}
 	}
 	return nil
@@ -203,39 +204,75 @@ func slowAnswer(r *run) *suite.Failure {
 // anyReadRefused: every Any read is answered (found or not found) within
 // the bound, unless the server crashed while it was asked.
 func anyReadRefused(r *run) *suite.Failure {
-	for _, a := range r.rec.anyReads {
-		if r.pl.crashedDuring(a.call, a.call+bound, sim.NodeID(a.server)) {
+	for _, a := range r.requests {
+		read, isAny := anyRead(a)
+		if !isAny || r.pl.crashedDuring(a.Call, a.Call+bound, a.Server) {
 			continue
 		}
-		if took := a.ret - a.call; took > bound || refused(a.err) {
-			how := fmt.Sprintf("got %v after %s", a.err, suite.FormatTime(took))
-			if a.err == nil {
+		if took := a.Return - a.Call; took > bound || refused(a.Err) {
+			how := fmt.Sprintf("got %v after %s", a.Err, suite.FormatTime(took))
+			if a.Err == nil {
 				how = "waited " + suite.FormatTime(took)
 			}
 			story := fmt.Sprintf("%s %s from %s with resourceVersion \"0\" at %s and %s: an Any read asks for whatever the server holds, and a server cut off from the others still holds something",
-				a.client, a.what, a.server, suite.FormatTime(a.call), how)
-			return &suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.ret}
+				a.Client, read, a.Server, suite.FormatTime(a.Call), how)
+			return &suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.Return}
 		}
 	}
 	return nil
 }
 
-// unclearRefusal: a refusal in time is kube.Unavailable.
+// unclearRefusal: a write or a Latest read refused in time is refused with
+// kube.Unavailable (the client's own timeout is slowAnswer's to judge).
 func unclearRefusal(r *run) *suite.Failure {
-	for _, u := range r.rec.unclear {
+	for _, u := range r.requests {
+		if _, isAny := anyRead(u); isAny || !refused(u.Err) || errors.Is(u.Err, kube.ErrUnavailable) ||
+			errors.Is(u.Err, kube.ErrTimeout) && u.Return-u.Call >= clientTimeout {
+			continue
+		}
 		story := fmt.Sprintf("%s asked %s (%s) at %s and got %q at %s: a server that cannot get a majority says so with kube.Unavailable (500), so that a client knows to wait and retry rather than guess what went wrong",
-			u.client, u.server, u.what, suite.FormatTime(u.call), u.err.Error(), suite.FormatTime(u.ret))
-		return &suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.ret}
+			u.Client, u.Server, what(u.Ask), suite.FormatTime(u.Call), u.Err.Error(), suite.FormatTime(u.Return))
+		return &suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.Return}
 	}
 	return nil
 }
 
 // listResult is what a Latest list came to: "3 items (rv 7)", "Unavailable".
-func listResult(l listRead) string {
-	if l.err != nil {
-		return reason(l.err)
+func listResult(q kube.Request) string {
+	if q.Err != nil {
+		return reason(q.Err)
 	}
-	return fmt.Sprintf("%d items (rv %d)", l.items, l.rv)
+	l, _ := q.Reply.(kube.List)
+	return fmt.Sprintf("%d items (rv %d)", len(l.Items), l.ResourceVersion)
+}
+
+// latestLists are the Latest lists the controllers made. The history holds
+// a list only as a read of each item it returned, so a list that came back
+// empty, late or refused is found here or nowhere.
+func (r *run) latestLists() []kube.Request {
+	var out []kube.Request
+	for _, q := range r.requests {
+		if _, list := q.Ask.(kube.ListRequest); list && q.Latest() {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// kindOf is the kind a list asked for.
+func kindOf(q kube.Request) string { return q.Ask.(kube.ListRequest).Kind }
+
+// anyRead says what an Any read ("0") read, "read deployments/web" or
+// "listed deployments", and whether q is one: it promises no freshness,
+// but the chapter promises an answer.
+func anyRead(q kube.Request) (string, bool) {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		return "read " + a.Key, !q.Latest()
+	case kube.ListRequest:
+		return "listed " + a.Kind, !q.Latest()
+	}
+	return "", false
 }
 
 func answered(op check.Operation, took time.Duration) string {
@@ -334,13 +371,13 @@ func refusedWhileCalm(r *run) *suite.Failure {
 				Details: "the request:\n  " + op.String()}
 		}
 	}
-	for _, l := range r.rec.lists {
-		if r.pl.calm(l.call) && refused(l.err) {
+	for _, l := range r.latestLists() {
+		if r.pl.calm(l.Call) && refused(l.Err) {
 			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
 				"A cluster that keeps one history by refusing everything keeps nothing",
-				l.client, l.server, l.kind, suite.FormatTime(l.call), settle, bound, listResult(l),
-				when(l.call, l.ret), r.owed(l.call, l.ret, l.server))
-			return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.ret}
+				l.Client, l.Server, kindOf(l), suite.FormatTime(l.Call), settle, bound, listResult(l),
+				when(l.Call, l.Return), r.owed(l.Call, l.Return, string(l.Server)))
+			return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.Return}
 		}
 	}
 	return nil

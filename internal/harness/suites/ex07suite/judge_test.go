@@ -1,6 +1,7 @@
 package ex07suite
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -23,7 +24,7 @@ import (
 func storySplit() *run {
 	s := scene.New(1, nil, scene.Servers(3))
 	s.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-1", "server-2", "controller-a"}, {"server-3", "controller-b"}}, From: cutAt, For: cutFor})
-	return &run{Scene: s, pl: newPlan(s), rec: &recorder{}}
+	return &run{Scene: s, pl: newPlan(s)}
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -154,12 +155,12 @@ func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 }
 
 // A Latest list leaves the history nothing when it comes back empty, late or
-// refused: the judges read it from the recorder. An empty list from a server
+// refused: the judges read it from the scene's log of requests. An empty list from a server
 // cut off is answered without a majority; one that took longer than the
 // bound is late; one refused while calm is a refusal while healthy.
 func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r := storySplit()
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1510)})
+	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1510), kube.List{}, nil))
 	assert.Nil(t, readAlone(r), "the history holds no read of an empty list")
 	f := listedAlone(r)
 	require.NotNil(t, f)
@@ -168,8 +169,7 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	assert.Contains(t, f.Story, "cut off from the sequencer server-1")
 
 	r = storySplit()
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1500) + clientTimeout,
-		err: kube.ErrTimeout})
+	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1500)+clientTimeout, nil, kube.ErrTimeout))
 	assert.Nil(t, listedAlone(r), "no answer is not an answer without a majority")
 	f = slowAnswer(r)
 	require.NotNil(t, f)
@@ -177,13 +177,13 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
 
 	r = storySplit()
-	r.rec.lists = append(r.rec.lists,
-		listRead{client: "controller-a", server: "server-2", kind: "deployments", call: ms(1500), ret: ms(1520), items: 1, rv: 2},
-		listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(2350), err: kube.Unavailable("cut off")})
+	r.requests = append(r.requests,
+		listed("controller-a", "server-2", kube.Latest, ms(1500), ms(1520), kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web"}}, ResourceVersion: 2}, nil),
+		listed("controller-b", "server-3", kube.Latest, ms(1500), ms(2350), nil, kube.Unavailable("cut off")))
 	assert.Nil(t, listedAlone(r), "server-2 is on the majority side; server-3 refused")
 	assert.Nil(t, slowAnswer(r), "both answered within the bound")
 	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(3600), ret: ms(4400), err: kube.Unavailable("behind")})
+	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(3600), ms(4400), nil, kube.Unavailable("behind")))
 	f = refusedWhileCalm(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "refused-while-healthy", f.Name)
@@ -194,13 +194,36 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 // An Any list is an Any read: it must be answered, even cut off.
 func TestAnAnyListMustBeAnswered(t *testing.T) {
 	r := storySplit()
-	r.rec.anyReads = append(r.rec.anyReads, anyRead{client: "controller-b", server: "server-3", what: "listed deployments", call: ms(1500), ret: ms(1520),
-		err: kube.Unavailable("cut off")})
+	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Any, ms(1500), ms(1520), nil, kube.Unavailable("cut off")))
 	assert.Nil(t, slowAnswer(r), "an Any read is answered in time")
 	f := anyReadRefused(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "stale-read-refused", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, `controller-b listed deployments from server-3 with resourceVersion "0" at 1500ms and got`), f.Story)
+}
+
+// A refusal in time that is not kube.Unavailable leaves the client
+// guessing; the story names the request as the timeline does.
+func TestARefusalMustSayUnavailable(t *testing.T) {
+	r := storySplit()
+	web := kube.Object{Kind: "deployments", Name: "web", Replicas: scaleB, ResourceVersion: 3}
+	r.requests = append(r.requests,
+		kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1500), Return: ms(1510), Err: kube.Unavailable("cut off")},
+		kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1600), Return: ms(1600) + clientTimeout, Err: kube.ErrTimeout})
+	assert.Nil(t, unclearRefusal(r), "Unavailable, and the client's own timeout, are clear")
+	r.requests = append(r.requests, kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1700), Return: ms(1705),
+		Err: errors.New("connection reset")})
+	f := unclearRefusal(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "unclear-refusal", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `controller-b asked server-3 (web=2 if rv 3) at 1700ms and got "connection reset" at 1705ms`), f.Story)
+}
+
+// listed is a list of the deployments client made through server, with
+// resourceVersion rv, and its answer.
+func listed(client string, server sim.NodeID, rv string, call, ret time.Duration, reply any, err error) kube.Request {
+	return kube.Request{Client: client, Server: server, Ask: kube.ListRequest{Kind: "deployments", Opts: kube.ReadOptions{ResourceVersion: rv}},
+		Call: call, Return: ret, Reply: reply, Err: err}
 }
 
 // A server that restarted empty and never caught up can hold the same

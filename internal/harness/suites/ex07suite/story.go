@@ -64,26 +64,26 @@ func (sp split) world(serve Server) scene.Build[*run] {
 	return func(seed int64) *run {
 		r := newRun(seed, serve, sp.servers)
 		r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-			newCtl(p, api, sequencer, r.rec).create(storyKey, storyFrom)
+			newCtl(p, api, sequencer).create(storyKey, storyFrom)
 		})
 		jitter := time.Duration(r.W.Rand().Int63n(int64(5 * time.Millisecond)))
 		r.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, sp.viaA, r.rec)
+			c := newCtl(p, api, sp.viaA)
 			p.Sleep(scaleAt)
 			c.scale(storyKey, scaleA, 0)
-			c.getAny(storyKey)
-			c.get(storyKey)
+			c.get(storyKey, kube.Any)
+			c.get(storyKey, kube.Latest)
 		})
 		r.Client("controller-b", func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, sp.viaB, r.rec)
+			c := newCtl(p, api, sp.viaB)
 			p.Sleep(scaleAt + jitter)
 			c.scale(storyKey, scaleB, 0)
-			c.getAny(storyKey)
-			c.get(storyKey)
+			c.get(storyKey, kube.Any)
+			c.get(storyKey, kube.Latest)
 			p.Sleep(max(0, cutAt+cutFor+healRead-p.Now()))
-			c.get(storyKey)
+			c.get(storyKey, kube.Latest)
 			p.Sleep(lateAt - p.Now())
-			c.get(storyKey)
+			c.get(storyKey, kube.Latest)
 			c.scale(storyKey, lateB, 0)
 		})
 		r.Inject(scene.Partition{Groups: [][]sim.NodeID{append(slices.Clip(sp.sideA), "controller-a"), append(slices.Clip(sp.sideB), "controller-b")},
@@ -120,15 +120,6 @@ func (sp split) promised(r *run) *suite.Failure {
 		}
 	}
 	return nil
-}
-
-// audited judges that the auditor read every server: none crashes in a
-// split scene.
-func (sp split) audited(r *run) *suite.Failure {
-	if len(r.Histories) == sp.servers {
-		return nil
-	}
-	return &suite.Failure{Name: "no-audit", At: r.AuditedAt, Story: fmt.Sprintf("the suite read %d of %d servers", len(r.Histories), sp.servers)}
 }
 
 // sideOf says why op deserved a yes: "the split had healed at 3000ms" or

@@ -82,7 +82,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 	}
 	linearizable := scene.OnStage[*run](scene.Linearizable)
 	splitJudges := func(sp split) []scene.Judge[*run] {
-		return append(slices.Clip(promises), linearizable, sp.promised, sp.audited)
+		return append(slices.Clip(promises), linearizable, sp.promised)
 	}
 	return scene.Chapter[*run]{
 		ID: "ex07",

@@ -58,13 +58,13 @@ func (wl workload) world(serve Server) scene.Build[*run] {
 
 		r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 			for _, key := range wl.keys {
-				newCtl(p, api, sequencer, r.rec).create(key, 1)
+				newCtl(p, api, sequencer).create(key, 1)
 			}
 		})
 		next := 1 // replica counts are unique across the world, so a change is found by its value
 		for _, c := range clients {
 			r.Client(string(c), func(p *sim.Proc, api *kube.Client) {
-				ctl := newCtl(p, api, homes[c], r.rec)
+				ctl := newCtl(p, api, homes[c])
 				p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
 				for p.Now() < workEnd {
 					next++
@@ -86,28 +86,28 @@ func (wl workload) world(serve Server) scene.Build[*run] {
 }
 
 // request makes one request of every kind a controller makes: reads and
-// lists, Latest and Any, scales and deletes with and without a precondition, and
-// creates. value is unique to this request. It returns the error of a
-// request the cluster refused, nil for a yes or a definite no.
+// lists, Latest and Any, scales and deletes with and without a
+// precondition, and creates. value is unique to this request. It returns
+// the error of the last request it made.
 func (c ctl) request(wl workload, value int) error {
 	rnd := c.p.Rand()
 	key := wl.keys[rnd.Intn(len(wl.keys))]
 	var err error
 	switch x := rnd.Float64(); {
 	case x < wl.reads*0.5:
-		_, err = c.get(key)
+		_, err = c.get(key, kube.Latest)
 	case x < wl.reads*0.75:
-		_, err = c.getAny(key)
+		_, err = c.get(key, kube.Any)
 	case x < wl.reads*0.9:
-		err = c.list("deployments")
+		err = c.list("deployments", kube.Latest)
 	case x < wl.reads:
-		err = c.listAny("deployments")
+		err = c.list("deployments", kube.Any)
 	case x < wl.reads+(1-wl.reads)*0.5:
 		err = c.scale(key, value, 0)
 	case x < wl.reads+(1-wl.reads)*0.75:
 		// read, then scale only if nobody changed it since
 		var cur kube.Object
-		if cur, err = c.get(key); err == nil {
+		if cur, err = c.get(key, kube.Latest); err == nil {
 			err = c.scale(key, value, cur.ResourceVersion)
 		}
 	case x < wl.reads+(1-wl.reads)*0.8:
@@ -116,7 +116,7 @@ func (c ctl) request(wl workload, value int) error {
 		// read, then delete only if nobody changed it since (now and then
 		// at the version before, which must conflict)
 		var cur kube.Object
-		if cur, err = c.get(key); err == nil {
+		if cur, err = c.get(key, kube.Latest); err == nil {
 			rv := cur.ResourceVersion
 			if rnd.Intn(4) == 0 {
 				rv--
@@ -126,10 +126,7 @@ func (c ctl) request(wl workload, value int) error {
 	default:
 		err = c.create(key, value)
 	}
-	if refused(err) {
-		return err
-	}
-	return nil
+	return err
 }
 
 // faults plans one to three faults, one after another, between faultsFrom

@@ -38,18 +38,18 @@ const (
 )
 
 // run is one world of the chapter that ran: its scene, what its faults did,
-// and the requests its clients made that the scene's history does not hold.
+// and the requests its clients made.
 type run struct {
 	*scene.Scene
-	pl  plan
-	rec *recorder
+	pl       plan
+	requests []kube.Request // every request the clients made, from the scene's log
 }
 
 // newRun builds a world of n servers running serve, with the chapter's
 // links and client timeout.
 func newRun(seed int64, serve Server, n int) *run {
 	s := scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
-	return &run{Scene: s, rec: &recorder{}}
+	return &run{Scene: s}
 }
 
 // play runs the world until the auditor has read keys from every server at
@@ -58,7 +58,7 @@ func (r *run) play(audit time.Duration, keys ...string) *run {
 	r.Show(showNotes)
 	r.AuditAt(audit, "deployments", keys...)
 	r.Run(audit + 10*time.Second)
-	r.pl = newPlan(r.Scene)
+	r.pl, r.requests = newPlan(r.Scene), r.Requests.All()
 	return r
 }
 
@@ -228,164 +228,103 @@ func (pl plan) cutOff(t time.Duration, server sim.NodeID) string {
 	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), because)
 }
 
-// anyRead is one Any read ("0") of an object or a list, which kube.Client
-// does not record: it promises no freshness, but the chapter promises an
-// answer.
-type anyRead struct {
-	client, server string
-	what           string // "read deployments/web", "listed deployments"
-	call, ret      time.Duration
-	err            error
-}
-
-// listRead is one Latest list. kube.Client records a list only as one read
-// per item it returned, so a list that came back empty, late or refused
-// leaves nothing in the history: the judges read it here.
-type listRead struct {
-	client, server string
-	kind           string
-	call, ret      time.Duration
-	items          int
-	rv             int64
-	err            error
-}
-
-// unclear is a refusal that came in time but was not kube.Unavailable.
-type unclear struct {
-	client, server, what string
-	call, ret            time.Duration
-	err                  error
-}
-
-// recorder keeps what the judges need beyond the scene's history.
-type recorder struct {
-	anyReads []anyRead
-	lists    []listRead
-	unclear  []unclear
-}
-
-// ctl is one controller inside a world: a quiet recording kube.Client
-// pinned to its server, that writes one short note per request for the
-// timeline ("web=5 → yes rv 2", "get web → Unavailable"), and records the Any
-// reads kube.Client does not.
+// ctl is one controller inside a world: a quiet kube.Client pinned to its
+// server, that writes one short note per request for the timeline, what it
+// asked and what it heard ("web=5 → yes rv 2", "get web → Unavailable").
+// The scene's log keeps the requests themselves, for the judges.
 type ctl struct {
 	p   *sim.Proc
 	api *kube.Client
-	rec *recorder
 }
 
-func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID, rec *recorder) ctl {
-	return ctl{p: p, api: api.Pin(server).Quiet(), rec: rec}
+func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID) ctl {
+	return ctl{p: p, api: api.Pin(server).Quiet()}
 }
 
 // scale sets key's replicas, with a resourceVersion precondition if rv is
 // not zero: kubectl scale [--resource-version].
 func (c ctl) scale(key string, replicas int, rv int64) error {
 	kind, name := kube.SplitKey(key)
-	call := c.p.Now()
-	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
-	what := fmt.Sprintf("%s=%d", name, replicas)
-	if rv != 0 {
-		what += fmt.Sprintf(" if rv %d", rv)
-	}
-	c.note(what, call, obj, err)
-	return err
+	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv}
+	got, err := c.api.Update(obj)
+	return c.note(kube.UpdateRequest{Object: obj}, got, err)
 }
 
 // create creates key with replicas.
 func (c ctl) create(key string, replicas int) error {
 	kind, name := kube.SplitKey(key)
-	call := c.p.Now()
-	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
-	c.note(fmt.Sprintf("create %s=%d", name, replicas), call, obj, err)
-	return err
+	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas}
+	got, err := c.api.Create(obj)
+	return c.note(kube.CreateRequest{Object: obj}, got, err)
 }
 
 // del deletes key, with a resourceVersion precondition if rv is not zero.
 func (c ctl) del(key string, rv int64) error {
-	call := c.p.Now()
-	obj, err := c.api.Delete(key, rv)
-	what := "delete " + short(key)
-	if rv != 0 {
-		what += fmt.Sprintf(" if rv %d", rv)
+	got, err := c.api.Delete(key, rv)
+	return c.note(kube.DeleteRequest{Key: key, ResourceVersion: rv}, got, err)
+}
+
+// get reads key, with resourceVersion rv: kube.Latest or kube.Any.
+func (c ctl) get(key, rv string) (kube.Object, error) {
+	opts := kube.ReadOptions{ResourceVersion: rv}
+	obj, err := c.api.Get(key, opts)
+	return obj, c.note(kube.GetRequest{Key: key, Opts: opts}, obj, err)
+}
+
+// list lists kind, with resourceVersion rv: kube.Latest or kube.Any.
+func (c ctl) list(kind, rv string) error {
+	opts := kube.ReadOptions{ResourceVersion: rv}
+	l, err := c.api.List(kind, opts)
+	return c.note(kube.ListRequest{Kind: kind, Opts: opts}, l, err)
+}
+
+// note writes what the controller asked and what it heard, and returns err.
+func (c ctl) note(ask, reply any, err error) error {
+	var heard string
+	switch reply := reply.(type) {
+	case kube.List:
+		heard = fmt.Sprintf("%d items rv %d", len(reply.Items), reply.ResourceVersion)
+	case kube.Object:
+		heard = fmt.Sprintf("yes rv %d", reply.ResourceVersion)
+		if _, read := ask.(kube.GetRequest); read {
+			heard = fmt.Sprintf("%d rv %d", reply.Replicas, reply.ResourceVersion)
+		}
 	}
-	c.note(what, call, obj, err)
+	if err != nil {
+		heard = reason(err)
+	}
+	c.p.Logf("%s → %s", what(ask), heard)
 	return err
 }
 
-// get reads key, Latest.
-func (c ctl) get(key string) (kube.Object, error) {
-	call := c.p.Now()
-	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
-	c.refusal("get "+short(key), call, err)
-	c.noteRead("get "+short(key), obj, err)
-	return obj, err
-}
-
-// getAny reads key with resourceVersion "0" and records the read.
-func (c ctl) getAny(key string) (kube.Object, error) {
-	call := c.p.Now()
-	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
-	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "read " + key, call: call, ret: c.p.Now(), err: err})
-	c.noteRead("get(0) "+short(key), obj, err)
-	return obj, err
-}
-
-// list lists kind, Latest, and records the list.
-func (c ctl) list(kind string) error {
-	call := c.p.Now()
-	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
-	c.rec.lists = append(c.rec.lists, listRead{client: c.api.Name(), server: c.server(), kind: kind, call: call, ret: c.p.Now(),
-		items: len(l.Items), rv: l.ResourceVersion, err: err})
-	c.refusal("list", call, err)
-	c.noteList("list", l, err)
-	return err
-}
-
-// listAny lists kind with resourceVersion "0" and records the list.
-func (c ctl) listAny(kind string) error {
-	call := c.p.Now()
-	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Any})
-	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "listed " + kind, call: call, ret: c.p.Now(), err: err})
-	c.noteList("list(0)", l, err)
-	return err
-}
-
-// server is the server the controller is pinned to.
-func (c ctl) server() string { return string(c.api.Servers()[0]) }
-
-func (c ctl) noteList(what string, l kube.List, err error) {
-	if err == nil {
-		c.p.Logf("%s → %d items rv %d", what, len(l.Items), l.ResourceVersion)
-		return
+// what names a request as the timeline and the stories do: "web=5 if rv 3",
+// "create web=5", "delete web", "get web", "get(0) web", "list", "list(0)".
+func what(ask any) string {
+	ifRV := func(rv int64) string {
+		if rv == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" if rv %d", rv)
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-func (c ctl) note(what string, call time.Duration, obj kube.Object, err error) {
-	c.refusal(what, call, err)
-	if err == nil {
-		c.p.Logf("%s → yes rv %d", what, obj.ResourceVersion)
-		return
+	mode := func(opts kube.ReadOptions) string {
+		if opts.ResourceVersion == kube.Any {
+			return "(0)"
+		}
+		return ""
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-func (c ctl) noteRead(what string, obj kube.Object, err error) {
-	if err == nil {
-		c.p.Logf("%s → %d rv %d", what, obj.Replicas, obj.ResourceVersion)
-		return
+	switch a := ask.(type) {
+	case kube.CreateRequest:
+		return fmt.Sprintf("create %s=%d", a.Object.Name, a.Object.Replicas)
+	case kube.UpdateRequest:
+		return fmt.Sprintf("%s=%d", a.Object.Name, a.Object.Replicas) + ifRV(a.Object.ResourceVersion)
+	case kube.DeleteRequest:
+		return "delete " + short(a.Key) + ifRV(a.ResourceVersion)
+	case kube.GetRequest:
+		return "get" + mode(a.Opts) + " " + short(a.Key)
+	case kube.ListRequest:
+		return "list" + mode(a.Opts)
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-// refusal records a refusal that is not kube.Unavailable, unless it is the
-// client's own timeout (which the bound judges).
-func (c ctl) refusal(what string, call time.Duration, err error) {
-	if !refused(err) || errors.Is(err, kube.ErrUnavailable) || errors.Is(err, kube.ErrTimeout) && c.p.Now()-call >= clientTimeout {
-		return
-	}
-	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: c.server(), what: what, call: call, ret: c.p.Now(), err: err})
+	return fmt.Sprint(ask)
 }
 
 // reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
