@@ -204,7 +204,7 @@ func slowAnswer(r *run) *suite.Failure {
 // anyReadRefused: every Any read is answered (found or not found) within
 // the bound, unless the server crashed while it was asked.
 func anyReadRefused(r *run) *suite.Failure {
-	for _, a := range r.requests {
+	for _, a := range r.Requests.All() {
 		read, isAny := anyRead(a)
 		if !isAny || r.pl.crashedDuring(a.Call, a.Call+bound, a.Server) {
 			continue
@@ -225,7 +225,7 @@ func anyReadRefused(r *run) *suite.Failure {
 // unclearRefusal: a write or a Latest read refused in time is refused with
 // kube.Unavailable (the client's own timeout is slowAnswer's to judge).
 func unclearRefusal(r *run) *suite.Failure {
-	for _, u := range r.requests {
+	for _, u := range r.Requests.All() {
 		if _, isAny := anyRead(u); isAny || !refused(u.Err) || errors.Is(u.Err, kube.ErrUnavailable) ||
 			errors.Is(u.Err, kube.ErrTimeout) && u.Return-u.Call >= clientTimeout {
 			continue
@@ -250,13 +250,7 @@ func listResult(q kube.Request) string {
 // a list only as a read of each item it returned, so a list that came back
 // empty, late or refused is found here or nowhere.
 func (r *run) latestLists() []kube.Request {
-	var out []kube.Request
-	for _, q := range r.requests {
-		if _, list := q.Ask.(kube.ListRequest); list && q.Latest() {
-			out = append(out, q)
-		}
-	}
-	return out
+	return slices.DeleteFunc(kube.Of[kube.ListRequest](r.Requests), func(q kube.Request) bool { return !q.Latest() })
 }
 
 // kindOf is the kind a list asked for.

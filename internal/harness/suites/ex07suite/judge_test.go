@@ -155,12 +155,13 @@ func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 }
 
 // A Latest list leaves the history nothing when it comes back empty, late or
-// refused: the judges read it from the scene's log of requests. An empty list from a server
-// cut off is answered without a majority; one that took longer than the
-// bound is late; one refused while calm is a refusal while healthy.
+// refused: the judges read it from the scene's log of requests. An empty
+// list from a server cut off is answered without a majority; one that took
+// longer than the bound is late; one refused while calm is a refusal while
+// healthy.
 func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r := storySplit()
-	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1510), kube.List{}, nil))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1510), kube.List{}, nil))
 	assert.Nil(t, readAlone(r), "the history holds no read of an empty list")
 	f := listedAlone(r)
 	require.NotNil(t, f)
@@ -169,7 +170,7 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	assert.Contains(t, f.Story, "cut off from the sequencer server-1")
 
 	r = storySplit()
-	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1500)+clientTimeout, nil, kube.ErrTimeout))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1500)+clientTimeout, nil, kube.ErrTimeout))
 	assert.Nil(t, listedAlone(r), "no answer is not an answer without a majority")
 	f = slowAnswer(r)
 	require.NotNil(t, f)
@@ -177,13 +178,12 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
 
 	r = storySplit()
-	r.requests = append(r.requests,
-		listed("controller-a", "server-2", kube.Latest, ms(1500), ms(1520), kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web"}}, ResourceVersion: 2}, nil),
-		listed("controller-b", "server-3", kube.Latest, ms(1500), ms(2350), nil, kube.Unavailable("cut off")))
+	r.Requests.Add(listed("controller-a", "server-2", kube.Latest, ms(1500), ms(1520), kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web"}}, ResourceVersion: 2}, nil))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(2350), nil, kube.Unavailable("cut off")))
 	assert.Nil(t, listedAlone(r), "server-2 is on the majority side; server-3 refused")
 	assert.Nil(t, slowAnswer(r), "both answered within the bound")
 	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
-	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Latest, ms(3600), ms(4400), nil, kube.Unavailable("behind")))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(3600), ms(4400), nil, kube.Unavailable("behind")))
 	f = refusedWhileCalm(r)
 	require.NotNil(t, f)
 	assert.Equal(t, "refused-while-healthy", f.Name)
@@ -194,7 +194,7 @@ func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 // An Any list is an Any read: it must be answered, even cut off.
 func TestAnAnyListMustBeAnswered(t *testing.T) {
 	r := storySplit()
-	r.requests = append(r.requests, listed("controller-b", "server-3", kube.Any, ms(1500), ms(1520), nil, kube.Unavailable("cut off")))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Any, ms(1500), ms(1520), nil, kube.Unavailable("cut off")))
 	assert.Nil(t, slowAnswer(r), "an Any read is answered in time")
 	f := anyReadRefused(r)
 	require.NotNil(t, f)
@@ -207,11 +207,10 @@ func TestAnAnyListMustBeAnswered(t *testing.T) {
 func TestARefusalMustSayUnavailable(t *testing.T) {
 	r := storySplit()
 	web := kube.Object{Kind: "deployments", Name: "web", Replicas: scaleB, ResourceVersion: 3}
-	r.requests = append(r.requests,
-		kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1500), Return: ms(1510), Err: kube.Unavailable("cut off")},
-		kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1600), Return: ms(1600) + clientTimeout, Err: kube.ErrTimeout})
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1500), Return: ms(1510), Err: kube.Unavailable("cut off")})
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1600), Return: ms(1600) + clientTimeout, Err: kube.ErrTimeout})
 	assert.Nil(t, unclearRefusal(r), "Unavailable, and the client's own timeout, are clear")
-	r.requests = append(r.requests, kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1700), Return: ms(1705),
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1700), Return: ms(1705),
 		Err: errors.New("connection reset")})
 	f := unclearRefusal(r)
 	require.NotNil(t, f)

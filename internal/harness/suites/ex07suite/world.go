@@ -37,12 +37,11 @@ const (
 	linkMax = 20 * time.Millisecond
 )
 
-// run is one world of the chapter that ran: its scene, what its faults did,
-// and the requests its clients made.
+// run is one world of the chapter that ran: its scene, and what its faults
+// did.
 type run struct {
 	*scene.Scene
-	pl       plan
-	requests []kube.Request // every request the clients made, from the scene's log
+	pl plan
 }
 
 // newRun builds a world of n servers running serve, with the chapter's
@@ -58,7 +57,7 @@ func (r *run) play(audit time.Duration, keys ...string) *run {
 	r.Show(showNotes)
 	r.AuditAt(audit, "deployments", keys...)
 	r.Run(audit + 10*time.Second)
-	r.pl, r.requests = newPlan(r.Scene), r.Requests.All()
+	r.pl = newPlan(r.Scene)
 	return r
 }
 
