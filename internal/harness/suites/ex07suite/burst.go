@@ -40,26 +40,22 @@ const (
 // burstWorld builds and runs the calm burst with seed.
 func burstWorld(seed int64, serve Server) *run {
 	r := newRun(seed, serve, 3)
-	r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		newCtl(p, api, sequencer).create(storyKey, 1)
-	})
+	r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, 1) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
 	for i := range burstWriters {
 		server := []sim.NodeID{sequencer, "server-2"}[i%2]
-		r.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, server)
-			p.Sleep(burstFrom + time.Duration(p.Rand().Int63n(int64(5*time.Millisecond))))
-			for p.Now() < burstFrom+burstFor {
+		r.controller(fmt.Sprintf("controller-%c", 'a'+i), server, func(c ctl) {
+			c.Sleep(burstFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
+			for c.Now() < burstFrom+burstFor {
 				next++
 				c.scale(storyKey, next, 0)
 			}
 		})
 	}
 	for i := range burstReaders {
-		r.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, "server-3")
-			p.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
-			for j := 0; p.Now() < burstFrom+burstFor; j++ {
+		r.controller(fmt.Sprintf("dashboard-%d", i+1), "server-3", func(c ctl) {
+			c.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
+			for j := 0; c.Now() < burstFrom+burstFor; j++ {
 				if j%3 == 2 {
 					c.list("deployments", kube.Latest)
 				} else {

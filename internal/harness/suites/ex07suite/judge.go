@@ -164,41 +164,40 @@ func listedAlone(r *run) *suite.Failure {
 	return nil
 }
 
-// lostWrite: every acknowledged write is in the longest history left.
-func lostWrite(r *run) *suite.Failure {
-	return scene.Violated(check.Durable(r.History, r.Longest()))
-}
-
 // slowAnswer: every write and Latest read is answered within the bound,
 // unless the server crashed while it was asked: a crashed server answers
 // nothing.
 func slowAnswer(r *run) *suite.Failure {
 	for _, op := range r.History.Operations() {
-		if r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
-			continue
-		}
-		if took := op.Return - op.Call; op.Result.Outcome != check.Pending && took > bound {
-			story := fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-				op.Client, op.Server, op.Input, suite.FormatTime(op.Call), answered(op, took), bound)
-			return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: op.Call + bound,
-				Details: "the request:\n  " + op.String()}
+		took := op.Return - op.Call
+		if op.Result.Outcome != check.Pending && took > bound && !r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
+			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took))
+			f.Details = "the request:\n  " + op.String()
+			return f
 		}
 	}
 	for _, l := range r.latestLists() {
-		if r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
-			continue
-		}
-		if took := l.Return - l.Call; took > bound {
-			how := fmt.Sprintf("heard %s only after %s", listResult(l), suite.FormatTime(took))
-			if took >= clientTimeout {
-				how = fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
-			}
-			story := fmt.Sprintf("%s asked %s (list %s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-				l.Client, l.Server, kindOf(l), suite.FormatTime(l.Call), how, bound)
-			return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: l.Call + bound}
+		if took := l.Return - l.Call; took > bound && !r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
+			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took))
 		}
 	}
 	return nil
+}
+
+// late tells of a request answered after the bound, or not at all.
+func late(client, server, what string, call time.Duration, how string) *suite.Failure {
+	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound,
+		Story: fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+			client, server, what, suite.FormatTime(call), how, bound)}
+}
+
+// waited says how a late answer came: "heard nothing for 2000ms, when it
+// gave up", "heard Unavailable only after 1200ms".
+func waited(heard string, gaveUp bool, took time.Duration) string {
+	if gaveUp {
+		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
+	}
+	return fmt.Sprintf("heard %s only after %s", heard, suite.FormatTime(took))
 }
 
 // anyReadRefused: every Any read is answered (found or not found) within
@@ -267,13 +266,6 @@ func anyRead(q kube.Request) (string, bool) {
 		return "listed " + a.Kind, !q.Latest()
 	}
 	return "", false
-}
-
-func answered(op check.Operation, took time.Duration) string {
-	if op.Result.Outcome == check.Indefinite && took >= clientTimeout {
-		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
-	}
-	return fmt.Sprintf("heard %s only after %s", result(op), suite.FormatTime(took))
 }
 
 // result is what an operation came to, in a word or a value: "replicas=5
@@ -357,24 +349,26 @@ func refusedWhileCalm(r *run) *suite.Failure {
 			if op.Input.Kind == check.KindRead {
 				owed = r.owed(op.Call, op.Return, op.Server)
 			}
-			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
-				"A cluster that keeps one history by refusing everything keeps nothing",
-				op.Client, op.Server, op.Input, suite.FormatTime(op.Call), settle, bound, result(op),
-				when(op.Call, op.Return), owed)
-			return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: op.Return,
-				Details: "the request:\n  " + op.String()}
+			f := refusedCalm(op.Client, op.Server, op.Input.String(), result(op), op.Call, op.Return, owed)
+			f.Details = "the request:\n  " + op.String()
+			return f
 		}
 	}
 	for _, l := range r.latestLists() {
 		if r.pl.calm(l.Call) && refused(l.Err) {
-			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
-				"A cluster that keeps one history by refusing everything keeps nothing",
-				l.Client, l.Server, kindOf(l), suite.FormatTime(l.Call), settle, bound, listResult(l),
-				when(l.Call, l.Return), r.owed(l.Call, l.Return, string(l.Server)))
-			return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.Return}
+			return refusedCalm(l.Client, string(l.Server), "list "+kindOf(l), listResult(l), l.Call, l.Return, r.owed(l.Call, l.Return, string(l.Server)))
 		}
 	}
 	return nil
+}
+
+// refusedCalm tells of a request refused while the cluster was calm, and
+// what its server owed (owed).
+func refusedCalm(client, server, what, heard string, call, ret time.Duration, owed string) *suite.Failure {
+	return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, At: ret,
+		Story: fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
+			"A cluster that keeps one history by refusing everything keeps nothing",
+			client, server, what, suite.FormatTime(call), settle, bound, heard, when(call, ret), owed)}
 }
 
 // when says when an answer came: "at 412.3ms, 12.6ms after asking".

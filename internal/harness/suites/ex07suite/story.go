@@ -58,31 +58,27 @@ var (
 		viaA: "server-2", viaB: "server-4", refuseA: true}
 )
 
-// world builds and runs the scene with seed, which decides the jitter: how
-// far apart the two scales are, and each message's delay.
+// world builds and runs the split scene of a seed, which decides the
+// jitter: how far apart the two scales are, and each message's delay.
 func (sp split) world(serve Server) scene.Build[*run] {
 	return func(seed int64) *run {
 		r := newRun(seed, serve, sp.servers)
-		r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-			newCtl(p, api, sequencer).create(storyKey, storyFrom)
-		})
+		r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, storyFrom) })
 		jitter := time.Duration(r.W.Rand().Int63n(int64(5 * time.Millisecond)))
-		r.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, sp.viaA)
-			p.Sleep(scaleAt)
+		r.controller("controller-a", sp.viaA, func(c ctl) {
+			c.Sleep(scaleAt)
 			c.scale(storyKey, scaleA, 0)
 			c.get(storyKey, kube.Any)
 			c.get(storyKey, kube.Latest)
 		})
-		r.Client("controller-b", func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, sp.viaB)
-			p.Sleep(scaleAt + jitter)
+		r.controller("controller-b", sp.viaB, func(c ctl) {
+			c.Sleep(scaleAt + jitter)
 			c.scale(storyKey, scaleB, 0)
 			c.get(storyKey, kube.Any)
 			c.get(storyKey, kube.Latest)
-			p.Sleep(max(0, cutAt+cutFor+healRead-p.Now()))
+			c.Sleep(max(0, cutAt+cutFor+healRead-c.Now()))
 			c.get(storyKey, kube.Latest)
-			p.Sleep(lateAt - p.Now())
+			c.Sleep(lateAt - c.Now())
 			c.get(storyKey, kube.Latest)
 			c.scale(storyKey, lateB, 0)
 		})

@@ -74,13 +74,13 @@ var guard = &scene.Guard{MinCompleted: 10, MinCovered: 0.9}
 // porcupine's verdict and what they promise of each controller; the
 // linearizable check asks for one history, then porcupine's verdict.
 func chapter(serve Server) scene.Chapter[*run] {
+	durable, linearizable := scene.OnStage[*run](scene.Durable), scene.OnStage[*run](scene.Linearizable)
 	promises := []scene.Judge[*run]{
 		splitBrain, appliedTwice, // one history
-		ackedAlone, lostWrite, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
+		ackedAlone, durable, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
 		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
 		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
 	}
-	linearizable := scene.OnStage[*run](scene.Linearizable)
 	splitJudges := func(sp split) []scene.Judge[*run] {
 		return append(slices.Clip(promises), linearizable, sp.promised)
 	}

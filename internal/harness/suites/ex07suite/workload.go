@@ -56,27 +56,26 @@ func (wl workload) world(serve Server) scene.Build[*run] {
 		}
 		r.Inject(faults(rnd, r.Servers, homes)...)
 
-		r.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		r.controller("kubectl", sequencer, func(c ctl) {
 			for _, key := range wl.keys {
-				newCtl(p, api, sequencer).create(key, 1)
+				c.create(key, 1)
 			}
 		})
 		next := 1 // replica counts are unique across the world, so a change is found by its value
-		for _, c := range clients {
-			r.Client(string(c), func(p *sim.Proc, api *kube.Client) {
-				ctl := newCtl(p, api, homes[c])
-				p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
-				for p.Now() < workEnd {
+		for _, name := range clients {
+			r.controller(string(name), homes[name], func(c ctl) {
+				c.Sleep(workStart + time.Duration(c.Rand().Int63n(int64(20*time.Millisecond))))
+				for c.Now() < workEnd {
 					next++
-					err := ctl.request(wl, next)
-					pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
+					err := c.request(wl, next)
+					pause := 20*time.Millisecond + time.Duration(c.Rand().Int63n(int64(80*time.Millisecond)))
 					switch {
 					case refused(err): // a controller backs off when the cluster says no
-						pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
-					case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
+						pause += 100*time.Millisecond + time.Duration(c.Rand().Int63n(int64(150*time.Millisecond)))
+					case c.Rand().Intn(10) == 0: // now and then a burst: the next request at once
 						pause = 0
 					}
-					p.Sleep(pause)
+					c.Sleep(pause)
 				}
 			})
 		}
@@ -90,7 +89,7 @@ func (wl workload) world(serve Server) scene.Build[*run] {
 // precondition, and creates. value is unique to this request. It returns
 // the error of the last request it made.
 func (c ctl) request(wl workload, value int) error {
-	rnd := c.p.Rand()
+	rnd := c.Rand()
 	key := wl.keys[rnd.Intn(len(wl.keys))]
 	var err error
 	switch x := rnd.Float64(); {

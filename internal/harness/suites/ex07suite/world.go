@@ -232,12 +232,14 @@ func (pl plan) cutOff(t time.Duration, server sim.NodeID) string {
 // asked and what it heard ("web=5 → yes rv 2", "get web → Unavailable").
 // The scene's log keeps the requests themselves, for the judges.
 type ctl struct {
-	p   *sim.Proc
+	*sim.Proc
 	api *kube.Client
 }
 
-func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID) ctl {
-	return ctl{p: p, api: api.Pin(server).Quiet()}
+// controller adds a client node, name, that runs f as a controller working
+// through server.
+func (r *run) controller(name string, server sim.NodeID, f func(c ctl)) {
+	r.Client(name, func(p *sim.Proc, api *kube.Client) { f(ctl{Proc: p, api: api.Pin(server).Quiet()}) })
 }
 
 // scale sets key's replicas, with a resourceVersion precondition if rv is
@@ -292,7 +294,7 @@ func (c ctl) note(ask, reply any, err error) error {
 	if err != nil {
 		heard = reason(err)
 	}
-	c.p.Logf("%s → %s", what(ask), heard)
+	c.Logf("%s → %s", what(ask), heard)
 	return err
 }
 
