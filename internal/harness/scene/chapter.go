@@ -66,7 +66,24 @@ type Check[W World] struct {
 	// Figures are texts the check shows about the first world of its first
 	// play, passing or not, for the book to quote (suite.Figure).
 	Figures []Figure[W]
+	// Tally judges the check's worlds together, once every one has passed;
+	// nil: no tally.
+	Tally *Tally[W]
 }
+
+// Tally judges what a check's worlds exercised between them, which no one
+// world need show: a probe that met no stale precondition in a hundred
+// worlds proved nothing about one. Count reads what one finished world
+// exercised; Judge reads the sum over every world of the check's plays,
+// and the seeds they were, once each has passed. A replay (SEED), one
+// world, is not tallied.
+type Tally[W World] struct {
+	Count func(w W) Counts
+	Judge func(sum Counts, seeds []int64) *suite.Failure
+}
+
+// Counts is what worlds exercised, by name: "conflicts": 3.
+type Counts map[string]int
 
 // Play is a run of one of a chapter's worlds over seeds.
 type Play struct {
@@ -168,6 +185,7 @@ type played struct {
 // is let go.
 type verdicts struct {
 	fail      []*suite.Failure            // the first failure, by check
+	counts    []Counts                    // by check, for the checks that tally
 	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
 	figures   map[int]map[string]string   // by check, for the checks that show this world
 	draw      map[*suite.Failure]func(io.Writer) error
@@ -181,6 +199,7 @@ type runner[W World] struct {
 // check runs check i: its plays in order, its guards at the end of each.
 func (r *runner[W]) check(t *testing.T, i int) {
 	k := r.c.Checks[i]
+	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
 		for j, seed := range play.Seeds.List() {
@@ -194,12 +213,21 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				r.report(t, k.Name, *f, v.draw[f])
 				return
 			}
+			for name, n := range v.counts[i] {
+				sum[name] += n
+			}
+			seeds = append(seeds, seed)
 			if play.Guard != nil {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
 		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
 			return
+		}
+	}
+	if k.Tally != nil && !suite.Replaying() {
+		if f := k.Tally.Judge(sum, seeds); f != nil {
+			r.report(t, k.Name, *f, nil)
 		}
 	}
 }
@@ -230,7 +258,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks)), exercised: map[*Guard]*check.Violation{},
+	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks)), counts: make([]Counts, len(r.c.Checks)), exercised: map[*Guard]*check.Violation{},
 		figures: map[int]map[string]string{}, draw: map[*suite.Failure]func(io.Writer) error{}}
 	ran := r.c.Ran
 	if ran == nil {
@@ -261,6 +289,9 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 					break
 				}
 			}
+		}
+		if k.Tally != nil && v.fail[i] == nil {
+			v.counts[i] = k.Tally.Count(w)
 		}
 		for _, p := range k.Plays {
 			if p.World == world && p.Guard != nil {
