@@ -3,10 +3,10 @@ package ex01suite
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/course"
@@ -25,45 +25,14 @@ import (
 // historyKeys are the objects the probe writes.
 var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
 
-// historyCoverage counts what the probe exercised across seeds, so that a
-// check that never saw a Conflict, a Gone or a replay cannot pass.
-type historyCoverage struct {
-	conflicts, gones, replays, followed, bursts int
-}
-
-func history(t *testing.T, mk func(int) kube.Storage) {
-	var cov historyCoverage
-	ok := scene.SearchOf[*historyScene]{
-		Seeds: suite.Seeds(120),
-		Build: func(seed int64) (*scene.Scene, *historyScene) {
-			x := buildHistory(seed, mk, &cov)
-			return x.Scene, x
-		},
-		Judge: func(t *testing.T, x *historyScene) bool { return x.judge(t, &cov) },
-	}.Run(t)
-	if !ok || suite.Replaying() {
-		return
-	}
-	var missing []string
-	if cov.conflicts == 0 {
-		missing = append(missing, "no stale precondition")
-	}
-	if cov.gones == 0 {
-		missing = append(missing, "no watch from a compacted version")
-	}
-	if cov.replays == 0 {
-		missing = append(missing, "no watch that replayed changes")
-	}
-	if cov.bursts == 0 {
-		missing = append(missing, "no burst of changes")
-	}
-	if cov.followed == 0 {
-		missing = append(missing, "no change followed by the watcher")
-	}
-	if len(missing) > 0 {
-		suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
-			Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")})
-	}
+// probeAims are what the probe must have met across its worlds, by their
+// names in a world's counts, with what a vacuous run says it missed.
+var probeAims = []struct{ count, missing string }{
+	{"conflicts", "no stale precondition"},
+	{"gones", "no watch from a compacted version"},
+	{"replays", "no watch that replayed changes"},
+	{"bursts", "no burst of changes"},
+	{"followed", "no change followed by the watcher"},
 }
 
 // probe is one operation of the probe, and how to tell it.
@@ -76,33 +45,36 @@ type probe struct {
 	describe string
 }
 
-// historyScene is one world of the check: the probe's first wrong answer,
-// the history the reference numbered, and what the watcher followed.
-type historyScene struct {
-	*oneServer
-	probed *suite.Failure // the first answer the probe found wrong
+// probed is what a probe world's clients saw: the probe's first wrong
+// answer, the history the reference numbered, what the watcher followed,
+// and what the probe aimed at (probeAims).
+type probed struct {
+	first  *suite.Failure // the first answer the probe found wrong
 	truth  []kube.Event   // every accepted change, as the reference numbered it
 	segs   []segment
+	counts scene.Counts
 }
 
-// buildHistory builds and runs the world of seed, which draws the store's
-// retain and the probe's operations; cov counts what the probe aimed at.
-func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *historyScene {
-	x := &historyScene{oneServer: newOneServer(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })}
-	ref := kube.NewMemStore(x.retain)
+// probeWorld builds and runs the world of seed, which draws the store's
+// retain and the probe's operations.
+func probeWorld(seed int64, mk func(int) kube.Storage) *world {
+	w := newWorld(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })
+	x := &probed{counts: scene.Counts{}}
+	w.probe = x
+	ref := kube.NewMemStore(w.retain)
 	done := false
 
-	x.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
-		api := x.unrecorded(p) // the probe judges each answer itself: nothing reads a record
+	w.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
+		api := w.unrecorded(p) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
-		for i := 0; i < n && x.probed == nil; i++ {
-			pr := nextProbe(p.Rand(), ref, x.retain)
+		for i := 0; i < n && x.first == nil; i++ {
+			pr := nextProbe(p.Rand(), ref, w.retain)
 			if pr.op == "burst" {
 				// More changes than the store retains, accepted in one
 				// instant on server-1 itself, while the watcher is most
 				// likely parked in a watch: when it wakes, its version
 				// has been compacted away.
-				reqs := burst(p.Rand(), ref, x.retain+1+p.Rand().Intn(3))
+				reqs := burst(p.Rand(), ref, w.retain+1+p.Rand().Intn(3))
 				for _, req := range reqs {
 					if ev, err := applyRef(p, ref, req); err == nil {
 						if ev, ok := ev.(kube.Event); ok {
@@ -110,16 +82,16 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 						}
 					}
 				}
-				x.W.Go(server, "burst", func(bp *sim.Proc) {
+				w.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						x.aud.Do(bp, "a burst on server-1", requestOf(req))
+						w.aud.Do(bp, "a burst on server-1", requestOf(req))
 					}
 				})
-				cov.bursts++
+				x.counts["bursts"]++
 				p.Sleep(5 * ms)
 				continue
 			}
-			start := p.Now().Round(100 * time.Microsecond)
+			start := p.Now()
 			got, gotErr := apply(api, pr)
 			want, wantErr := applyRef(p, ref, pr)
 			if wantErr == nil {
@@ -127,28 +99,28 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 					x.truth = append(x.truth, ev)
 				}
 			}
-			if x.probed = compare(pr, start, got, gotErr, want, wantErr); x.probed != nil {
+			if x.first = compare(pr, start, got, gotErr, want, wantErr); x.first != nil {
 				break
 			}
 			switch {
 			case pr.stale && errors.Is(wantErr, kube.ErrConflict):
-				cov.conflicts++
+				x.counts["conflicts"]++
 			case pr.op == "watch" && errors.Is(wantErr, kube.ErrGone):
-				cov.gones++
+				x.counts["gones"]++
 			case pr.op == "watch" && wantErr == nil && len(want.([]kube.Event)) > 1:
-				cov.replays++
+				x.counts["replays"]++
 			}
 		}
 		// Give the watcher time to catch up, then end the run.
 		p.Sleep(500 * ms)
 		done = true
-		x.W.Stop()
+		w.W.Stop()
 	})
 
 	// The watcher follows pods from the beginning; after a Gone it lists
 	// again and follows from the list's version.
-	x.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
-		api := x.unrecorded(p).Quiet()
+	w.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
+		api := w.unrecorded(p).Quiet()
 		x.segs = append(x.segs, segment{from: 0})
 		rv := int64(0)
 		for !done {
@@ -172,30 +144,50 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 			}
 		}
 	})
-	x.Lanes("kubectl", server, "watcher")
-	x.Run(time.Minute)
-	return x
+	w.Lanes("kubectl", server, "watcher")
+	w.Run(time.Minute)
+	return w
 }
 
-// judge reports the store's first wrong answer: as server-1 gave it, if the
-// auditor found one; else as the probe or the watcher saw it.
-func (x *historyScene) judge(t testing.TB, cov *historyCoverage) bool {
-	t.Helper()
-	if !x.ReportRun(t) {
-		return false
+// withRetain puts the store's retain at the head of a probe world's
+// failure's details.
+func withRetain(w *world, f *suite.Failure) {
+	f.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", w.retain, w.retain, f.Details)
+}
+
+// probeAnswered: the probe found every answer of the store the
+// reference's.
+func probeAnswered(w *world) *suite.Failure {
+	if w.probe.first == nil {
+		return nil
 	}
-	fail := x.aud.Finding()
-	if fail == nil {
-		fail = x.probed
+	f := *w.probe.first
+	return &f
+}
+
+// probeCounts is what a probe world aimed at, and the changes its watcher
+// followed.
+func probeCounts(w *world) scene.Counts {
+	c := maps.Clone(w.probe.counts)
+	for _, s := range w.probe.segs {
+		c["followed"] += len(s.evs)
 	}
-	if fail == nil {
-		fail = checkFollowed(x.segs, x.truth, x.W.Now(), cov)
+	return c
+}
+
+// probedEnough: across its worlds the probe met every one of probeAims.
+func probedEnough(sum scene.Counts, _ []int64) *suite.Failure {
+	var missing []string
+	for _, aim := range probeAims {
+		if sum[aim.count] == 0 {
+			missing = append(missing, aim.missing)
+		}
 	}
-	if fail == nil {
-		return true
+	if len(missing) == 0 {
+		return nil
 	}
-	fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", x.retain, x.retain, fail.Details)
-	return x.fail(t, *fail)
+	return &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
+		Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")}
 }
 
 // segment is a stretch the watcher followed: the events it received after
@@ -205,9 +197,10 @@ type segment struct {
 	evs  []kube.Event
 }
 
-// checkFollowed checks that each stretch the watcher followed is exactly the
-// history of pods after its start, and that the last stretch reached the end.
-func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *historyCoverage) *suite.Failure {
+// watcherFollowed: each stretch the watcher followed is exactly the history
+// of pods after its start, and the last stretch reached the end.
+func watcherFollowed(w *world) *suite.Failure {
+	segs, truth, at := w.probe.segs, w.probe.truth, w.W.Now()
 	var pods []kube.Event
 	for _, ev := range truth {
 		if ev.Object.Kind == "pods" {
@@ -240,7 +233,6 @@ func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *hi
 			return &suite.Failure{Name: "missed-change", At: at, Story: story,
 				Details: fmt.Sprintf("watcher received: %s\nhistory of pods:  %s", events(got), events(want))}
 		}
-		cov.followed += len(got)
 	}
 	return nil
 }
@@ -420,7 +412,7 @@ func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
 // compare tells the first difference between the store's answer and the
 // reference's as a failure, or returns nil.
 func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
-	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at.Round(100*time.Microsecond)), pr.describe, server)
+	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at), pr.describe, server)
 	if ev, ok := want.(kube.Event); ok {
 		want = ev.Object
 	}
