@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -135,7 +136,7 @@ func (w *world) told(name, story string, at time.Duration) *suite.Failure {
 		details += a.String() + "\n"
 	}
 	details += fmt.Sprintf("%s desires %d pods\nfaults:\n%s", web, x.desired, w.Describe())
-	return &suite.Failure{Name: name, Story: story, At: at, Details: details}
+	return &suite.Failure{Name: name, Clause: course.OneHistory, Story: story, At: at, Details: details}
 }
 
 // storeAnswered: server-1 answered the check's list of pods and get of web.

@@ -37,11 +37,8 @@ var probeAims = []struct{ count, missing string }{
 
 // probe is one operation of the probe, and how to tell it.
 type probe struct {
-	op       string // "create", "update", "delete", "get", "list", "watch"
-	key      string // or the kind, for list and watch
-	obj      kube.Object
-	rv       int64 // precondition (update, delete) or watch start
-	stale    bool  // the precondition is known to be stale
+	req      any  // a kube request, CreateRequest to WatchRequest; nil for a burst
+	stale    bool // the precondition is known to be stale
 	describe string
 }
 
@@ -69,7 +66,7 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && x.first == nil; i++ {
 			pr := nextProbe(p.Rand(), ref, w.retain)
-			if pr.op == "burst" {
+			if pr.req == nil {
 				// More changes than the store retains, accepted in one
 				// instant on server-1 itself, while the watcher is most
 				// likely parked in a watch: when it wakes, its version
@@ -84,7 +81,7 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 				}
 				w.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						w.aud.Do(bp, "a burst on server-1", requestOf(req))
+						w.aud.Do(bp, "a burst on server-1", req.req)
 					}
 				})
 				x.counts["bursts"]++
@@ -105,10 +102,12 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 			switch {
 			case pr.stale && errors.Is(wantErr, kube.ErrConflict):
 				x.counts["conflicts"]++
-			case pr.op == "watch" && errors.Is(wantErr, kube.ErrGone):
+			case errors.Is(wantErr, kube.ErrGone): // only a watch is answered Gone
 				x.counts["gones"]++
-			case pr.op == "watch" && wantErr == nil && len(want.([]kube.Event)) > 1:
-				x.counts["replays"]++
+			default:
+				if evs, ok := want.([]kube.Event); ok && len(evs) > 1 {
+					x.counts["replays"]++
+				}
 			}
 		}
 		// Give the watcher time to catch up, then end the run.
@@ -149,10 +148,16 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 	return w
 }
 
-// withRetain puts the store's retain at the head of a probe world's
-// failure's details.
-func withRetain(w *world, f *suite.Failure) {
-	f.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", w.retain, w.retain, f.Details)
+// retained tells the failures judge finds with the store's retain at the
+// head of their details.
+func retained(judge scene.Judge[*world]) scene.Judge[*world] {
+	return func(w *world) *suite.Failure {
+		f := judge(w)
+		if f != nil {
+			f.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", w.retain, w.retain, f.Details)
+		}
+		return f
+	}
 }
 
 // probeAnswered: the probe found every answer of the store the
@@ -230,7 +235,7 @@ func watcherFollowed(w *world) *suite.Failure {
 			default:
 				story += fmt.Sprintf("it received %s, which is not in the history", events(got[k:k+1]))
 			}
-			return &suite.Failure{Name: "missed-change", At: at, Story: story,
+			return &suite.Failure{Name: "missed-change", Clause: course.OneHistory, At: at, Story: story,
 				Details: fmt.Sprintf("watcher received: %s\nhistory of pods:  %s", events(got), events(want))}
 		}
 	}
@@ -278,22 +283,22 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 		}
 	}
 	if r.Intn(40) == 0 {
-		return probe{op: "burst", describe: "a burst of changes"}
+		return probe{describe: "a burst of changes"}
 	}
 	switch x := r.Intn(100); {
 	case x < 25:
-		return probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()}
+		return probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()}
 	case x < 55:
 		rv, _ := pre()
 		obj.ResourceVersion = rv
-		return probe{op: "update", key: key, obj: obj, rv: rv, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
+		return probe{req: kube.UpdateRequest{Object: obj}, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
 	case x < 70:
 		rv, _ := pre()
-		return probe{op: "delete", key: key, rv: rv, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
+		return probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
 	case x < 75:
-		return probe{op: "get", key: key, describe: "got " + key}
+		return probe{req: kube.GetRequest{Key: key}, describe: "got " + key}
 	case x < 80:
-		return probe{op: "list", key: kind, describe: "listed " + kind}
+		return probe{req: kube.ListRequest{Kind: kind}, describe: "listed " + kind}
 	}
 	rv := int64(0)
 	if head > 0 {
@@ -307,7 +312,7 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 			rv = max(0, compacted-1+int64(r.Intn(3)))
 		}
 	}
-	return probe{op: "watch", key: kind, rv: rv, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
+	return probe{req: kube.WatchRequest{Kind: kind, ResourceVersion: rv}, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
 }
 
 // burst draws n changes to pods, each valid against the reference as the
@@ -329,18 +334,18 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 		switch {
 		case !ok:
 			obj := kube.Object{Kind: kind, Name: name, Owner: "deployments/web"}
-			out = append(out, probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()})
+			out = append(out, probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()})
 			obj.ResourceVersion = next
 			live[key] = obj
 		case r.Intn(3) == 0:
 			rv := []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{op: "delete", key: key, rv: rv, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
+			out = append(out, probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
 			delete(live, key)
 		default:
 			obj := cur
 			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "deployments/web"}[cur.Owner]
 			obj.ResourceVersion = []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{op: "update", key: key, obj: obj, rv: obj.ResourceVersion, describe: "updated " + obj.String()})
+			out = append(out, probe{req: kube.UpdateRequest{Object: obj}, describe: "updated " + obj.String()})
 			obj.ResourceVersion = next
 			live[key] = obj
 		}
@@ -348,65 +353,39 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 	return out
 }
 
-// requestOf is the wire request of a write probe.
-func requestOf(pr probe) any {
-	switch pr.op {
-	case "create":
-		return kube.CreateRequest{Object: pr.obj}
-	case "update":
-		return kube.UpdateRequest{Object: pr.obj}
-	}
-	return kube.DeleteRequest{Key: pr.key, ResourceVersion: pr.rv}
-}
-
 // apply sends the probe through kubectl; the answer is an Object, a List or
 // a []kube.Event.
 func apply(c *kube.Client, pr probe) (any, error) {
-	switch pr.op {
-	case "create":
-		return c.Create(pr.obj)
-	case "update":
-		return c.Update(pr.obj)
-	case "delete":
-		return c.Delete(pr.key, pr.rv)
-	case "get":
-		return c.Get(pr.key, kube.ReadOptions{})
-	case "list":
-		return c.List(pr.key, kube.ReadOptions{})
+	switch r := pr.req.(type) {
+	case kube.CreateRequest:
+		return c.Create(r.Object)
+	case kube.UpdateRequest:
+		return c.Update(r.Object)
+	case kube.DeleteRequest:
+		return c.Delete(r.Key, r.ResourceVersion)
+	case kube.GetRequest:
+		return c.Get(r.Key, r.Opts)
+	case kube.ListRequest:
+		return c.List(r.Kind, r.Opts)
 	}
-	return c.Watch(pr.key, pr.rv, 0)
+	r := pr.req.(kube.WatchRequest)
+	return c.Watch(r.Kind, r.ResourceVersion, r.Wait)
 }
 
 // applyRef applies the probe to the reference history. For an accepted
 // write the answer is the kube.Event it added.
 func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
-	before := ref.ResourceVersion()
-	var o kube.Object
-	var err error
-	typ := kube.Modified
-	switch pr.op {
-	case "create":
-		o, err = ref.Create(p, pr.obj)
-		typ = kube.Added
-	case "update":
-		o, err = ref.Update(p, pr.obj)
-	case "delete":
-		o, err = ref.Delete(p, pr.key, pr.rv)
-		typ = kube.Deleted
-	case "get":
-		return ref.Get(p, pr.key, kube.ReadOptions{})
-	case "list":
-		return ref.List(p, pr.key, kube.ReadOptions{})
-	default:
-		return ref.Watch(p, pr.key, pr.rv, 0)
+	if !isWrite(pr.req) {
+		return kube.Handler(ref)(p, "kubectl", pr.req)
 	}
-	if err != nil {
+	ev, changed, err := ref.Propose(pr.req)
+	switch {
+	case err != nil:
 		return nil, err
+	case !changed:
+		return ev.Object, nil // a write that changed nothing
 	}
-	if ref.ResourceVersion() == before {
-		return o, nil // a write that changed nothing
-	}
-	return kube.Event{Type: typ, Object: o}, nil
+	return ev, ref.Apply(p, ev)
 }
 
 // compare tells the first difference between the store's answer and the
@@ -418,17 +397,19 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 	}
 	switch {
 	case errKind(gotErr) != errKind(wantErr):
-		f := &suite.Failure{At: at, Name: "wrong-answer",
+		f := &suite.Failure{At: at, Name: "wrong-answer", Clause: course.OneHistory,
 			Story: fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr))}
 		switch {
 		case errors.Is(wantErr, kube.ErrConflict) && gotErr == nil:
+			key, rv := target(pr.req)
 			f.Name = "lost-update"
 			f.Story = fmt.Sprintf("%s and was answered %s; %s had changed since rv %d, so the write was based on a stale read "+
-				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), pr.key, pr.rv)
+				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), key, rv)
 		case errors.Is(wantErr, kube.ErrGone):
+			_, rv := target(pr.req)
 			f.Name = "not-gone"
 			f.Story = fmt.Sprintf("%s and was answered %s; the store keeps only its last changes and rv %d is older than "+
-				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), pr.rv)
+				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), rv)
 		}
 		f.Details = fmt.Sprintf("store answered:   %s\nhistory answers:  %s", answer(got, gotErr), answer(want, wantErr))
 		return f
@@ -441,8 +422,9 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 		if len(g) == 0 && len(w) == 0 || slices.Equal(g, w) {
 			return nil
 		}
-		return &suite.Failure{At: at, Name: "missed-change",
-			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), pr.rv, events(w)),
+		_, rv := target(pr.req)
+		return &suite.Failure{At: at, Name: "missed-change", Clause: course.OneHistory,
+			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), rv, events(w)),
 			Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s", events(g), events(w))}
 	case kube.List:
 		g, _ := got.(kube.List)
@@ -455,10 +437,10 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 		}
 	}
 	name := "wrong-answer"
-	if pr.op == "create" || pr.op == "update" || pr.op == "delete" {
+	if isWrite(pr.req) {
 		name = "wrong-version"
 	}
-	return &suite.Failure{At: at, Name: name,
+	return &suite.Failure{At: at, Name: name, Clause: course.OneHistory,
 		Story:   fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr)),
 		Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr))}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -105,7 +106,7 @@ func deleted(w *world) *suite.Failure {
 	if x.deleteErr == nil {
 		return nil
 	}
-	return &suite.Failure{Name: "wrong-answer", At: x.deleteAt,
+	return &suite.Failure{Name: "wrong-answer", Clause: course.OneHistory, At: x.deleteAt,
 		Story: fmt.Sprintf("at %s kubectl deleted %s on %s and was answered %s; the pod existed, so the delete must succeed",
 			suite.FormatTime(x.deleteAt), x.victim, server, errKind(x.deleteErr))}
 }
@@ -117,7 +118,7 @@ func caughtUp(w *world) *suite.Failure {
 	if x.before == reconnectPods {
 		return nil
 	}
-	return &suite.Failure{Name: "vacuous-run", At: x.cut.From,
+	return &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: x.cut.From,
 		Story: fmt.Sprintf("the controller's informer held %d pods of %s when it was cut off at %s, not %d: "+
 			"it had not caught up, so the check would test nothing", x.before, web, suite.FormatTime(x.cut.From), reconnectPods)}
 }
@@ -128,7 +129,7 @@ func storeListed(w *world) *suite.Failure {
 	if x.truthErr == nil {
 		return nil
 	}
-	return &suite.Failure{Name: "wrong-answer", At: x.judgeAt,
+	return &suite.Failure{Name: "wrong-answer", Clause: course.OneHistory, At: x.judgeAt,
 		Story: fmt.Sprintf("at %s the store answered a list of pods with %s", suite.FormatTime(x.judgeAt), errKind(x.truthErr))}
 }
 
@@ -158,5 +159,5 @@ func cacheAgrees(w *world) *suite.Failure {
 	if found != nil {
 		details += "\n\nthe answer that missed it: " + found.Story
 	}
-	return &suite.Failure{Name: "missed-change", Story: story, Details: details, At: x.deleteAt}
+	return &suite.Failure{Name: "missed-change", Clause: course.OneHistory, Story: story, Details: details, At: x.deleteAt}
 }

@@ -45,7 +45,6 @@ import (
 	"testing"
 	"time"
 
-	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -79,16 +78,16 @@ func chapter(mk func(retain int) kube.Storage) scene.Chapter[*world] {
 		Checks: []scene.Check[*world]{{
 			Name:   "reconnect",
 			Plays:  []scene.Play{{World: "reconnect", Seeds: scene.Random(100)}},
-			Judges: oneHistory(nil, wrongAnswerButMissed, deleted, caughtUp, storeListed, cacheAgrees),
+			Judges: []scene.Judge[*world]{wrongAnswerButMissed, deleted, caughtUp, storeListed, cacheAgrees},
 		}, {
 			Name:   "history",
 			Plays:  []scene.Play{{World: "probe", Seeds: scene.Random(120)}},
-			Judges: oneHistory(withRetain, wrongAnswer, probeAnswered, watcherFollowed),
+			Judges: []scene.Judge[*world]{retained(wrongAnswer), retained(probeAnswered), retained(watcherFollowed)},
 			Tally:  &scene.Tally[*world]{Count: probeCounts, Judge: probedEnough},
 		}, {
 			Name:   "two-controllers",
 			Plays:  []scene.Play{{World: "controllers", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 5, MinCovered: 0.9}}},
-			Judges: oneHistory(nil, wrongAnswerAmidFaults, storeAnswered, readersAgree, converged),
+			Judges: []scene.Judge[*world]{wrongAnswerAmidFaults, storeAnswered, readersAgree, converged},
 		}},
 	}
 }
@@ -140,25 +139,6 @@ func (w *world) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
 			w.W.Stop()
 		})
 	})
-}
-
-// oneHistory puts the failures of judges under the chapter's clause, each
-// retold by retell first when it is not nil.
-func oneHistory(retell func(w *world, f *suite.Failure), judges ...scene.Judge[*world]) []scene.Judge[*world] {
-	out := make([]scene.Judge[*world], len(judges))
-	for i, judge := range judges {
-		out[i] = func(w *world) *suite.Failure {
-			f := judge(w)
-			if f != nil {
-				if retell != nil {
-					retell(w, f)
-				}
-				f.Clause = course.OneHistory
-			}
-			return f
-		}
-	}
-	return out
 }
 
 // wrongAnswer is the store's most specific wrong answer, as the auditor
