@@ -58,7 +58,7 @@ func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 			if op.Indefinite() {
 				ret = 1<<63 - 1
 			}
-			if f.Start <= ret && op.Call <= f.end() {
+			if f.Start <= ret && op.Call <= f.Last() {
 				return nil
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
 )
 
 func TestMonitor(t *testing.T) {
@@ -64,7 +65,7 @@ func TestExercised(t *testing.T) {
 		}
 		return h
 	}
-	partition := check.Fault{Name: "partition server-1 | server-2", Start: ms(2000), End: ms(4000)}
+	partition := check.Fault{Kind: sim.FaultPartition, Desc: "partition server-1 | server-2", Start: ms(2000), End: ms(4000)}
 	tests := []struct {
 		name    string
 		history *check.History
@@ -79,7 +80,7 @@ func TestExercised(t *testing.T) {
 		{
 			name:    "a crash at a moment a request is in flight",
 			history: busy(),
-			faults:  []check.Fault{{Name: "crash server-1", Start: ms(1020)}},
+			faults:  []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: ms(1020)}},
 		},
 		{
 			name:    "a suite that ran nothing",
@@ -92,7 +93,7 @@ func TestExercised(t *testing.T) {
 			// nobody wrote.
 			name:    "faults that hit an idle cluster",
 			history: busy(),
-			faults:  []check.Fault{{Name: "crash server-1", Start: ms(9000)}, {Name: "partition server-1 | server-2", Start: ms(100), End: ms(900)}},
+			faults:  []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: ms(9000)}, {Kind: sim.FaultPartition, Desc: "partition server-1 | server-2", Start: ms(100), End: ms(900)}},
 			story:   "none of the 2 faults overlapped a client operation: the faults hit an idle cluster",
 		},
 		{
@@ -140,7 +141,7 @@ func TestExercisedTellsAClusterThatAnsweredNothingFromAnIdleDrill(t *testing.T) 
 	done(h, "client-c", "server-3", check.Read("deployments/db"), 250, 260, check.Found(nil, 0))
 	timedOut(h, "client-b", "server-1", check.Write("deployments/api", 31), 1400, 2400)
 	h.Call("client-a", "server-2", check.Write("deployments/db", 41), ms(1500))
-	crash := []check.Fault{{Name: "crash server-3", Start: ms(300), End: ms(900)}}
+	crash := []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-3", Nodes: []sim.NodeID{"server-3"}, Start: ms(300), End: ms(900)}}
 
 	v := check.Exercised(h, crash, 10)
 	require.NotNil(t, v)

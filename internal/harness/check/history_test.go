@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/sim"
 )
 
 func TestHistoryRecordsInCallOrder(t *testing.T) {
@@ -70,8 +71,8 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "delete deployments/batch if rv=3", check.DeleteIfVersion("deployments/batch", 3).String())
 	assert.Equal(t, "update deployments/web to 8 if value=5", check.UpdateIfValue("deployments/web", 8, 5).String())
 	assert.Equal(t, "partition server-1 | server-2 from 2000ms to 4000ms",
-		check.Fault{Name: "partition server-1 | server-2", Start: ms(2000), End: ms(4000)}.String())
-	assert.Equal(t, "crash server-1 at 3100ms", check.Fault{Name: "crash server-1", Start: ms(3100)}.String())
+		check.Fault{Kind: sim.FaultPartition, Desc: "partition server-1 | server-2", Start: ms(2000), End: ms(4000)}.String())
+	assert.Equal(t, "crash server-1 at 3100ms", check.Fault{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: ms(3100)}.String())
 	assert.Equal(t, "rv 3 deployments/web=5", check.Change{Version: 3, Key: "deployments/web", Value: 5}.String())
 	assert.Equal(t, "delete pods/web-x7k2", check.Change{Key: "pods/web-x7k2", Deleted: true}.String())
 }

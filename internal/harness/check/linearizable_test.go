@@ -11,6 +11,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
 )
 
 func TestLinearizableNamesTheOperationsAndServers(t *testing.T) {
@@ -91,8 +92,8 @@ func TestDrawHTML(t *testing.T) {
 	require.False(t, l.OK())
 
 	faults := []check.Fault{
-		{Name: "partition server-1 | server-2", Start: ms(300), End: ms(500)},
-		{Name: "crash server-1", Start: ms(450)},
+		{Kind: sim.FaultPartition, Desc: "partition server-1 | server-2", Start: ms(300), End: ms(500)},
+		{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: ms(450)},
 	}
 	var b strings.Builder
 	require.NoError(t, l.DrawHTML(&b, faults))

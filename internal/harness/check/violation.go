@@ -2,7 +2,7 @@ package check
 
 import (
 	"fmt"
-	"strconv"
+	"onehistory/internal/harness/sim"
 	"strings"
 	"time"
 
@@ -34,36 +34,12 @@ func (v *Violation) Error() string {
 }
 
 // Fault is a fault the world injected, for the vacuity guard and the
-// visualization: "partition server-1 | server-2" from 2000ms to 4000ms, or
-// "crash server-1" at 3100ms (End zero or equal to Start: a moment).
-type Fault struct {
-	Name       string
-	Start, End time.Duration
-}
+// visualization: the world's own value (sim.Fault), with its kind, the nodes
+// it touched, and when it began and ended.
+type Fault = sim.Fault
 
-// end is the fault's last moment; a point fault ends where it starts.
-func (f Fault) end() time.Duration {
-	if f.End < f.Start {
-		return f.Start
-	}
-	return f.End
-}
-
-// String is "partition server-1 | server-2 from 2000ms to 4000ms" or
-// "crash server-1 at 3100ms".
-func (f Fault) String() string {
-	if f.end() == f.Start {
-		return fmt.Sprintf("%s at %s", f.Name, formatTime(f.Start))
-	}
-	return fmt.Sprintf("%s from %s to %s", f.Name, formatTime(f.Start), formatTime(f.end()))
-}
-
-// formatTime prints a virtual time in milliseconds, as suite.FormatTime does:
-// "412ms", "1234.5ms".
-func formatTime(d time.Duration) string {
-	s := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
-	return strings.TrimSuffix(s, ".0") + "ms"
-}
+// formatTime prints a virtual time the one way the workbook does.
+func formatTime(d time.Duration) string { return sim.FormatTime(d) }
 
 // table renders rows as left-aligned columns, each line indented by two
 // spaces. The first row is the header.

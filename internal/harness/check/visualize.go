@@ -2,7 +2,7 @@ package check
 
 import (
 	"io"
-	"strings"
+	"onehistory/internal/harness/sim"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -30,10 +30,10 @@ func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
 		out = append(out, porcupine.Annotation{
 			Tag:             "faults",
 			Start:           l.stamps.of(f.Start, 0),
-			End:             l.stamps.of(f.end(), 0),
-			Description:     f.Name,
+			End:             l.stamps.of(f.Last(), 0),
+			Description:     f.Desc,
 			Details:         f.String(),
-			BackgroundColor: faultColor(f.Name),
+			BackgroundColor: faultColor(f.Kind),
 		})
 	}
 	if v := l.Violation; v != nil {
@@ -53,13 +53,13 @@ func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
 	return out
 }
 
-func faultColor(name string) string {
-	switch n := strings.ToLower(name); {
-	case strings.Contains(n, "crash"), strings.Contains(n, "restart"):
+func faultColor(kind sim.FaultKind) string {
+	switch kind {
+	case sim.FaultCrash:
 		return "#f8bbd0"
-	case strings.Contains(n, "partition"):
+	case sim.FaultPartition, sim.FaultCut:
 		return "#ffe0b2"
-	case strings.Contains(n, "delay"), strings.Contains(n, "skew"):
+	case sim.FaultSlow, sim.FaultSkew:
 		return "#e1f5fe"
 	}
 	return "#eeeeee"

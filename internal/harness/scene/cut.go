@@ -37,7 +37,7 @@ func (f Cut) inject(s *Scene) {
 	spell := &linkSpell{cut: true}
 	w.At(f.From, func() {
 		s.beginSpell(spell, bothWays(f.A, f.B)...)
-		w.Fault(fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), f.From, f.Until())
+		w.Fault(sim.Fault{Kind: sim.FaultCut, Desc: fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.Until()})
 	})
 	w.At(f.Until(), func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
 }

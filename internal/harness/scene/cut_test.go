@@ -44,7 +44,7 @@ func TestACutLinkLosesOnlyWhatItsTwoEndsSendEachOther(t *testing.T) {
 	assert.ErrorIs(t, after, kube.ErrNotFound, "after the cut the relay gets its answer again")
 	assert.Equal(t, "link server-1 ↔ server-2 cut from 100ms for 1000ms", cut.String())
 	require.Len(t, s.Faults, 1)
-	assert.Equal(t, check.Fault{Name: "link server-1 ↔ server-2 cut", Start: 100 * time.Millisecond, End: 1100 * time.Millisecond}, s.Faults[0])
+	assert.Equal(t, check.Fault{Kind: sim.FaultCut, Desc: "link server-1 ↔ server-2 cut", Nodes: []sim.NodeID{"server-1", "server-2"}, Start: 100 * time.Millisecond, End: 1100 * time.Millisecond}, s.Faults[0])
 	assert.True(t, cut.During(100*time.Millisecond) && !cut.During(1100*time.Millisecond))
 }
 

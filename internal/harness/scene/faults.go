@@ -65,7 +65,7 @@ func (f SlowLink) inject(s *Scene) {
 	}
 	w.At(f.From, func() {
 		s.beginSpell(spell, bothWays(f.A, f.B)...)
-		w.Fault(fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), f.From, f.From+f.For)
+		w.Fault(sim.Fault{Kind: sim.FaultSlow, Desc: fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.From + f.For})
 	})
 	w.At(f.From+f.For, func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
 }
@@ -215,7 +215,7 @@ func (f Skew) inject(s *Scene) {
 	w := s.W
 	w.At(f.From, func() {
 		w.SetSkew(f.Node, f.By)
-		w.Fault(fmt.Sprintf("clock of %s skewed by %s", f.Node, signed(f.By)), f.From, f.From)
+		w.Fault(sim.Fault{Kind: sim.FaultSkew, Desc: fmt.Sprintf("clock of %s skewed by %s", f.Node, signed(f.By)), Nodes: []sim.NodeID{f.Node}, Start: f.From, End: f.From})
 	})
 }
 
@@ -234,11 +234,9 @@ func describeLink(l sim.Link) string {
 	return s
 }
 
-// millis prints a duration in milliseconds: "400ms", "1234.5ms".
-func millis(d time.Duration) string {
-	s := fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond))
-	return strings.TrimSuffix(s, ".0") + "ms"
-}
+// millis prints a duration as the workbook prints every time: "400ms",
+// "1234.5ms".
+func millis(d time.Duration) string { return sim.FormatTime(d) }
 
 func signed(d time.Duration) string {
 	if d < 0 {

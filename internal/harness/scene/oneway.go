@@ -33,7 +33,7 @@ func (f SlowOneWay) inject(s *Scene) {
 	way := [2]sim.NodeID{f.Sender, f.Receiver}
 	w.At(f.From, func() {
 		s.beginSpell(spell, way)
-		w.Fault(fmt.Sprintf("slow link %s → %s only (%s)", f.Sender, f.Receiver, describeLink(f.Link)), f.From, f.From+f.For)
+		w.Fault(sim.Fault{Kind: sim.FaultSlow, Desc: fmt.Sprintf("slow link %s → %s only (%s)", f.Sender, f.Receiver, describeLink(f.Link)), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.From + f.For})
 	})
 	w.At(f.From+f.For, func() { s.endSpell(spell, way) })
 }

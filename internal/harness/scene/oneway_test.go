@@ -46,7 +46,7 @@ func TestASlowOneWayLinkDelaysOnlyItsWayAndOnlyDuringTheSpell(t *testing.T) {
 	assert.Equal(t, [2]time.Duration{202 * ms, 204 * ms}, late, "asked after the spell: fast both ways, done before the early answer lands")
 	assert.Equal(t, "slow link server-2 → server-1 only (400ms) from 100ms for 50ms", slow.String())
 	require.Len(t, s.Faults, 1)
-	assert.Equal(t, check.Fault{Name: "slow link server-2 → server-1 only (400ms)", Start: 100 * ms, End: 150 * ms}, s.Faults[0])
+	assert.Equal(t, check.Fault{Kind: sim.FaultSlow, Desc: "slow link server-2 → server-1 only (400ms)", Nodes: []sim.NodeID{"server-2", "server-1"}, Start: 100 * ms, End: 150 * ms}, s.Faults[0])
 }
 
 // A one-way spell that ends during a cut leaves its way cut: it composes

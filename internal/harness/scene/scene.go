@@ -140,10 +140,7 @@ func (s *Scene) BehindServers(h sim.Handler) sim.Handler {
 // and for each change the auditor found, when its client heard yes.
 func (s *Scene) Run(limit time.Duration) error {
 	s.Err = s.W.Run(limit)
-	s.Faults = nil
-	for _, f := range s.W.Faults() {
-		s.Faults = append(s.Faults, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
+	s.Faults = s.W.Faults()
 	// A change is accepted at the moment its client heard yes; servers do
 	// not say when they applied it. Values are unique per key in every
 	// scene that audits, so the value finds the operation.

@@ -60,7 +60,7 @@ type DeadlockError struct {
 // Error names the time and each blocked process with what it waits in.
 func (e *DeadlockError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sim: deadlock at %s: every process is blocked and nothing is pending:", fmtTime(e.At))
+	fmt.Fprintf(&b, "sim: deadlock at %s: every process is blocked and nothing is pending:", FormatTime(e.At))
 	for _, x := range e.Blocked {
 		fmt.Fprintf(&b, "\n  %s waits in %s", x.Proc, x.Wait)
 	}
@@ -77,7 +77,7 @@ type PanicError struct {
 
 // Error names the process, the time, the value it panicked with and its stack.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("sim: process %s panicked at %s: %v\n%s", e.Proc, fmtTime(e.At), e.Value, e.Stack)
+	return fmt.Sprintf("sim: process %s panicked at %s: %v\n%s", e.Proc, FormatTime(e.At), e.Value, e.Stack)
 }
 
 // StuckError ends a run in which a process kept the world waiting for longer
@@ -95,9 +95,5 @@ type StuckError struct {
 func (e *StuckError) Error() string {
 	return fmt.Sprintf("sim: process %s did not yield for %s of wall time at virtual %s: it is blocked outside the world "+
 		"(a sync.Mutex held across a call, a bare channel, time.Sleep) or spinning in a loop without calling the world",
-		e.Proc, e.After, fmtTime(e.At))
-}
-
-func fmtTime(d time.Duration) string {
-	return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+		e.Proc, e.After, FormatTime(e.At))
 }

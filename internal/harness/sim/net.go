@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,9 +84,8 @@ func (w *World) Partition(groups ...[]NodeID) {
 	}
 	desc := "partition " + strings.Join(names, " | ")
 	w.record(Event{Kind: EvFault, Text: desc})
-	w.faultEnd("partition")
-	w.faultStart(FaultPartition, "partition", "")
-	w.faults[len(w.faults)-1].Desc = desc
+	w.faultEnd(FaultPartition, "")
+	w.faultStart(Fault{Kind: FaultPartition, Desc: desc, Nodes: slices.Concat(groups...)})
 }
 
 // Isolate cuts one node off from all others.
@@ -98,7 +98,7 @@ func (w *World) Heal() {
 	}
 	w.groups = nil
 	w.record(Event{Kind: EvFault, Text: "heal"})
-	w.faultEnd("partition")
+	w.faultEnd(FaultPartition, "")
 }
 
 // Connected reports whether messages can pass between a and b now.

@@ -100,7 +100,7 @@ func (w *World) Crash(id NodeID) {
 	n.handler = nil
 	n.disk.crash()
 	w.record(Event{Kind: EvCrash, Node: id, Text: "crash"})
-	w.faultStart(FaultCrash, "crash "+string(id), id)
+	w.faultStart(Fault{Kind: FaultCrash, Desc: "crash " + string(id), Nodes: []NodeID{id}})
 	self := false
 	for _, p := range append([]*Proc(nil), n.procs...) {
 		p.killed = true
@@ -129,6 +129,6 @@ func (w *World) Restart(id NodeID) {
 	}
 	n.up = true
 	w.record(Event{Kind: EvRestart, Node: id, Text: "restart"})
-	w.faultEnd("crash " + string(id))
+	w.faultEnd(FaultCrash, id)
 	w.spawn(n, "main", n.boot)
 }

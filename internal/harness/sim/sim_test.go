@@ -81,7 +81,7 @@ func TestACallToACrashedNodeIsRefusedAndAPartitionTimesOut(t *testing.T) {
 	require.Len(t, faults, 2)
 	assert.Equal(t, "crash server-1", faults[0].Desc)
 	assert.Equal(t, sim.FaultCrash, faults[0].Kind)
-	assert.Equal(t, sim.NodeID("server-1"), faults[0].Node)
+	assert.Equal(t, sim.NodeID("server-1"), faults[0].Nodes[0])
 	assert.Equal(t, "partition client,server-1 | server-2", faults[1].Desc)
 	assert.Equal(t, sim.FaultPartition, faults[1].Kind)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -76,7 +77,7 @@ func (e Event) String() string {
 	if node == "" {
 		node = "world"
 	}
-	return fmt.Sprintf("%9s %-12s %s", fmtTime(e.At), node, e.Summary())
+	return fmt.Sprintf("%9s %-12s %s", FormatTime(e.At), node, e.Summary())
 }
 
 func formatMsg(m any) string {
@@ -161,59 +162,17 @@ func (w *World) record(e Event) {
 	w.trace.add(e)
 }
 
-// Fault is one fault the world injected, with the virtual times it began and
-// ended (End is the time of the query for a fault still going on). Checkers
-// use faults to annotate histories and to tell a run that exercised a fault
-// from one whose fault hit an idle cluster.
-type Fault struct {
-	Kind       FaultKind
-	Desc       string // "crash server-1", "partition server-1 | server-2"
-	Node       NodeID // the node, for a crash
-	Start, End time.Duration
-	Open       bool // still going on
+func (w *World) faultStart(f Fault) {
+	f.Start, f.Open = w.now, true
+	w.faults = append(w.faults, f)
 }
 
-// FaultKind says what a Fault did, so that a checker looking for crashes
-// need not read descriptions.
-type FaultKind int
-
-const (
-	// FaultOther is a fault the caller injected by other means and
-	// recorded with World.Fault: a slow link, a skewed clock.
-	FaultOther FaultKind = iota
-	// FaultCrash is a node's crash, from World.Crash to World.Restart.
-	FaultCrash
-	// FaultPartition is a partition, from World.Partition to World.Heal
-	// (or to the next Partition, which replaces it).
-	FaultPartition
-)
-
-// Faults lists the faults injected so far, in the order they began.
-func (w *World) Faults() []Fault {
-	out := append([]Fault(nil), w.faults...)
-	for i := range out {
-		if out[i].Open {
-			out[i].End = w.now
-		}
-	}
-	return out
-}
-
-// Fault records a fault that the caller injected by other means (a slow
-// link, a skewed clock), for the checkers and the timeline.
-func (w *World) Fault(desc string, start, end time.Duration) {
-	w.faults = append(w.faults, Fault{Desc: desc, Start: start, End: end})
-	w.record(Event{Kind: EvFault, Text: fmt.Sprintf("%s from %s to %s", desc, fmtTime(start), fmtTime(end))})
-}
-
-func (w *World) faultStart(kind FaultKind, key string, id NodeID) {
-	w.faults = append(w.faults, Fault{Kind: kind, Desc: key, Node: id, Start: w.now, Open: true})
-}
-
-func (w *World) faultEnd(key string) {
+// faultEnd ends the open faults of kind that involve node (any node, if
+// node is empty).
+func (w *World) faultEnd(kind FaultKind, node NodeID) {
 	for i := range w.faults {
 		f := &w.faults[i]
-		if f.Open && (f.Desc == key || strings.HasPrefix(f.Desc, key+" ")) {
+		if f.Open && f.Kind == kind && (node == "" || slices.Contains(f.Nodes, node)) {
 			f.End, f.Open = w.now, false
 		}
 	}

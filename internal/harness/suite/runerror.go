@@ -53,15 +53,9 @@ func RunFailure(err error) Failure {
 	return Failure{Name: RunErrorName, Story: "the run could not go on: " + err.Error()}
 }
 
-// Faults lists the faults the world injected, in the checkers' terms, for
-// check.Exercised and for annotating a linearizability visualization.
-func Faults(w *sim.World) []check.Fault {
-	var out []check.Fault
-	for _, f := range w.Faults() {
-		out = append(out, check.Fault{Name: f.Desc, Start: f.Start, End: f.End})
-	}
-	return out
-}
+// Faults lists the faults the world injected, for check.Exercised and for
+// annotating a linearizability visualization.
+func Faults(w *sim.World) []check.Fault { return w.Faults() }
 
 // Coverage judges a randomized check's guard against vacuous runs once all
 // its seeds have run: unless at least minFraction of the runs had faults

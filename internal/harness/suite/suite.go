@@ -13,6 +13,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/verdict"
 )
 
@@ -166,11 +167,9 @@ func splitName(name string) (string, string) {
 	return strings.ToLower(strings.TrimPrefix(top, "Test")), check
 }
 
-// FormatTime prints a virtual time as milliseconds, to a tenth: "1234.5ms", "400ms".
-func FormatTime(d time.Duration) string {
-	s := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
-	return strings.TrimSuffix(s, ".0") + "ms"
-}
+// FormatTime prints a virtual time as milliseconds, to a tenth, the one way
+// the workbook prints time (sim.FormatTime): "1234.5ms", "400ms".
+func FormatTime(d time.Duration) string { return sim.FormatTime(d) }
 
 // CheckFunc is one check of a hidden suite.
 type CheckFunc func(t *testing.T)

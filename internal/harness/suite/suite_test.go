@@ -190,7 +190,7 @@ func TestWriteHTMLWritesTheDrawing(t *testing.T) {
 	r := h.Call("controller-a", "server-2", check.Read("deployments/web"), 410*time.Millisecond)
 	h.Return(r, check.Found(3, 1), 412*time.Millisecond)
 	l := check.Linearizable(h, 0)
-	faults := []check.Fault{{Name: "crash server-1", Start: 450 * time.Millisecond}}
+	faults := []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: 450 * time.Millisecond}}
 
 	dir := t.TempDir() + "/out"
 	path, err := WriteHTML(dir, "ex04-seed-17", l, faults)

@@ -170,7 +170,7 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 func (j *journal) crashes() []*crashRec {
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
-		if f.Kind != sim.FaultCrash || f.Node != apiserver {
+		if f.Kind != sim.FaultCrash || !f.Touches(apiserver) {
 			continue
 		}
 		c := &crashRec{at: f.Start}

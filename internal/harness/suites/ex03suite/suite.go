@@ -319,7 +319,7 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 				continue
 			}
 			for _, s := range c.Servers() {
-				if s != id && (f.Node == s || strings.Contains(f.Desc, string(s))) {
+				if s != id && f.Touches(s) {
 					return true
 				}
 			}

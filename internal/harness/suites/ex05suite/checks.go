@@ -201,7 +201,7 @@ func (c *chapter) randomized(t *testing.T) {
 		Faults: func(s *scene.Scene) []check.Fault {
 			var out []check.Fault
 			for _, f := range s.Faults {
-				if strings.HasPrefix(f.Name, "crash") {
+				if f.Kind == sim.FaultCrash {
 					out = append(out, f)
 				}
 			}

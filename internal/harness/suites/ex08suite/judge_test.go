@@ -62,7 +62,7 @@ func TestTheLastWriteStayingIsNoFailureAndNeitherIsALaggingServer(t *testing.T) 
 
 func TestARequestToAWholeClusterMustBeAnswered(t *testing.T) {
 	w := judged(3)
-	w.Faults = []check.Fault{{Name: "crash server-1", Start: 500 * ms, End: 900 * ms}, {Name: "clock skew", Start: 0, End: 0}}
+	w.Faults = []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: 500 * ms, End: 900 * ms}, {Kind: sim.FaultSkew, Desc: "clock skew", Start: 0, End: 0}}
 	op(w, "client-a", "server-2", check.Write("deployments/web", 7), 700*ms, 1700*ms, check.Result{Outcome: check.Indefinite})
 	op(w, "client-a", "server-2", check.Write("deployments/web", 8), 2000*ms, 3000*ms, check.Result{Outcome: check.Indefinite})
 	op(w, "client-b", "server-3", check.Write("deployments/web", 9), 2100*ms, 2110*ms, check.Acked(4))

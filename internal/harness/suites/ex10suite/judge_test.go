@@ -39,7 +39,7 @@ func (r *reported) Log(args ...any) {
 func cutOff(t *testing.T) *world {
 	w := &world{Scene: scene.New(1, nil, scene.Servers(3))}
 	t.Cleanup(w.Close)
-	w.Faults = []check.Fault{{Name: "partition server-2 server-3 | the rest", Start: 1000 * ms, End: 6000 * ms}}
+	w.Faults = []check.Fault{{Kind: sim.FaultPartition, Desc: "partition server-2 server-3 | the rest", Start: 1000 * ms, End: 6000 * ms}}
 	w.AuditedAt = 9500 * ms
 	return w
 }
@@ -71,7 +71,7 @@ func TestTheLeaderAnswersEveryRequestWithinTheWriteTimeout(t *testing.T) {
 // the leader's either.
 func TestACrashedLeaderOrAFollowerIsNotHeldToTheBound(t *testing.T) {
 	w := cutOff(t)
-	w.Faults = append(w.Faults, check.Fault{Name: "crash server-1", Start: 2000 * ms, End: 2500 * ms})
+	w.Faults = append(w.Faults, check.Fault{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: 2000 * ms, End: 2500 * ms})
 	h := w.History
 	lost := h.Call("controller-a", "server-1", check.Write("deployments/web", 103), 1900*ms)
 	h.Timeout(lost, 1900*ms+requestTimeout)

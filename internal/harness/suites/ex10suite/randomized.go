@@ -300,7 +300,7 @@ var (
 func (w *world) reportUnbounded(t testing.TB) bool {
 	crashed := func(from, to time.Duration) bool {
 		for _, f := range w.Faults {
-			if f.Name == "crash "+string(leader) && f.Start <= to && from <= f.End {
+			if f.Kind == sim.FaultCrash && f.Touches(leader) && f.Start <= to && from <= f.End {
 				return true
 			}
 		}
