@@ -39,24 +39,13 @@ func newAuditor(store kube.Storage, retain int) *auditor {
 	return &auditor{store: store, ref: kube.NewMemStore(retain), accepted: map[int64]time.Duration{}}
 }
 
-// Handler is the API server's handler: the store answers, the auditor
-// compares.
-func (a *auditor) Handler() sim.Handler {
-	inner := kube.Handler(a.store)
-	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		start := p.Now()
-		resp, err := inner(p, from, req)
-		a.audit(p, start, string(from), req, resp, err)
-		return resp, err
-	}
-}
-
-// Do hands req to the store from a process on the server's own node (a
-// burst of writes no client could send as fast), audited like any request.
-func (a *auditor) Do(p *sim.Proc, who string, req any) (any, error) {
+// Serve is the API server's handler: the store answers, the auditor
+// compares. A process on the server's own node calls it directly (a burst
+// of writes no client could send as fast), audited like any request.
+func (a *auditor) Serve(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	start := p.Now()
-	resp, err := kube.Handler(a.store)(p, sim.NodeID(who), req)
-	a.audit(p, start, who, req, resp, err)
+	resp, err := kube.Handler(a.store)(p, from, req)
+	a.audit(p, start, string(from), req, resp, err)
 	return resp, err
 }
 

@@ -103,9 +103,9 @@ func controllersWorld(seed int64, mk func(int) kube.Storage) *world {
 			{who: "dashboard", rv: dash.ResourceVersion(), pods: owned(dash.List())},
 		}
 	}, func(p *sim.Proc) {
-		resp, err := w.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+		resp, err := w.aud.Serve(p, "the check", kube.ListRequest{Kind: "pods"})
 		l, _ := resp.(kube.List)
-		dresp, derr := w.aud.Do(p, "the check", kube.GetRequest{Key: web})
+		dresp, derr := w.aud.Serve(p, "the check", kube.GetRequest{Key: web})
 		d, _ := dresp.(kube.Object)
 		if err == nil {
 			err = derr

@@ -81,7 +81,7 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 				}
 				w.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						w.aud.Do(bp, "a burst on server-1", req.req)
+						w.aud.Serve(bp, "a burst on server-1", req.req)
 					}
 				})
 				x.counts["bursts"]++

@@ -33,9 +33,8 @@ type reconnected struct {
 	judgeAt  time.Duration
 	victim   string
 
-	inf       *kube.Informer // the controller's, from 300ms on
-	before    int            // pods of web the informer held when it was cut off
-	deleted   kube.Object    // the deletion's answer
+	before    int         // pods of web the informer held when it was cut off
+	deleted   kube.Object // the deletion's answer
 	deleteErr error
 	cached    []string // the informer's pods of web when the judge asked, and its version
 	cachedRV  int64
@@ -57,6 +56,7 @@ func reconnectWorld(seed int64, mk func(int) kube.Storage) *world {
 	x.cut = scene.Partition{Groups: [][]sim.NodeID{{"controller"}}, From: cutAt, For: healAt - cutAt}
 	x.judgeAt = healAt + 3000*ms
 	x.victim = fmt.Sprintf("pods/web-%d", 1+r.Intn(reconnectPods))
+	var inf *kube.Informer // the controller's, from 300ms on
 
 	w.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
 		api := w.unrecorded(p) // the check compares caches, not recorded histories
@@ -75,13 +75,13 @@ func reconnectWorld(seed int64, mk func(int) kube.Storage) *world {
 	// after any absence, or says plainly that it cannot.
 	w.Client("controller", func(p *sim.Proc, _ *kube.Client) {
 		p.Sleep(300 * ms)
-		x.inf = kube.NewInformer(p, w.unrecorded(p), "pods", kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
+		inf = kube.NewInformer(p, w.unrecorded(p), "pods", kube.ListFrom(kube.Latest), kube.WatchWait(time.Second), kube.RetryBackoff(100*ms, 100*ms))
 	})
 	w.Inject(x.cut)
-	w.W.At(cutAt, func() { x.before = len(owned(x.inf.List())) })
+	w.W.At(cutAt, func() { x.before = len(owned(inf.List())) })
 	// The judge asks the store itself at the instant the controller counts.
-	w.endAt(x.judgeAt, func() { x.cached, x.cachedRV = owned(x.inf.List()), x.inf.ResourceVersion() }, func(p *sim.Proc) {
-		resp, err := w.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+	w.endAt(x.judgeAt, func() { x.cached, x.cachedRV = owned(inf.List()), inf.ResourceVersion() }, func(p *sim.Proc) {
+		resp, err := w.aud.Serve(p, "the check", kube.ListRequest{Kind: "pods"})
 		x.truth, _ = resp.(kube.List)
 		x.truthErr = err
 	})

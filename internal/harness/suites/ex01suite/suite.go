@@ -1,40 +1,15 @@
 // Package ex01suite is the hidden suite of chapter 1, "One memory": the one
-// API server's store must be a history. Its three checks, each a world and
-// the judges that read it (declared in chapter, in the order they are
-// asked):
-//
-//   - reconnect: the controller's informer is cut off from the API server
-//     while kubectl deletes a pod; once it is back, its cache must say the
-//     pod is gone. A store that keeps only the present cannot tell it.
-//   - history: a probe compares every answer of the store with the
-//     reference history, operation by operation: the next resourceVersion
-//     for each accepted change, Conflict for a stale precondition, a watch
-//     from any retained version replaying exactly the changes after it, Gone
-//     for a version older than that. Across its worlds the probe must have
-//     met each of these.
-//   - two-controllers: a ReplicaSet controller and a dashboard, each cut
-//     off at random while kubectl scales and deletes, must end with the same
-//     answer as the store, and with exactly the desired pods.
-//
-// Points and hints are in the chapter's registry entry
-// (internal/harness/course/ex01.go).
+// API server's store must be a history. Each check plays one world
+// (reconnectWorld, probeWorld, controllersWorld, whose files tell what
+// happens in each) and asks its judges in the order chapter declares them.
 //
 // In every world an auditor stands between server-1 and the store
-// (audit.go): it asks the reference history each question the store is
-// asked, at the same instant, and each check's first judge tells the most
-// specific wrong answer it found (a stale precondition accepted, a deletion
-// delivered as a modification, a watch answered only when its wait ran out)
-// before the symptom the scene shows. The history probe aims preconditions
-// on both sides of the stored version and watches at the edge of the
-// retained window, and now and then accepts more changes than the store
-// retains in one instant on server-1 itself, while the watcher is parked.
-//
-// The informers resume their watch from their last version after a
-// failure and list again only on Gone, as client-go's reflector does
-// (kube.Informer): that is what makes the store's history matter, since a
-// relist after every partition would hide a missing history. two-controllers
-// uses kube.ReplicaSetController as it is, with a periodic resync added (see
-// controllers.go).
+// (audit.go), and each check's first judge is what it found: the store's
+// most specific wrong answer, before the symptom the scene shows. The
+// informers resume their watch from their last version after a failure and
+// list again only on Gone, as client-go's reflector does (kube.Informer):
+// that is what makes the store's history matter, since a relist after every
+// partition would hide a missing history.
 package ex01suite
 
 import (
@@ -112,7 +87,7 @@ type world struct {
 // matters is what it told each client.
 func newWorld(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *world {
 	w := &world{}
-	w.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(w.aud.Handler()) },
+	w.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(w.aud.Serve) },
 		scene.Servers(1), scene.Latency(min, max))
 	w.retain = draw(w.W.Rand())
 	w.aud = newAuditor(mk(w.retain), w.retain)

@@ -81,7 +81,7 @@ type crashPoint struct {
 func pointsOf(c *cluster) []crashPoint {
 	var pts []crashPoint
 	ops := c.History.Operations()
-	for _, x := range c.j.crashesOnDisk() {
+	for _, x := range c.j.crashes() {
 		pt := crashPoint{crashRec: x}
 		for _, op := range ops {
 			if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
@@ -146,9 +146,10 @@ func struckTheWritePath(n scene.Counts, seeds []int64) *suite.Failure {
 
 // crashWorld builds and runs one world of crash-points: three writers keep
 // the write path busy while the apiserver crashes twice, each time at an
-// instant drawn from the seed and for a while drawn from it (the second, in
-// one world of four, right after the first restart), and a reader
-// reads every deployment and pod back once the writers are done.
+// instant drawn from the seed (before, during or after the sync of a
+// change, or with its acknowledgement in flight) and for a while drawn from
+// it (the second, in one world of four, right after the first restart), and
+// a reader reads every deployment and pod back once the writers are done.
 func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"},
 		scene.WorldOptions(sim.DiskSyncLatency(syncLatency), sim.DiskTearsAtEdges()), scene.RequestTimeout(writeTimeout))

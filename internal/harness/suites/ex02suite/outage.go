@@ -23,7 +23,8 @@ const (
 
 // outageWorld builds and runs one world of the outage: kubectl writes and
 // a dashboard reads while the apiserver is down once, from an instant drawn
-// from the seed for a while drawn from it. In one world of four it goes
+// from the seed for a while drawn from it; meanwhile there is no cluster,
+// and the honest answer says so (Unavailable). In one world of four it goes
 // down only after a second or more of writes, so that the log it comes back
 // to is a few pages long (tens of records, over 4 KiB), as the log of a
 // cluster that has run for a while is.

@@ -2,7 +2,8 @@ package ex02suite
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func (k *kubelet) run(p *sim.Proc) {
 					p.Logf("started container %s", o.Name)
 				}
 			}
-			for _, name := range sortedKeys(k.running) {
+			for _, name := range slices.Sorted(maps.Keys(k.running)) {
 				if !listed[name] {
 					delete(k.running, name)
 					if len(k.stopped) == 0 {
@@ -116,17 +117,11 @@ func reason(err error) string {
 	return err.Error()
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// pageWorld builds and runs the page for seed, which decides only the
-// jitter: when kubectl creates web, and each message's delay.
+// pageWorld builds and runs the page itself for seed, which decides only
+// the jitter: when kubectl creates web, and each message's delay. kubectl
+// creates deployments/web with five replicas, the controller-manager
+// creates its pods, node-1 runs their containers; the apiserver crashes at
+// 02:14 and is restarted at 02:18.
 func pageWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "controller-manager", "node-1"})
 	c.node1 = &kubelet{running: map[string]bool{}}

@@ -1,43 +1,14 @@
 // Package ex02suite is the hidden suite of chapter ex02, "The 2:14 a.m.
 // page": one apiserver whose store must outlive a crash of its node.
 //
-// Every check builds worlds in which the node "apiserver" boots the
-// learner's store (open) and serves it with kube.Serve, crashes, and boots
-// it again from what its disk kept. The checks, in the registry's order,
-// each a world and the judges that read it (declared in chapter, in the
-// order they are asked):
-//
-//   - story: the page itself. kubectl creates deployments/web with five
-//     replicas, the controller-manager creates its pods, node-1 runs their
-//     containers; the apiserver crashes at 02:14 and is restarted at 02:18.
-//     Everything acknowledged before the crash must be there afterwards,
-//     and node-1 must never have stopped a container because its pod
-//     vanished.
-//   - crash-points: three writers keep the write path busy (creations,
-//     blind and conditional updates and deletions, gets and lists, of
-//     deployments and pods interleaved) while the apiserver crashes twice
-//     at a random instant: before, during or after the sync of a change, or
-//     with its acknowledgement in flight. No acknowledged change may be
-//     lost, every answer, before and after the crashes, must fit one
-//     history (a change never half-applied, nothing seen that was later
-//     lost), and every request sent while the apiserver is up gets an
-//     answer (stalled.go). Across the seeds the crashes must have hit
-//     unsynced and torn records and acknowledgements in flight, or the
-//     check proved nothing.
-//   - outage: the apiserver goes down once (in one world of four after a
-//     second or more of writes, so that the log is a few pages long):
-//     meanwhile clients hear Unavailable at once (an honest answer: "there
-//     is no cluster right now"), and when it is back its first answers hold
-//     every acknowledged change (not an empty cluster, which is a dishonest
-//     answer), and it answers every request.
-//
-// Every check asks first for the journal's explanation (journal.go), before
-// even a run that could not go on: from what the apiserver answered, what
+// In every world the node "apiserver" boots the learner's store (open),
+// serves it with kube.Serve, crashes, and boots it again from what its disk
+// kept. Each check plays one world (pageWorld, crashWorld, outageWorld say
+// what happens in each) and asks its judges in the order chapter declares
+// them. Every check asks the journal first (journal.go), before even
+// whether the world ran to its end: from what the apiserver answered, what
 // each crash left on its disk and what each boot recovered, it names the
-// cause at the first boot that went wrong: a write the store failed, a torn
-// record left in the log, a deletion undone, an acknowledgement sent before
-// the change was on disk, a synced record the boot did not read back (or
-// skipped), a change read before it was on disk.
+// cause at the first boot that went wrong, before any checker's symptom.
 package ex02suite
 
 import (
