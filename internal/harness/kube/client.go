@@ -29,7 +29,7 @@ const DefaultTimeout = time.Second
 // crashed server or one that serves nothing is ErrUnavailable (500: the
 // request was not handled).
 //
-// The settings (Pin, Named, WithTimeout, RoundRobin, Record, Quiet) each
+// The settings (Pin, Named, WithTimeout, RoundRobin, Record, Log, Quiet) each
 // return a new Client and leave the one they are called on unchanged:
 //
 //	c := kube.NewClient(p, "server-1", "server-2").Named("controller-a").Record(h)
@@ -48,6 +48,7 @@ type Client struct {
 	roundRobin bool
 	next       *int     // the round-robin position, shared by For
 	records    []record // where the client records, shared by For
+	logs       []requestLog
 	quiet      bool
 }
 
@@ -267,6 +268,7 @@ func (x *exchange) call(req any, timeout time.Duration) (any, error) {
 	case errors.Is(err, sim.ErrUnreachable):
 		err, x.refused = Unavailable(string(x.server)+" serves no requests"), true
 	}
+	x.logged(req, reply, err)
 	return reply, err
 }
 

@@ -229,3 +229,38 @@ func TestClientARecordingClientKeepsRecordingWhateverItIsTurnedInto(t *testing.T
 	require.Len(t, mine.Operations(), 1)
 	assert.Equal(t, "me", mine.Operations()[0].Client)
 }
+
+// The request log keeps what the checkers' history leaves out: reads that
+// asked for any state, lists as one request, watches, and a request that
+// found its server down, each with its times and its answer.
+func TestTheRequestLogKeepsEveryKindOfRequestWithItsAnswer(t *testing.T) {
+	w := sim.New(1, sim.Latency(10*ms, 10*ms))
+	defer w.Close()
+	w.AddNode("server-1", serveStore(kube.NewMemStore(0)))
+	w.AddNode("server-2", func(p *sim.Proc) {})
+	var log kube.Requests
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1").Named("kubectl").Log(&log).Named("someone-else")
+		_, _ = c.Create(deployment("web", 3))
+		_, _ = c.Get("deployments/web", kube.ReadOptions{ResourceVersion: kube.Any})
+		_, _ = c.List("deployments", kube.ReadOptions{})
+		_, _ = c.Watch("deployments", 0, 0)
+		_, _ = c.Pin("server-2").Get("deployments/web", kube.ReadOptions{})
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	all := log.All()
+	require.Len(t, all, 5)
+	assert.Equal(t, "kubectl", all[1].Client, "a log keeps the name the client had when it began to log")
+	assert.Equal(t, kube.GetRequest{Key: "deployments/web", Opts: kube.ReadOptions{ResourceVersion: kube.Any}}, all[1].Ask)
+	assert.False(t, all[1].Latest())
+	assert.Equal(t, 20*ms, all[1].Call)
+	assert.Equal(t, 40*ms, all[1].Return)
+	assert.Equal(t, int64(1), all[1].Reply.(kube.Object).ResourceVersion)
+	assert.True(t, all[2].Latest())
+	assert.Len(t, all[2].Reply.(kube.List).Items, 1)
+	assert.Len(t, all[3].Reply.([]kube.Event), 1)
+	assert.Len(t, kube.Of[kube.WatchRequest](&log), 1)
+	assert.True(t, all[4].Refused)
+	assert.ErrorIs(t, all[4].Err, kube.ErrUnavailable)
+}

@@ -2,6 +2,8 @@ package scene
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,20 +127,8 @@ func NumberedTwice(histories map[string][]check.Change) *check.Violation {
 	return nil
 }
 
-func sortedNames(m map[string][]check.Change) []string {
-	var names []string
-	for n := range m {
-		names = append(names, n)
-	}
-	for i := range names {
-		for j := i + 1; j < len(names); j++ {
-			if names[j] < names[i] {
-				names[i], names[j] = names[j], names[i]
-			}
-		}
-	}
-	return names
-}
+// sortedNames lists m's servers in order.
+func sortedNames(m map[string][]check.Change) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Impossible is one sentence saying why no single order explains a
 // linearizability violation: the operation it contradicts had finished

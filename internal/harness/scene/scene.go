@@ -24,7 +24,10 @@ type Scene struct {
 	Seed    int64          // the seed the world was made from
 	Servers []sim.NodeID   // the server nodes, in the order every server is told
 	History *check.History // every recorded client operation
-	Timeout time.Duration  // how long a client waits for any answer
+	// Requests is every request every client made, reads of either mode,
+	// lists and watches included, with their answers.
+	Requests *kube.Requests
+	Timeout  time.Duration // how long a client waits for any answer
 
 	// What the auditor found (AuditAt): each audited server's history of
 	// changes and its objects (value by key), and when it finished.
@@ -93,7 +96,7 @@ func New(seed int64, boot Boot, opts ...Option) *Scene {
 		}
 	}
 	w := sim.New(seed, append([]sim.Option{sim.Latency(c.min, c.max)}, c.world...)...)
-	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Timeout: c.timeout}
+	s := &Scene{W: w, Seed: seed, Servers: names, History: check.NewHistory(), Requests: &kube.Requests{}, Timeout: c.timeout}
 	if boot != nil {
 		for _, id := range names {
 			w.AddNode(id, func(p *sim.Proc) { boot(p, id, slices.Clone(names)) })
@@ -104,7 +107,8 @@ func New(seed int64, boot Boot, opts ...Option) *Scene {
 
 // Client adds a client node that runs f when the world runs, with a
 // kube.Client named after the node that spreads requests over the servers,
-// records every operation in the scene's History and waits Timeout for each
+// records every operation in the scene's History, logs every request in its
+// Requests, and waits Timeout for each
 // answer. Pin it to talk to one server: api.Pin("server-2").
 func (s *Scene) Client(name string, f func(p *sim.Proc, api *kube.Client)) {
 	s.W.AddNode(sim.NodeID(name), func(p *sim.Proc) {
@@ -115,7 +119,7 @@ func (s *Scene) Client(name string, f func(p *sim.Proc, api *kube.Client)) {
 // API is the recording client Client hands out, for a process the suite
 // started another way (a worker started with p.Go uses api.For(p) instead).
 func (s *Scene) API(p *sim.Proc) *kube.Client {
-	return kube.NewClient(p, s.Servers...).Named(string(p.Node())).Record(s.History).WithTimeout(s.Timeout)
+	return kube.NewClient(p, s.Servers...).Named(string(p.Node())).Record(s.History).Log(s.Requests).WithTimeout(s.Timeout)
 }
 
 // BehindServers wraps the handler of a node that sits behind the API
