@@ -232,8 +232,11 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
-		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
-			return
+		if play.Guard != nil {
+			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
+				r.report(t, k.Name, *f, nil)
+				return
+			}
 		}
 	}
 	if k.Tally != nil {
