@@ -112,11 +112,8 @@ var (
 	linearizable = scene.OnStage[*world](scene.Linearizable)
 	durable      = scene.OnStage[*world](scene.Durable)
 	oneHistory   = scene.OnStage[*world](scene.OneHistory)
+	converged    = scene.OnStage[*world](scene.Converged)
 )
-
-func converged(w *world) *suite.Failure {
-	return scene.Violated(check.Converged(w.States, w.AuditedAt))
-}
 
 func staleDelete(w *world) *suite.Failure {
 	return scene.Violated(check.StaleDelete(w.History, w.Longest()))

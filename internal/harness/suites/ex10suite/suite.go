@@ -29,9 +29,7 @@ package ex10suite
 import (
 	"testing"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/scene"
-	"onehistory/internal/harness/suite"
 )
 
 // Run runs the chapter's checks against serve, the exercise's Serve.
@@ -95,8 +93,5 @@ var (
 	linearizable = scene.OnStage[*world](scene.Linearizable)
 	durable      = scene.OnStage[*world](scene.Durable)
 	oneHistory   = scene.OnStage[*world](scene.OneHistory)
+	converged    = scene.OnStage[*world](scene.Converged)
 )
-
-func converged(w *world) *suite.Failure {
-	return scene.Violated(check.Converged(w.States, w.AuditedAt))
-}
