@@ -162,7 +162,7 @@ func (s Seeds) List() []int64 {
 // (suite.Run), and reports the first failure of each with its story, its
 // timeline, its seed and the command that replays it.
 func (c Chapter[W]) Run(t *testing.T) {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	r := newRunner(c)
 	checks := map[string]suite.CheckFunc{}
 	for i := range c.Checks {
 		checks[c.Checks[i].Name] = func(t *testing.T) { r.check(t, i) }
@@ -174,7 +174,7 @@ func (c Chapter[W]) Run(t *testing.T) {
 // without a test: the first failure, finished (seed, time, timeline), or nil.
 // It is for a chapter's own tests of its judges and worlds.
 func (c Chapter[W]) Verdict(name, world string, seed int64) *suite.Failure {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	r := newRunner(c)
 	for i, k := range c.Checks {
 		if k.Name == name {
 			return r.verdicts(world, seed).fail[i]
@@ -200,8 +200,23 @@ type verdicts struct {
 }
 
 type runner[W World] struct {
-	c    Chapter[W]
-	done map[played]*verdicts
+	c     Chapter[W]
+	done  map[played]*verdicts
+	plays map[string]int // how many plays of the chapter's checks play each world
+}
+
+// newRunner is a runner of c. It keeps the verdicts of a world that more
+// than one play plays, for the next to read; a world only one play plays
+// is judged and let go: thousands of kept verdicts make the collector run
+// more often.
+func newRunner[W World](c Chapter[W]) *runner[W] {
+	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}}
+	for _, k := range c.Checks {
+		for _, p := range k.Plays {
+			r.plays[p.World]++
+		}
+	}
+	return r
 }
 
 // check runs check i: its plays in order, its guards at the end of each,
@@ -224,8 +239,10 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				return
 			}
 			tally[p] = append(tally[p], v.fail[i])
-			for name, n := range v.counts[i] {
-				sum[name] += n
+			if v.counts != nil {
+				for name, n := range v.counts[i] {
+					sum[name] += n
+				}
 			}
 			seeds = append(seeds, seed)
 			if play.Guard != nil {
@@ -277,8 +294,8 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks)), counts: make([]Counts, len(r.c.Checks)), exercised: map[*Guard]*check.Violation{},
-		figures: map[int]map[string]string{}, draw: map[*suite.Failure]func(io.Writer) error{}}
+	// The maps stay nil until needed, for the verdicts kept (newRunner).
+	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
 	ran := r.c.Ran
 	if ran == nil {
 		ran = OnStage[W](Ran)
@@ -293,6 +310,9 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 			continue
 		}
 		if len(k.Figures) > 0 && k.Plays[0].World == world && firstSeed(k.Plays[0].Seeds) == seed {
+			if v.figures == nil {
+				v.figures = map[int]map[string]string{}
+			}
 			v.figures[i] = map[string]string{}
 			for _, fig := range k.Figures {
 				v.figures[i][fig.Name] = fig.Text(w)
@@ -304,12 +324,20 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				if f := judge(w); f != nil {
 					draw := f.Drawing
 					v.fail[i] = s.Finish(*f)
-					v.draw[v.fail[i]] = draw
+					if draw != nil {
+						if v.draw == nil {
+							v.draw = map[*suite.Failure]func(io.Writer) error{}
+						}
+						v.draw[v.fail[i]] = draw
+					}
 					break
 				}
 			}
 		}
 		if k.Sum != nil && v.fail[i] == nil {
+			if v.counts == nil {
+				v.counts = make([]Counts, len(r.c.Checks))
+			}
 			v.counts[i] = k.Sum.Count(w)
 		}
 		for _, p := range k.Plays {
@@ -318,11 +346,16 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				if p.Guard.Faults != nil {
 					faults = p.Guard.Faults(s)
 				}
+				if v.exercised == nil {
+					v.exercised = map[*Guard]*check.Violation{}
+				}
 				v.exercised[p.Guard] = check.Exercised(s.History, faults, p.Guard.MinCompleted)
 			}
 		}
 	}
-	r.done[key] = v
+	if r.plays[world] > 1 {
+		r.done[key] = v
+	}
 	return v
 }
 
