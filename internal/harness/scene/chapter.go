@@ -322,8 +322,23 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 			}
 		}
 	}
-	r.done[key] = v
+	if r.c.plays(world) > 1 { // another play will ask; a world only one plays is let go whole, and the heap the GC scans stays small
+		r.done[key] = v
+	}
 	return v
+}
+
+// plays counts the plays of world across the chapter's checks.
+func (c Chapter[W]) plays(world string) int {
+	n := 0
+	for _, k := range c.Checks {
+		for _, p := range k.Plays {
+			if p.World == world {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // firstSeed is the first seed a play runs, or 0 when it runs none.
