@@ -66,18 +66,24 @@ type Check[W World] struct {
 	// Figures are texts the check shows about the first world of its first
 	// play, passing or not, for the book to quote (suite.Figure).
 	Figures []Figure[W]
-	// Tally judges the check's worlds together, once every one has passed;
-	// nil: no tally.
-	Tally *Tally[W]
+	// Tally, when set, decides a check that counts (ex03: a drill must
+	// catch a broken cluster on 90% of the seeds) from every world it
+	// plays rather than from the first that fails: it receives each play's
+	// failures, seed by seed (nil where a world held), and returns the
+	// failure to report, without a drawing, or nil.
+	Tally func(plays [][]*suite.Failure) *suite.Failure
+	// Sum judges what the check's worlds exercised between them, once
+	// every one has passed; nil: no sum.
+	Sum *Sum[W]
 }
 
-// Tally judges what a check's worlds exercised between them, which no one
+// Sum judges what a check's worlds exercised between them, which no one
 // world need show: a probe that met no stale precondition in a hundred
 // worlds proved nothing about one. Count reads what one finished world
 // exercised; Judge reads the sum over every world of the check's plays,
 // and the seeds they were, once each has passed. A replay (SEED), one
 // world, is not tallied.
-type Tally[W World] struct {
+type Sum[W World] struct {
 	Count func(w W) Counts
 	Judge func(sum Counts, seeds []int64) *suite.Failure
 }
@@ -97,6 +103,8 @@ type Play struct {
 // with at least MinCompleted operations completed (check.Exercised). When
 // the worlds fall short, it says whose failure that is: the cluster's, which
 // left requests unanswered, or the test's, whose faults met an idle cluster.
+// Checks that play the same world may share one *Guard: it is judged once
+// a world.
 type Guard struct {
 	MinCompleted int
 	MinCovered   float64
@@ -185,7 +193,7 @@ type played struct {
 // is let go.
 type verdicts struct {
 	fail      []*suite.Failure            // the first failure, by check
-	counts    []Counts                    // by check, for the checks that tally
+	counts    []Counts                    // by check, for the checks that sum
 	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
 	figures   map[int]map[string]string   // by check, for the checks that show this world
 	draw      map[*suite.Failure]func(io.Writer) error
@@ -196,9 +204,11 @@ type runner[W World] struct {
 	done map[played]*verdicts
 }
 
-// check runs check i: its plays in order, its guards at the end of each.
+// check runs check i: its plays in order, its guards at the end of each,
+// and its tally at the end.
 func (r *runner[W]) check(t *testing.T, i int) {
 	k := r.c.Checks[i]
+	tally := make([][]*suite.Failure, len(k.Plays))
 	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
@@ -209,10 +219,11 @@ func (r *runner[W]) check(t *testing.T, i int) {
 					suite.Figure(t, fig.Name, v.figures[i][fig.Name])
 				}
 			}
-			if f := v.fail[i]; f != nil {
+			if f := v.fail[i]; f != nil && k.Tally == nil {
 				r.report(t, k.Name, *f, v.draw[f])
 				return
 			}
+			tally[p] = append(tally[p], v.fail[i])
 			for name, n := range v.counts[i] {
 				sum[name] += n
 			}
@@ -221,12 +232,20 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
-		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
-			return
+		if play.Guard != nil {
+			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
+				r.report(t, k.Name, *f, nil)
+				return
+			}
 		}
 	}
-	if k.Tally != nil && !suite.Replaying() {
-		if f := k.Tally.Judge(sum, seeds); f != nil {
+	if k.Tally != nil {
+		if f := k.Tally(tally); f != nil {
+			r.report(t, k.Name, *f, nil)
+		}
+	}
+	if k.Sum != nil && !suite.Replaying() {
+		if f := k.Sum.Judge(sum, seeds); f != nil {
 			r.report(t, k.Name, *f, nil)
 		}
 	}
@@ -290,11 +309,11 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				}
 			}
 		}
-		if k.Tally != nil && v.fail[i] == nil {
-			v.counts[i] = k.Tally.Count(w)
+		if k.Sum != nil && v.fail[i] == nil {
+			v.counts[i] = k.Sum.Count(w)
 		}
 		for _, p := range k.Plays {
-			if p.World == world && p.Guard != nil {
+			if _, judged := v.exercised[p.Guard]; p.World == world && p.Guard != nil && !judged { // a guard several checks share is judged once
 				faults := s.Faults
 				if p.Guard.Faults != nil {
 					faults = p.Guard.Faults(s)

@@ -58,7 +58,7 @@ func chapter(mk func(retain int) kube.Storage) scene.Chapter[*world] {
 			Name:   "history",
 			Plays:  []scene.Play{{World: "probe", Seeds: scene.Random(120)}},
 			Judges: []scene.Judge[*world]{retained(wrongAnswer), retained(probeAnswered), retained(watcherFollowed)},
-			Tally:  &scene.Tally[*world]{Count: probeCounts, Judge: probedEnough},
+			Sum:    &scene.Sum[*world]{Count: probeCounts, Judge: probedEnough},
 		}, {
 			Name:   "two-controllers",
 			Plays:  []scene.Play{{World: "controllers", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 5, MinCovered: 0.9}}},

@@ -63,7 +63,7 @@ func chapter(open func(p *sim.Proc) kube.Storage) scene.Chapter[*cluster] {
 			Name:   "crash-points",
 			Plays:  []scene.Play{{World: "crashes", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 20, MinCovered: 0.9}}},
 			Judges: []scene.Judge[*cluster]{explained, ran, lostAtACrashPoint, linearizable, stalled},
-			Tally:  &scene.Tally[*cluster]{Count: crashPoints, Judge: struckTheWritePath},
+			Sum:    &scene.Sum[*cluster]{Count: crashPoints, Judge: struckTheWritePath},
 		}, {
 			Name:   "outage",
 			Plays:  []scene.Play{{World: "outage", Seeds: scene.Random(60)}},
