@@ -137,7 +137,7 @@ func (c *Client) Servers() []sim.NodeID {
 // Get reads the object at key.
 func (c *Client) Get(key string, opts ReadOptions) (Object, error) {
 	x := c.begin(check.Read(key), opts.ResourceVersion == Latest)
-	o, err := answer[Object](x.call(GetRequest{Key: key, Opts: opts}, c.timeout))
+	o, err := answer[Object](x, GetRequest{Key: key, Opts: opts}, c.timeout)
 	x.end(err, check.Found(o.Value(), o.ResourceVersion))
 	x.note("GET "+key+readMode(opts), result(err, func() string { return body(o) }))
 	return o, err
@@ -147,7 +147,7 @@ func (c *Client) Get(key string, opts ReadOptions) (Object, error) {
 // key, all at the list's call and return times.
 func (c *Client) List(kind string, opts ReadOptions) (List, error) {
 	x := c.begin(check.Input{}, false)
-	l, err := answer[List](x.call(ListRequest{Kind: kind, Opts: opts}, c.timeout))
+	l, err := answer[List](x, ListRequest{Kind: kind, Opts: opts}, c.timeout)
 	if err == nil && opts.ResourceVersion == Latest {
 		for _, o := range l.Items {
 			for _, r := range c.records {
@@ -166,7 +166,7 @@ func (c *Client) List(kind string, opts ReadOptions) (List, error) {
 // resourceVersion.
 func (c *Client) Create(obj Object) (Object, error) {
 	x := c.begin(check.Create(obj.Key(), obj.Value()), true)
-	o, err := answer[Object](x.call(CreateRequest{Object: obj}, c.timeout))
+	o, err := answer[Object](x, CreateRequest{Object: obj}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
 	x.note("CREATE "+obj.Key()+" "+fields(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
@@ -180,7 +180,7 @@ func (c *Client) Update(obj Object) (Object, error) {
 		in = check.UpdateIfVersion(obj.Key(), obj.Value(), obj.ResourceVersion)
 	}
 	x := c.begin(in, true)
-	o, err := answer[Object](x.call(UpdateRequest{Object: obj}, c.timeout))
+	o, err := answer[Object](x, UpdateRequest{Object: obj}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
 	x.note("UPDATE "+obj.Key()+" "+fields(obj)+precondition(obj.ResourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
@@ -195,7 +195,7 @@ func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
 		in = check.DeleteIfVersion(key, resourceVersion)
 	}
 	x := c.begin(in, true)
-	o, err := answer[Object](x.call(DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout))
+	o, err := answer[Object](x, DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
 	x.note("DELETE "+key+precondition(resourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
 	return o, err
@@ -208,7 +208,7 @@ func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
 // noted in the timeline.
 func (c *Client) Watch(kind string, resourceVersion int64, wait time.Duration) ([]Event, error) {
 	x := c.begin(check.Input{}, false)
-	evs, err := answer[[]Event](x.call(WatchRequest{Kind: kind, ResourceVersion: resourceVersion, Wait: wait}, wait+c.timeout))
+	evs, err := answer[[]Event](x, WatchRequest{Kind: kind, ResourceVersion: resourceVersion, Wait: wait}, wait+c.timeout)
 	if err != nil || len(evs) > 0 {
 		x.note(fmt.Sprintf("WATCH %s from rv=%d", kind, resourceVersion), result(err, func() string {
 			parts := make([]string, len(evs))
@@ -268,23 +268,22 @@ func (x *exchange) call(req any, timeout time.Duration) (any, error) {
 	case errors.Is(err, sim.ErrUnreachable):
 		err, x.refused = Unavailable(string(x.server)+" serves no requests"), true
 	}
-	x.logged(req, reply, err)
 	return reply, err
 }
 
-// answer takes a reply as the type its request promises. A server that
-// answers with something else has a bug; the client says so in an error,
-// and the history treats the operation as one whose outcome is unknown. A
-// watch may answer nil: no events.
-func answer[T any](reply any, err error) (T, error) {
+// answer sends req and takes the reply as the type the request promises. A
+// server that answers with something else has a bug; the client says so in
+// an error, and the history treats the operation as one whose outcome is
+// unknown. A watch may answer nil: no events. The request is logged with
+// the error the client returns.
+func answer[T any](x *exchange, req any, timeout time.Duration) (T, error) {
+	reply, err := x.call(req, timeout)
 	v, ok := reply.(T)
-	if err != nil || ok {
-		return v, err
+	if _, watch := any(v).([]Event); err == nil && !ok && !(watch && reply == nil) {
+		err = fmt.Errorf("the server answered with %T where a %T was due: a bug in the server", reply, v)
 	}
-	if _, watch := any(v).([]Event); watch && reply == nil {
-		return v, nil
-	}
-	return v, fmt.Errorf("the server answered with %T where a %T was due: a bug in the server", reply, v)
+	x.logged(req, reply, err)
+	return v, err
 }
 
 // end records how the operation ended: ok on success, else what err says

@@ -264,3 +264,28 @@ func TestTheRequestLogKeepsEveryKindOfRequestWithItsAnswer(t *testing.T) {
 	assert.True(t, all[4].Refused)
 	assert.ErrorIs(t, all[4].Err, kube.ErrUnavailable)
 }
+
+// A server that answers with the wrong type has a bug, and the client
+// returns an error: the log keeps that error, as the client returned it,
+// beside the answer the server gave.
+func TestTheRequestLogKeepsTheErrorOfAnAnswerOfTheWrongType(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			return &kube.Object{Kind: "deployments", Name: "web"}, nil
+		})
+	})
+	var log kube.Requests
+	var got error
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		_, got = kube.NewClient(p, "server-1").Log(&log).Get("deployments/web", kube.ReadOptions{})
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	require.Error(t, got)
+	all := log.All()
+	require.Len(t, all, 1)
+	assert.Equal(t, got, all[0].Err)
+	assert.IsType(t, &kube.Object{}, all[0].Reply)
+}

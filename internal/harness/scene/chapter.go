@@ -72,7 +72,24 @@ type Check[W World] struct {
 	// failures, seed by seed (nil where a world held), and returns the
 	// failure to report, without a drawing, or nil.
 	Tally func(plays [][]*suite.Failure) *suite.Failure
+	// Sum judges what the check's worlds exercised between them, once
+	// every one has passed; nil: no sum.
+	Sum *Sum[W]
 }
+
+// Sum judges what a check's worlds exercised between them, which no one
+// world need show: a probe that met no stale precondition in a hundred
+// worlds proved nothing about one. Count reads what one finished world
+// exercised; Judge reads the sum over every world of the check's plays,
+// and the seeds they were, once each has passed. A replay (SEED), one
+// world, is not tallied.
+type Sum[W World] struct {
+	Count func(w W) Counts
+	Judge func(sum Counts, seeds []int64) *suite.Failure
+}
+
+// Counts is what worlds exercised, by name: "conflicts": 3.
+type Counts map[string]int
 
 // Play is a run of one of a chapter's worlds over seeds.
 type Play struct {
@@ -86,6 +103,8 @@ type Play struct {
 // with at least MinCompleted operations completed (check.Exercised). When
 // the worlds fall short, it says whose failure that is: the cluster's, which
 // left requests unanswered, or the test's, whose faults met an idle cluster.
+// Checks that play the same world may share one *Guard: it is judged once
+// a world.
 type Guard struct {
 	MinCompleted int
 	MinCovered   float64
@@ -174,6 +193,7 @@ type played struct {
 // is let go.
 type verdicts struct {
 	fail      []*suite.Failure            // the first failure, by check
+	counts    []Counts                    // by check, for the checks that sum
 	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
 	figures   map[int]map[string]string   // by check, for the checks that show this world
 	draw      map[*suite.Failure]func(io.Writer) error
@@ -204,6 +224,7 @@ func newRunner[W World](c Chapter[W]) *runner[W] {
 func (r *runner[W]) check(t *testing.T, i int) {
 	k := r.c.Checks[i]
 	tally := make([][]*suite.Failure, len(k.Plays))
+	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
 		for j, seed := range play.Seeds.List() {
@@ -218,16 +239,30 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				return
 			}
 			tally[p] = append(tally[p], v.fail[i])
+			if v.counts != nil {
+				for name, n := range v.counts[i] {
+					sum[name] += n
+				}
+			}
+			seeds = append(seeds, seed)
 			if play.Guard != nil {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
-		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
-			return
+		if play.Guard != nil {
+			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
+				r.report(t, k.Name, *f, nil)
+				return
+			}
 		}
 	}
 	if k.Tally != nil {
 		if f := k.Tally(tally); f != nil {
+			r.report(t, k.Name, *f, nil)
+		}
+	}
+	if k.Sum != nil && !suite.Replaying() {
+		if f := k.Sum.Judge(sum, seeds); f != nil {
 			r.report(t, k.Name, *f, nil)
 		}
 	}
@@ -259,7 +294,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	// The maps stay nil until needed, for the verdicts kept (newRunner).
+	// The rest stays nil until needed, for the verdicts kept (newRunner).
 	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
 	ran := r.c.Ran
 	if ran == nil {
@@ -299,8 +334,14 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				}
 			}
 		}
+		if k.Sum != nil && v.fail[i] == nil {
+			if v.counts == nil {
+				v.counts = make([]Counts, len(r.c.Checks))
+			}
+			v.counts[i] = k.Sum.Count(w)
+		}
 		for _, p := range k.Plays {
-			if p.World == world && p.Guard != nil {
+			if _, judged := v.exercised[p.Guard]; p.World == world && p.Guard != nil && !judged { // a guard several checks share is judged once
 				faults := s.Faults
 				if p.Guard.Faults != nil {
 					faults = p.Guard.Faults(s)

@@ -5,36 +5,13 @@ import (
 	"math/rand"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
-
-// chapter holds the learner's controller and what the randomized check
-// learned for the converges check: each world runs once, and only its
-// verdict is kept, never the world.
-type chapter struct {
-	newController func() Controller
-	finals        map[int64]*suite.Failure // by seed: the run error or no-convergence, nil if neither
-}
-
-// outcome is what one world showed, judged before the world was closed.
-type outcome struct {
-	s       *scene.Scene
-	runErr  *suite.Failure // the run could not go on
-	over    *suite.Failure // too-many-pods or stale-desired-count
-	newer   *suite.Failure // deleted-a-newer-pod
-	foreign *suite.Failure // another-deployments-pod
-	blind   *suite.Failure // deleted-a-wanted-pod
-	final   *suite.Failure // no-convergence
-	creates int
-	log     []change
-}
 
 // The story's scene, stated once: the page, the registry's title and the
 // failure's details print it from these values.
@@ -71,29 +48,6 @@ func podNamesOf(deployment string, n int) string {
 		return names[0] + " and " + names[1]
 	}
 	return strings.Join(names, ", ")
-}
-
-// story is the page's scene, over a few seeds: never more than 5 pods, and
-// 5 at the end. The first seed's history is the page's figure.
-func (c *chapter) story(t *testing.T) {
-	seeds := suite.StorySeeds(20)
-	for i, seed := range seeds {
-		o := c.play(seed, storyScenario(), storyScene())
-		if i == 0 {
-			suite.Figure(t, "pods", "the pods of web in the one history, seed "+fmt.Sprint(seed)+", change by change:\n"+logTable(o.log[:min(len(o.log), 16)], 16))
-		}
-		f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.blind, o.final)
-		if f == nil && o.creates == 0 {
-			f = &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: storyEnd,
-				Story: fmt.Sprintf("no pod was ever created: web wanted %d and had %d, and the controllers did nothing about it", storyDesired, storyPods)}
-		}
-		if f != nil {
-			o.s.Fail(t, *f)
-			o.s.Close()
-			return
-		}
-		o.s.Close()
-	}
 }
 
 // randomScenario draws the randomized scene of seed from the world's randomness.
@@ -178,147 +132,112 @@ func randomScene(sc scenario) string {
 		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict) + cutOf(sc.cut)
 }
 
-// randomized: no create ever leaves more pods than desired, and no delete
-// removes a pod its controller never saw, over many seeds, with the guard
-// against runs whose crash met an idle cluster. What each world says about
-// convergence is kept for the converges check.
-func (c *chapter) randomized(t *testing.T) {
-	scene.SearchOf[*outcome]{
-		Seeds: suite.Seeds(100),
-		Build: func(seed int64) (*scene.Scene, *outcome) {
-			o := c.randomRun(seed)
-			return o.s, o
-		},
-		Judge: func(t *testing.T, o *outcome) bool {
-			if f := firstOf(o.runErr, o.over, o.newer, o.foreign, o.blind); f != nil {
-				o.s.Fail(t, *f)
-				return false
-			}
-			return true
-		},
-		// The slow link lasts every whole run and proves nothing; the crash
-		// must meet a busy cluster.
-		Faults: func(s *scene.Scene) []check.Fault {
-			var out []check.Fault
-			for _, f := range s.Faults {
-				if f.Kind == sim.FaultCrash {
-					out = append(out, f)
-				}
-			}
-			return out
-		},
-		MinCompleted: 10,
-		MinCovered:   0.9,
-	}.Run(t)
+// ran judges whether the world ran to its end, and tells the scene with
+// the failure when it did not.
+func ran(cl *cluster) *suite.Failure {
+	f := scene.Ran(cl.s)
+	if f == nil {
+		return nil
+	}
+	if f.At == 0 {
+		f.At = cl.s.W.Now()
+	}
+	f.Clause = course.OneHistory
+	f.Details = strings.TrimSpace(f.Details + "\n\n" + cl.told)
+	return f
 }
 
-// converges: in the randomized runs, exactly the desired pods at the end.
-// A world the randomized check did not reach (it stops at its first
-// failure) is run here.
-func (c *chapter) converges(t *testing.T) {
-	for _, seed := range suite.Seeds(100) {
-		f, ok := c.finals[seed]
-		if !ok {
-			o := c.randomRun(seed)
-			o.s.Close()
-			f = c.finals[seed]
-		}
-		if f != nil {
-			suite.Report(t, *f)
-			return
-		}
-	}
+// fail is the failure name at virtual time at, told with the scene and
+// the last changes of log.
+func (cl *cluster) fail(name string, at time.Duration, story string, log []change) *suite.Failure {
+	return &suite.Failure{Name: name, Clause: course.OneHistory, At: at, Story: story,
+		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(log, 14)}
 }
 
-// randomRun plays the randomized world of seed and keeps its verdict on
-// convergence, its timeline drawn, for the converges check. The caller
-// closes the scene.
-func (c *chapter) randomRun(seed int64) *outcome {
-	sc := randomScenario(seed)
-	o := c.play(seed, sc, randomScene(sc))
-	var f *suite.Failure
-	if g := firstOf(o.runErr, o.final); g != nil {
-		h := *g
-		h.Seed = seed
-		h.At = h.At.Round(100 * time.Microsecond)
-		h.Timeline = o.s.Timeline(h.At)
-		f = &h
+// tooMany judges the first create that left more pods than desired.
+func (cl *cluster) tooMany() *suite.Failure {
+	if cl.overshoot == nil {
+		return nil
 	}
-	c.finals[seed] = f
-	return o
+	return overFailure(cl, cl.overshoot)
 }
 
-func firstOf(fs ...*suite.Failure) *suite.Failure {
-	for _, f := range fs {
-		if f != nil {
-			return f
-		}
+// deletedNewer judges the first delete of a pod version its controller
+// never saw in a list.
+func (cl *cluster) deletedNewer() *suite.Failure {
+	v := cl.newer
+	if v == nil {
+		return nil
 	}
-	return nil
+	return cl.fail("deleted-a-newer-pod", v.at, newerStory(v), cl.log)
 }
 
-// play builds and runs one world and tells what went wrong in it. The
-// scene is left open for the failure's timeline; the caller closes it.
-func (c *chapter) play(seed int64, sc scenario, scene string) *outcome {
-	cl := build(seed, sc, c.newController)
-	cl.run()
-	o := &outcome{s: cl.s, creates: cl.creates, log: cl.log}
-	if err := cl.s.Err; err != nil {
-		f := suite.RunFailure(err)
-		if f.At == 0 {
-			f.At = cl.s.W.Now()
-		}
-		f.Clause = course.OneHistory
-		f.Details = strings.TrimSpace(f.Details + "\n\n" + scene)
-		o.runErr = &f
-		return o
+// changedForeign judges the first change a controller of web made to a pod
+// web does not own.
+func (cl *cluster) changedForeign() *suite.Failure {
+	v := cl.foreign
+	if v == nil {
+		return nil
 	}
-	if v := cl.overshoot; v != nil {
-		f := overFailure(cl, v)
-		f.Details = scene + "\n\n" + f.Details
-		o.over = &f
+	return cl.fail("another-deployments-pod", v.at, foreignStory(v), cl.log)
+}
+
+// deletedBlind judges the first delete of a wanted pod in a reconcile that
+// was told no desired count.
+func (cl *cluster) deletedBlind() *suite.Failure {
+	v := cl.blind
+	if v == nil {
+		return nil
 	}
-	if v := cl.newer; v != nil {
-		o.newer = &suite.Failure{Name: "deleted-a-newer-pod", Clause: course.OneHistory, At: v.at,
-			Story:   newerStory(v),
-			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
-	}
-	if v := cl.foreign; v != nil {
-		o.foreign = &suite.Failure{Name: "another-deployments-pod", Clause: course.OneHistory, At: v.at,
-			Story:   foreignStory(v),
-			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)}
-	}
-	if v := cl.blind; v != nil {
-		o.blind = &suite.Failure{Name: "deleted-a-wanted-pod", Clause: course.OneHistory, At: v.at,
-			Story:   blindStory(v),
-			Details: scene + "\n\nthe pods of web in the one history, change by change:\n" + logTable(logUntil(cl.log, v.at), 14)}
-	}
+	return cl.fail("deleted-a-wanted-pod", v.at, blindStory(v), logUntil(cl.log, v.at))
+}
+
+// converged judges that no pod of web stood for zeroSettle while web wanted
+// none, and that web has exactly the pods it wants at the end.
+func (cl *cluster) converged() *suite.Failure {
 	if z := cl.leftAtZero; z != nil {
 		stood := fmt.Sprintf("all that time %s stood", z.pod)
 		if z.since > z.zeroAt {
 			stood = fmt.Sprintf("%s stood for the last %s of it, from its create at %s", z.pod, suite.FormatTime(z.at-z.since), suite.FormatTime(z.since))
 		}
-		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: z.at,
+		return &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: z.at,
 			Story: fmt.Sprintf("%s was scaled to 0 at %s (accepted by etcd) and wanted no pods until kubectl scaled it to %d at %s, %s later; "+
 				"%s, and the history still held %d of web's pods then (%s): a deployment scaled to zero keeps no pod, "+
 				"and %s is time enough for the controllers to delete one",
 				web, suite.FormatTime(z.zeroAt), z.to, suite.FormatTime(z.at), suite.FormatTime(z.at-z.zeroAt),
 				stood, len(z.pods), strings.Join(z.pods, ", "), suite.FormatTime(zeroSettle)),
-			Details: scene + "\n\n" + logTable(logUntil(cl.log, z.at), 15)}
-	} else if pods := cl.podNames(); len(pods) != cl.desired {
+			Details: cl.told + "\n\n" + logTable(logUntil(cl.log, z.at), 15)}
+	}
+	if pods := cl.podNames(); len(pods) != cl.desired {
 		end := cl.s.W.Now()
-		o.final = &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: end,
+		return &suite.Failure{Name: "no-convergence", Clause: course.OneHistory, At: end,
 			Story: fmt.Sprintf("at %s, the end of the run, long after the last fault, %s wants %d pods and the history holds %d (%s)",
 				suite.FormatTime(end), web, cl.desired, len(pods), strings.Join(pods, ", ")),
-			Details: scene + "\n\n" + logTable(cl.log, 15)}
+			Details: cl.told + "\n\n" + logTable(cl.log, 15)}
 	}
-	return o
+	return nil
+}
+
+// createdAny judges that the story's controllers created a pod at all: a
+// run where none did proves nothing.
+func (cl *cluster) createdAny() *suite.Failure {
+	if cl.creates > 0 {
+		return nil
+	}
+	return &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory, At: storyEnd,
+		Story: fmt.Sprintf("no pod was ever created: web wanted %d and had %d, and the controllers did nothing about it", storyDesired, storyPods)}
+}
+
+// podsFigure is the page's figure "pods": the first changes of web's pods
+// in the one history.
+func (cl *cluster) podsFigure() string {
+	return "the pods of web in the one history, seed " + fmt.Sprint(cl.s.Seed) + ", change by change:\n" + logTable(cl.log[:min(len(cl.log), 16)], 16)
 }
 
 // overFailure names and tells the first create that went over: a desired
 // count the history had left behind, if the creator acted on one, else a
 // pods count that stopped being true before the create landed.
-func overFailure(cl *cluster, v *overshoot) suite.Failure {
+func overFailure(cl *cluster, v *overshoot) *suite.Failure {
 	b := v.beliefs[v.by]
 	var story string
 	name := "too-many-pods"
@@ -350,7 +269,7 @@ func overFailure(cl *cluster, v *overshoot) suite.Failure {
 	default:
 		story = tooManyStory(cl, v)
 	}
-	return suite.Failure{Name: name, Clause: course.OneHistory, At: v.at, Story: story, Details: overDetails(cl, v)}
+	return &suite.Failure{Name: name, Clause: course.OneHistory, At: v.at, Story: story, Details: cl.told + "\n\n" + overDetails(cl, v)}
 }
 
 // rememberedDesired is the earlier desired count a controller's creates

@@ -133,7 +133,6 @@ type change struct {
 	at       time.Duration // when etcd accepted it
 	what     string        // "ADDED pods/web-3"
 	key      string
-	rv       int64
 	create   bool
 	by, via  sim.NodeID
 	pods     int
@@ -154,10 +153,8 @@ type overshoot struct {
 // newerDelete is a delete of a pod version the deleting controller never saw.
 type newerDelete struct {
 	change
-	got    bool  // the controller had read that version, but with a get, never in a list
-	seenRV int64 // the version of the pod it had seen, 0 if none
-	seenAt time.Duration
-	made   change // the create of the version it removed
+	got  bool   // the controller had read that version, but with a get, never in a list
+	made change // the create of the version it removed
 }
 
 // foreignChange is the first change a controller made to a pod web does not
@@ -231,6 +228,7 @@ func (r relayed) String() string {
 type cluster struct {
 	s       *scene.Scene
 	sc      scenario
+	told    string // the scene, in one paragraph, for the failures' details
 	store   *kube.MemStore
 	beliefs map[sim.NodeID]*belief
 
@@ -260,6 +258,18 @@ type leftAtZero struct {
 	pod        string
 	since      time.Duration // when the pod stood while web wanted 0: zeroAt, or its create
 	pods       []string      // every pod of web standing at the scale up
+}
+
+// Stage is the scene the cluster played.
+func (cl *cluster) Stage() *scene.Scene { return cl.s }
+
+// play builds the world of sc, told as told, and runs it to its end; the
+// runner judges it and closes it.
+func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
+	cl := build(seed, sc, newController)
+	cl.told = told
+	_ = cl.s.Run(sc.end) // the error stays in cl.s.Err, for ran
+	return cl
 }
 
 // build makes the world of sc: etcd, the two servers, the two controllers
@@ -296,7 +306,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 		if o.Kind == "pods" {
 			pods++
 		}
-		c := change{what: "ADDED " + o.Key(), key: o.Key(), rv: o.ResourceVersion, by: "(before)", pods: pods, desired: sc.initial}
+		c := change{what: "ADDED " + o.Key(), key: o.Key(), by: "(before)", pods: pods, desired: sc.initial}
 		cl.log = append(cl.log, c)
 		cl.created[versionOf(o)] = c
 	}
@@ -340,9 +350,6 @@ func quiet(e sim.Event) bool {
 	}
 	return false
 }
-
-// run runs the world to its end; the caller closes it.
-func (cl *cluster) run() { _ = cl.s.Run(cl.sc.end) }
 
 // podNames lists web's pods in the history now.
 func (cl *cluster) podNames() []string {
@@ -395,7 +402,7 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
-	ch := change{at: p.Now(), what: what, key: o.Key(), rv: o.ResourceVersion, by: r.By, via: via, pods: pods, desired: cl.desired}
+	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
 	_, isCreate := r.Req.(kube.CreateRequest)
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
@@ -425,10 +432,9 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	if _, ok := r.Req.(kube.DeleteRequest); ok && r.Blind && before.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
-	if del, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
+	if _, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
-			_ = del
 		}
 	}
 	cl.log = append(cl.log, ch)

@@ -13,54 +13,59 @@
 // reconcile deployments/web over and over: controller-a through server-1,
 // controller-b through server-2.
 //
-// # What is judged, as each change is accepted
+// # The judges
 //
-//   - no create leaves more pods than desired: when a pod is created, web's
-//     pods must number at most the desired count in the history at that
-//     moment or, if it is higher, the count the creating controller read
-//     with kube.Latest earlier in the same reconcile (a scale-down landing
-//     between a consistent read and the create it justified is a race no
-//     controller can win). That read covers each name once: a create of a
-//     name the controller already sent since it last read web with Latest
-//     (a retry that did not read again) is judged on the history's count
-//     alone, and told as a retry. The failure is stale-desired-count when the
-//     creator acted on a desired count the history had left behind (the
-//     last one it was told, or one it remembered from before), else
-//     too-many-pods: counts that stopped being true before the creates
-//     landed.
-//   - no delete removes a version of a pod its controller never saw in a
-//     list (deleted-a-newer-pod): a delete without the resourceVersion it
-//     read, or at one a get showed just before, not the list that called
-//     the pod extra.
-//   - no delete removes a wanted pod (web-i, i below the history's desired
-//     count) in a reconcile that was told no desired count at all
-//     (deleted-a-wanted-pod): a read of web that failed taken for a
-//     deployment wanting nothing.
-//   - no controller of web changes a pod web does not own
+// The cluster notes, as etcd accepts each change, the first one each rule
+// forbids; the judges read those notes from the finished world.
+//
+//   - tooMany: no create leaves more pods than desired: when a pod is
+//     created, web's pods must number at most the desired count in the
+//     history at that moment or, if it is higher, the count the creating
+//     controller read with kube.Latest earlier in the same reconcile (a
+//     scale-down landing between a consistent read and the create it
+//     justified is a race no controller can win). That read covers each name
+//     once: a create of a name the controller already sent since it last read
+//     web with Latest (a retry that did not read again) is judged on the
+//     history's count alone, and told as a retry. The failure is
+//     stale-desired-count when the creator acted on a desired count the
+//     history had left behind (the last one it was told, or one it remembered
+//     from before), else too-many-pods: counts that stopped being true before
+//     the creates landed.
+//   - deletedNewer: no delete removes a version of a pod its controller
+//     never saw in a list (deleted-a-newer-pod): a delete without the
+//     resourceVersion it read, or at one a get showed just before, not the
+//     list that called the pod extra.
+//   - changedForeign: no controller of web changes a pod web does not own
 //     (another-deployments-pod): deployments/api's pods stand beside web's
-//     in the randomized runs.
+//     in the randomized worlds.
+//   - deletedBlind: no delete removes a wanted pod (web-i, i below the
+//     history's desired count) in a reconcile that was told no desired count
+//     at all (deleted-a-wanted-pod): a read of web that failed taken for a
+//     deployment wanting nothing.
+//   - converged: exactly the desired number of pods at the end; and while
+//     web is scaled to 0, no pod of it stands for zeroSettle (judged when it
+//     is scaled up again): a controller that takes "nothing wanted" or
+//     "nothing owned" for "nothing to do" leaves them (no-convergence).
+//   - createdAny: the story's controllers created a pod at all.
 //
-// # The checks
+// # The worlds and the checks
 //
-//   - story: the page's scene (storyScenario, told by storyScene): web wants
-//     5 and has web-0 and web-1; both controllers wake at 100ms. Never more
-//     than 5 pods; 5 at the end. The first seed's history is the page's
-//     figure "pods".
-//   - randomized: controller-b starts up to 100ms after controller-a; one
-//     controller crashes and restarts (in half the runs controller-a, across
-//     the scale-down, with web scaled back up soon after it returns);
-//     kubectl scales web to 2, then 6, then 4 (and in one run of two evicts
-//     web-0 and web-1 right after the last scale; in one of four it scales
-//     web to 0 instead of 2, and up to 6 only zeroHold later; in one of two
-//     the link between etcd and server-2 is cut for 1.2–2.4s, longer than a
-//     server waits for etcd, so reads and writes through server-2 fail for
-//     a while). The rules
-//     above, over many seeds, with the guard against runs whose crash met an
-//     idle cluster.
-//   - converges: in the same runs, exactly the desired number of pods at the
-//     end; and while web is scaled to 0, no pod of it stands for zeroSettle
-//     (judged when it is scaled up again): a controller that takes "nothing
-//     wanted" or "nothing owned" for "nothing to do" leaves them.
+// The story world is the page's scene (storyScenario, told by storyScene):
+// web wants 5 and has web-0 and web-1; both controllers wake at 100ms. The
+// story check asks every judge of it; its first seed's history is the
+// page's figure "pods".
+//
+// In a random world (randomScenario) controller-b starts up to 100ms after
+// controller-a; one controller crashes and restarts (in half the worlds
+// controller-a, across the scale-down, with web scaled back up soon after it
+// returns); kubectl scales web to 2, then 6, then 4 (and in one world of two
+// evicts web-0 and web-1 right after the last scale; in one of four it
+// scales web to 0 instead of 2, and up to 6 only zeroHold later; in one of
+// two the link between etcd and server-2 is cut for 1.2–2.4s, longer than a
+// server waits for etcd, so reads and writes through server-2 fail for a
+// while). The randomized check judges the rules of each change in them, with
+// the guard against worlds whose crash met an idle cluster; the converges
+// check judges the same worlds by where they end.
 //
 // make seeds CH=ex05 prints the stub's failure rate, the solution's pass rate
 // and the time of 10,000 seeds.

@@ -78,7 +78,6 @@ const (
 	createWeb                       // the pipeline creates deployment web again
 )
 
-func (k opKind) read() bool   { return k <= listAnyDeploy }
 func (k opKind) latest() bool { return k == getLatest || k == listLatest }
 
 // step is one request kubectl sends, not before at.
@@ -116,53 +115,6 @@ type scenario struct {
 // auditAt is when the auditor checks that everything caught up.
 func (sc scenario) auditAt() time.Duration { return sc.cut.Until() + CatchUp }
 
-// request is one answered (or abandoned) request of a client, as the suite
-// saw it.
-type request struct {
-	client, server sim.NodeID
-	kind           opKind
-	what           string // "GET deployments/web", "LIST pods (rv=0)"
-	call, ret      time.Duration
-	obj            kube.Object
-	list           kube.List
-	err            error
-}
-
-func (r request) took() time.Duration { return r.ret - r.call }
-
-// answer is what the request came to, for a story: "5 items @rv=7",
-// "Unavailable (500)", "no answer".
-func (r request) answer() string {
-	var se kube.StatusError
-	switch {
-	case r.err == nil && r.kind.read() && (r.kind == listLatest || r.kind == listAny || r.kind == listAnyDeploy):
-		return r.list.String()
-	case r.err == nil:
-		return r.obj.String()
-	case errors.As(r.err, &se) && se.Reason == "Timeout" && r.took() >= clientTimeout:
-		return fmt.Sprintf("no answer (kubectl gave up after %s)", clientTimeout)
-	case errors.As(r.err, &se):
-		return fmt.Sprintf("%s (%d)", se.Reason, se.Code)
-	}
-	return "error: " + r.err.Error()
-}
-
-// watchCall is one watch request of the watcher and what came back.
-type watchCall struct {
-	kind      string
-	from      int64
-	call, ret time.Duration
-	events    []kube.Event
-	err       error
-	relist    *kube.List // after Gone: the list the watcher started again from
-}
-
-// deleteTry is a pod delete the controller sent.
-type deleteTry struct {
-	at  time.Duration
-	key string
-}
-
 // run is one world of the chapter and what the suite saw in it.
 type run struct {
 	sc      scenario
@@ -170,15 +122,14 @@ type run struct {
 	store   *kube.MemStore
 	monitor *check.Monitor
 
-	requests   []request
-	watches    []watchCall
-	reconciles []time.Duration // when each reconcile began
-	audit      audit
-	bad        *badDelete    // the first delete no successful read asked for
-	goneAt     time.Duration // when the history deleted web (0: never)
-	orphans    *orphans      // web's pods left standing when it was created again
-	runErr     error
+	audit   audit
+	bad     *badDelete    // the first delete no successful read asked for
+	goneAt  time.Duration // when the history deleted web (0: never)
+	orphans *orphans      // web's pods left standing when it was created again
 }
+
+// Stage is the scene the run played.
+func (r *run) Stage() *scene.Scene { return r.s }
 
 // goneSettle is how long a pod of web may stand once web is gone from the
 // history and server-1 can reach it: time for the controller's next read to
@@ -201,8 +152,6 @@ type audit struct {
 	rv        int64                       // the history's last version then
 	caches    map[sim.NodeID][2]kube.List // server → deployments, pods (rv=0)
 	cacheErrs map[sim.NodeID]error
-	read      request // a consistent read of web through server-1
-	write     request // a write through server-1
 }
 
 // build makes the world of sc: the store, two API servers running impl,
@@ -258,10 +207,11 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	return r
 }
 
-// play builds and runs the world; the caller judges it and closes it.
+// play builds the world and runs it to its end; the runner judges it and
+// closes it.
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
-	r.runErr = r.s.Run(sc.end)
+	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
 	return r
 }
 
@@ -304,58 +254,40 @@ func (r *run) bootStore(p *sim.Proc) {
 	}))
 }
 
-// call sends one of kubectl's or the pipeline's requests and notes it.
-func (r *run) call(p *sim.Proc, api *kube.Client, server sim.NodeID, st step, rv int64) request {
-	c := api.Pin(server)
-	q := request{client: p.Node(), server: server, kind: st.kind, call: p.Now()}
+// send sends one of kubectl's, the pipeline's or the auditor's requests
+// through c, which logs it in the scene's Requests.
+func send(c *kube.Client, st step, rv int64) (o kube.Object, l kube.List, err error) {
 	latest, cached := kube.ReadOptions{}, kube.ReadOptions{ResourceVersion: kube.Any}
+	job := fmt.Sprintf("deployments/job-%d", st.to)
 	switch st.kind {
 	case getLatest:
-		q.what = "GET " + web
-		q.obj, q.err = c.Get(web, latest)
+		o, err = c.Get(web, latest)
 	case getAny:
-		q.what = "GET " + web + " (rv=0)"
-		q.obj, q.err = c.Get(web, cached)
+		o, err = c.Get(web, cached)
 	case listLatest:
-		q.what = "LIST pods"
-		q.list, q.err = c.List("pods", latest)
+		l, err = c.List("pods", latest)
 	case listAny:
-		q.what = "LIST pods (rv=0)"
-		q.list, q.err = c.List("pods", cached)
+		l, err = c.List("pods", cached)
 	case listAnyDeploy:
-		q.what = "LIST deployments (rv=0)"
-		q.list, q.err = c.List("deployments", cached)
+		l, err = c.List("deployments", cached)
 	case scaleWeb:
-		q.what = fmt.Sprintf("UPDATE %s replicas=%d", web, st.to)
-		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
+		o, err = c.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
 	case scaleBatch:
-		q.what = fmt.Sprintf("UPDATE %s replicas=%d", batch, st.to)
-		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to})
+		o, err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to})
 	case scaleBatchIf:
-		q.what = fmt.Sprintf("UPDATE %s replicas=%d if rv=%d", batch, st.to, rv)
-		q.obj, q.err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to, ResourceVersion: rv})
+		o, err = c.Update(kube.Object{Kind: "deployments", Name: "batch", Replicas: st.to, ResourceVersion: rv})
 	case createJob:
-		name := fmt.Sprintf("job-%d", st.to)
-		q.what = "CREATE deployments/" + name
-		q.obj, q.err = c.Create(kube.Object{Kind: "deployments", Name: name, Replicas: 1})
+		o, err = c.Create(kube.Object{Kind: "deployments", Name: fmt.Sprintf("job-%d", st.to), Replicas: 1})
 	case deleteJob:
-		key := fmt.Sprintf("deployments/job-%d", st.to)
-		q.what = "DELETE " + key
-		q.obj, q.err = c.Delete(key, 0)
+		o, err = c.Delete(job, 0)
 	case deleteJobIf:
-		key := fmt.Sprintf("deployments/job-%d", st.to)
-		q.what = fmt.Sprintf("DELETE %s if rv=%d", key, rv)
-		q.obj, q.err = c.Delete(key, rv)
+		o, err = c.Delete(job, rv)
 	case deleteWeb:
-		q.what = "DELETE " + web
-		q.obj, q.err = c.Delete(web, 0)
+		o, err = c.Delete(web, 0)
 	case createWeb:
-		q.what = fmt.Sprintf("CREATE %s replicas=%d", web, st.to)
-		q.obj, q.err = c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
+		o, err = c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
 	}
-	q.ret = p.Now()
-	r.requests = append(r.requests, q)
-	return q
+	return o, l, err
 }
 
 // kubectl sends the scenario's requests through server-1, one after the
@@ -375,15 +307,15 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 			st.to = seen[st.to%len(seen)]
 			rv = jobs[st.to] + st.off
 		}
-		q := r.call(p, api, server1, st, rv)
-		if q.err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
-			batchRV = q.obj.ResourceVersion
+		o, l, err := send(api.Pin(server1), st, rv)
+		if err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
+			batchRV = o.ResourceVersion
 		}
-		if q.err == nil && st.kind == createJob {
-			jobs[st.to] = q.obj.ResourceVersion
+		if err == nil && st.kind == createJob {
+			jobs[st.to] = o.ResourceVersion
 		}
-		if q.err == nil && st.kind == listAnyDeploy {
-			for _, o := range q.list.Items {
+		if err == nil && st.kind == listAnyDeploy {
+			for _, o := range l.Items {
 				if o.Key() == batch {
 					batchRV = o.ResourceVersion
 				}
@@ -402,32 +334,33 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 // version it read, creates a job and deletes job-0; in some of the runs
 // that deleted web, it creates web again after the link came back.
 func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
+	c := api.Pin(server2)
 	p.Sleep(r.sc.scaleAt)
-	r.call(p, api, server2, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
-	r.call(p, api, server2, step{kind: getLatest}, 0)
+	send(c, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
+	send(c, step{kind: getLatest}, 0)
 	if r.sc.gone {
-		r.call(p, api, server2, step{kind: deleteWeb}, 0)
+		send(c, step{kind: deleteWeb}, 0)
 	}
 	defer func() {
 		if r.sc.backAt > 0 {
 			if d := r.sc.backAt - p.Now(); d > 0 {
 				p.Sleep(d)
 			}
-			r.call(p, api, server2, step{kind: createWeb, to: r.sc.scaleTo}, 0)
+			send(c, step{kind: createWeb, to: r.sc.scaleTo}, 0)
 		}
 	}()
 	var batchRV int64
-	if q := r.call(p, api, server2, step{kind: listAnyDeploy}, 0); q.err == nil {
-		for _, o := range q.list.Items {
+	if _, l, err := send(c, step{kind: listAnyDeploy}, 0); err == nil {
+		for _, o := range l.Items {
 			if o.Key() == batch {
 				batchRV = o.ResourceVersion
 			}
 		}
 	}
-	r.call(p, api, server2, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
-	r.call(p, api, server2, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
-	r.call(p, api, server2, step{kind: deleteJob, to: 0}, 0)
-	r.call(p, api, server2, step{kind: listAny}, 0)
+	send(c, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
+	send(c, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
+	send(c, step{kind: deleteJob, to: 0}, 0)
+	send(c, step{kind: listAny}, 0)
 }
 
 // control runs the learner's controller through server-1: an informer of
@@ -438,7 +371,6 @@ func (r *run) control(p *sim.Proc, api *kube.Client, impl Impl) {
 	pods.WaitForSync(p)
 	p.Sleep(200 * ms)
 	for {
-		r.reconciles = append(r.reconciles, p.Now())
 		if err := impl.Reconcile(p, c, pods, web); err != nil {
 			p.Logf("reconcile: %v", err)
 		}
@@ -459,21 +391,16 @@ func (r *run) watch(p *sim.Proc, api *kube.Client) {
 func (r *run) follow(p *sim.Proc, c *kube.Client, kind string) {
 	var rv int64
 	for p.Now() < r.sc.end {
-		w := watchCall{kind: kind, from: rv, call: p.Now()}
-		w.events, w.err = c.Watch(kind, rv, watchWait)
-		w.ret = p.Now()
-		if errors.Is(w.err, kube.ErrGone) {
-			l, err := c.List(kind, kube.ReadOptions{ResourceVersion: kube.Any})
-			if err == nil {
-				w.relist = &l
+		evs, err := c.Watch(kind, rv, watchWait)
+		if errors.Is(err, kube.ErrGone) {
+			if l, err := c.List(kind, kube.ReadOptions{ResourceVersion: kube.Any}); err == nil {
 				rv = l.ResourceVersion
 			}
 		}
-		for _, ev := range w.events {
+		for _, ev := range evs {
 			rv = max(rv, ev.Object.ResourceVersion)
 		}
-		r.watches = append(r.watches, w)
-		if w.err != nil {
+		if err != nil {
 			p.Sleep(50 * ms)
 		}
 	}
@@ -492,8 +419,8 @@ func (r *run) auditor(p *sim.Proc, api *kube.Client) {
 		a.caches[id] = [2]kube.List{d, pods}
 		a.cacheErrs[id] = errors.Join(err1, err2)
 	}
-	a.read = r.call(p, api, server1, step{kind: getLatest}, 0)
-	a.write = r.call(p, api, server1, step{kind: scaleBatch, to: 99}, 0)
+	send(api.Pin(server1), step{kind: getLatest}, 0)
+	send(api.Pin(server1), step{kind: scaleBatch, to: 99}, 0)
 	a.done = true
 	r.audit = a
 }

@@ -11,12 +11,15 @@
 // server-1; a deploy pipeline works through server-2. The link between
 // server-1 and etcd is cut (scene.Cut), then restored: server-1 still hears
 // its clients and they still hear it; it just cannot reach the history.
+// The judges read what the clients asked and were told from the scene's log
+// of requests (Scene.Requests), and what the history accepted from the
+// store.
 //
 // # The table
 //
-// Each row of the page's table is a check, judged over randomized outages
-// (beginning between 600 and 1500ms, lasting 1.2 to 4 seconds, always longer
-// than every timeout):
+// Each row of the page's table is a check with one judge (chapter), judged
+// over the same randomized outages (beginning between 600 and 1500ms,
+// lasting 1.2 to 4 seconds, always longer than every timeout):
 //
 //   - consistent-reads: a read with kube.Latest, kubectl's or the
 //     controller's, is answered within Bound, and never with anything but

@@ -3,6 +3,7 @@ package ex09suite
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,40 +37,18 @@ var (
 	noCatchUp       = failure{"did-not-catch-up", course.DurableAgreement}
 )
 
-// A row is one row of the page's table: a check, and how it judges a run.
-type row struct {
-	check string
-	judge func(r *run) *suite.Failure
-}
-
-// rows are the table's rows, in the page's order.
-var rows = []row{
-	{"consistent-reads", (*run).consistentReads},
-	{"cached-reads", (*run).cachedReads},
-	{"writes", (*run).writes},
-	{"watches", (*run).watchesFollow},
-	{"controllers", (*run).controllerHeld},
-	{"catch-up", (*run).caughtUp},
-}
-
-// fail builds the failure f of this run at virtual time at, with the
-// timeline around it.
+// fail is the failure f of this run at virtual time at.
 func (r *run) fail(f failure, at time.Duration, details string, format string, args ...any) *suite.Failure {
-	at = at.Round(100 * time.Microsecond)
-	return &suite.Failure{Name: f.name, Clause: f.clause, At: at, Seed: r.s.Seed,
-		Story:    fmt.Sprintf(format, args...),
-		Details:  strings.TrimSpace(details + "\n\n" + r.sceneLines()),
-		Timeline: r.s.Timeline(at)}
+	return &suite.Failure{Name: f.name, Clause: f.clause, At: at, Story: fmt.Sprintf(format, args...),
+		Details: strings.TrimSpace(details + "\n\n" + r.sceneLines())}
 }
 
 // sceneLines describes the scene from its own values.
 func (r *run) sceneLines() string {
 	return fmt.Sprintf("the scene: etcd holds the one history; server-1 and server-2 are API servers in front of it.\n"+
 		"  %s\n  the pipeline scales web to %d through server-2 at %s\n  the controller reconciles web through server-1; kubectl works through server-1",
-		r.sc.cut, r.sc.scaleTo, fmtT(r.sc.scaleAt))
+		r.sc.cut, r.sc.scaleTo, suite.FormatTime(r.sc.scaleAt))
 }
-
-func fmtT(d time.Duration) string { return suite.FormatTime(d) }
 
 // --- the history, as the store accepted it -------------------------------
 
@@ -182,43 +161,138 @@ func diff(got, want map[string]any) string {
 
 // outage says when the cut was, for stories.
 func (r *run) outage() string {
-	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", fmtT(r.sc.cut.From), fmtT(r.sc.cut.Until()))
+	return fmt.Sprintf("the link server-1 ↔ etcd was cut from %s to %s", suite.FormatTime(r.sc.cut.From), suite.FormatTime(r.sc.cut.Until()))
+}
+
+// --- the requests, as the scene logged them --------------------------------
+
+// request is one request a client made, as the scene logged it, told the
+// chapter's way.
+type request kube.Request
+
+// requests are the requests the table judges, in the order they were
+// answered: kubectl's, the pipeline's and the auditor's, whose reads with
+// rv="0" are its own (catch-up judges them). The controller's reads are in
+// the history, and the watcher's are the watches row's.
+func (r *run) requests() []request {
+	var out []request
+	for _, q := range r.s.Requests.All() {
+		_, list := q.Ask.(kube.ListRequest)
+		if c := sim.NodeID(q.Client); c == kubectl || c == pipeline || c == auditor && !list {
+			out = append(out, request(q))
+		}
+	}
+	return out
+}
+
+// kind is the read the request was, or 0 for a write.
+func (q request) kind() opKind {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		if a.Opts.ResourceVersion == kube.Any {
+			return getAny
+		}
+		return getLatest
+	case kube.ListRequest:
+		switch {
+		case a.Opts.ResourceVersion != kube.Any:
+			return listLatest
+		case a.Kind == "deployments":
+			return listAnyDeploy
+		}
+		return listAny
+	}
+	return 0
+}
+
+func (q request) read() bool          { return q.kind() != 0 }
+func (q request) took() time.Duration { return q.Return - q.Call }
+func (q request) obj() kube.Object    { o, _ := q.Reply.(kube.Object); return o }
+func (q request) list() kube.List     { l, _ := q.Reply.(kube.List); return l }
+func (q request) describe() string {
+	return fmt.Sprintf("%s's %s through %s at %s", q.Client, q.what(), q.Server, suite.FormatTime(q.Call))
+}
+
+// what is the request, for a story: "GET deployments/web", "LIST pods
+// (rv=0)", "DELETE deployments/job-3 if rv=12".
+func (q request) what() string {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		return "GET " + a.Key + cached(a.Opts)
+	case kube.ListRequest:
+		return "LIST " + a.Kind + cached(a.Opts)
+	case kube.CreateRequest:
+		if a.Object.Key() == web {
+			return fmt.Sprintf("CREATE %s replicas=%d", web, a.Object.Replicas)
+		}
+		return "CREATE " + a.Object.Key()
+	case kube.UpdateRequest:
+		return fmt.Sprintf("UPDATE %s replicas=%d", a.Object.Key(), a.Object.Replicas) + ifVersion(a.Object.ResourceVersion)
+	case kube.DeleteRequest:
+		return "DELETE " + a.Key + ifVersion(a.ResourceVersion)
+	}
+	return fmt.Sprintf("%T", q.Ask)
+}
+
+func cached(opts kube.ReadOptions) string {
+	if opts.ResourceVersion == kube.Any {
+		return " (rv=0)"
+	}
+	return ""
+}
+
+func ifVersion(rv int64) string {
+	if rv == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" if rv=%d", rv)
+}
+
+// answer is what the request came to, for a story: "5 items @rv=7",
+// "Unavailable (500)", "no answer".
+func (q request) answer() string {
+	var se kube.StatusError
+	switch {
+	case q.Err == nil:
+		return fmt.Sprint(q.Reply)
+	case errors.As(q.Err, &se) && se.Reason == "Timeout" && q.took() >= clientTimeout:
+		return fmt.Sprintf("no answer (kubectl gave up after %s)", clientTimeout)
+	case errors.As(q.Err, &se):
+		return fmt.Sprintf("%s (%d)", se.Reason, se.Code)
+	}
+	return "error: " + q.Err.Error()
 }
 
 // inOutage reports whether a request of server-1's was sent during the cut.
-func (r *run) inOutage(q request) bool { return q.server == server1 && r.sc.cut.During(q.call) }
-
-func (q request) describe() string {
-	return fmt.Sprintf("%s's %s through %s at %s", q.client, q.what, q.server, fmtT(q.call))
-}
+func (r *run) inOutage(q request) bool { return q.Server == server1 && r.sc.cut.During(q.Call) }
 
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
 
 func (r *run) consistentReads() *suite.Failure {
-	for _, q := range r.requests {
-		if !q.kind.latest() {
+	for _, q := range r.requests() {
+		if !q.kind().latest() {
 			continue
 		}
 		if q.took() > Bound {
-			return r.fail(readHung, q.call+Bound, "",
+			return r.fail(readHung, q.Call+Bound, "",
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
-		if errors.Is(q.err, kube.ErrNotFound) && q.kind == getLatest {
-			if why := r.notGone(q.call, q.ret); why != "" {
-				return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), fmtT(q.ret), why)
+		if errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest {
+			if why := r.notGone(q.Call, q.Return); why != "" {
+				return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.Return), why)
 			}
 		}
-		if q.err != nil {
+		if q.Err != nil {
 			continue
 		}
-		if r.inOutage(q) && q.ret < r.sc.cut.Until() {
-			return r.fail(readStale, q.ret, "",
+		if r.inOutage(q) && q.Return < r.sc.cut.Until() {
+			return r.fail(readStale, q.Return, "",
 				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				q.describe(), q.answer(), fmtT(q.ret), r.outage())
+				q.describe(), q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
 		if why := r.notCurrent(q); why != "" {
-			return r.fail(readStale, q.ret, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+			return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
 		}
 	}
 	return r.controllerReads()
@@ -233,10 +307,10 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web {
 			continue
 		}
-		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, fmtT(op.Call))
+		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, suite.FormatTime(op.Call))
 		if op.Result.Outcome == check.NotFound {
 			if why := r.notGone(op.Call, op.Return); why != "" {
-				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, fmtT(op.Return), why)
+				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(op.Return), why)
 			}
 			continue
 		}
@@ -246,12 +320,12 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
 			return r.fail(readStale, op.Return, "",
 				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), r.outage())
+				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), r.outage())
 		}
 		if last, ok := r.latestOf(web, op.Call); ok && op.Result.Version < last.Version {
 			return r.fail(readStale, op.Return, "",
 				"%s was answered %s=%v (rv=%d) at %s, but the history had had %s=%v since rv=%d, accepted at %s, before the read began",
-				read, web, op.Result.Value, op.Result.Version, fmtT(op.Return), web, last.Value, last.Version, fmtT(last.At))
+				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), web, last.Value, last.Version, suite.FormatTime(last.At))
 		}
 	}
 	return nil
@@ -270,24 +344,24 @@ func (r *run) notGone(call, ret time.Duration) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, fmtT(last.At))
+	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, suite.FormatTime(last.At))
 }
 
 // notCurrent says why a consistent read's answer was not the history's
 // current state at some moment while it was in flight, or "".
 func (r *run) notCurrent(q request) string {
-	switch q.kind {
+	switch q.kind() {
 	case getLatest:
-		last, ok := r.latestOf(web, q.call)
-		if ok && q.obj.ResourceVersion < last.Version {
-			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, fmtT(last.At))
+		last, ok := r.latestOf(web, q.Call)
+		if ok && q.obj().ResourceVersion < last.Version {
+			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
 		}
 	case listLatest:
-		if v := r.versionAt(q.call); q.list.ResourceVersion < v {
+		if v := r.versionAt(q.Call); q.list().ResourceVersion < v {
 			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
 		}
-		if d := diff(listState(q.list), r.stateAt("pods", q.list.ResourceVersion)); d != "" {
-			return "but the history at rv=" + fmt.Sprint(q.list.ResourceVersion) + " differs: " + d
+		if d := diff(listState(q.list()), r.stateAt("pods", q.list().ResourceVersion)); d != "" {
+			return "but the history at rv=" + fmt.Sprint(q.list().ResourceVersion) + " differs: " + d
 		}
 	}
 	return ""
@@ -296,25 +370,25 @@ func (r *run) notCurrent(q request) string {
 // --- row 2: "0" reads are served from the cache, and true to their version
 
 func (r *run) cachedReads() *suite.Failure {
-	for _, q := range r.requests {
-		if !q.kind.read() || q.kind.latest() {
+	for _, q := range r.requests() {
+		if !q.read() || q.kind().latest() {
 			continue
 		}
-		refused := q.err != nil && !r.goneBy(q) || q.took() > Bound
-		if refused && q.client != auditor {
-			at := q.ret
+		refused := q.Err != nil && !r.goneBy(q) || q.took() > Bound
+		if refused {
+			at := q.Return
 			if q.took() > Bound {
-				at = q.call + Bound
+				at = q.Call + Bound
 			}
 			return r.fail(cachedRefused, at, "",
 				"%s (a read with resourceVersion \"0\", which any version may answer) got %s after %s: server-1's watch cache could have answered it at once, store or no store (%s)",
-				q.describe(), q.answer(), fmtT(q.took()), r.outage())
+				q.describe(), q.answer(), suite.FormatTime(q.took()), r.outage())
 		}
-		if q.err != nil {
+		if q.Err != nil {
 			continue
 		}
 		if why := r.untrue(q); why != "" {
-			return r.fail(cachedUntrue, q.ret, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), fmtT(q.ret), why)
+			return r.fail(cachedUntrue, q.Return, "", "%s (rv=\"0\") was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
 		}
 	}
 	return nil
@@ -323,11 +397,11 @@ func (r *run) cachedReads() *suite.Failure {
 // goneBy reports whether a get of web that came back NotFound may be
 // true: the history had deleted web by the time it was answered.
 func (r *run) goneBy(q request) bool {
-	if q.kind != getAny && q.kind != getLatest || !errors.Is(q.err, kube.ErrNotFound) {
+	if q.kind() != getAny && q.kind() != getLatest || !errors.Is(q.Err, kube.ErrNotFound) {
 		return false
 	}
 	for _, c := range r.changes() {
-		if c.Key == web && c.Deleted && c.At <= q.ret {
+		if c.Key == web && c.Deleted && c.At <= q.Return {
 			return true
 		}
 	}
@@ -337,22 +411,22 @@ func (r *run) goneBy(q request) bool {
 // untrue says why a cached read's answer is not the history as it stood at
 // the version the answer names, or "".
 func (r *run) untrue(q request) string {
-	if q.kind == getAny {
-		c, ok := r.change(q.obj.ResourceVersion)
-		if !ok || c.Key != web || c.At > q.ret || fmt.Sprint(c.Value) != fmt.Sprint(q.obj.Value()) {
-			return fmt.Sprintf("but the history never held %s at rv=%d: the server answered with a change the store had not accepted", q.obj, q.obj.ResourceVersion)
+	if q.kind() == getAny {
+		c, ok := r.change(q.obj().ResourceVersion)
+		if !ok || c.Key != web || c.At > q.Return || fmt.Sprint(c.Value) != fmt.Sprint(q.obj().Value()) {
+			return fmt.Sprintf("but the history never held %s at rv=%d: the server answered with a change the store had not accepted", q.obj(), q.obj().ResourceVersion)
 		}
 		return ""
 	}
 	kind := "pods"
-	if q.kind == listAnyDeploy {
+	if q.kind() == listAnyDeploy {
 		kind = "deployments"
 	}
-	if v := r.versionAt(q.ret); q.list.ResourceVersion > v {
+	if v := r.versionAt(q.Return); q.list().ResourceVersion > v {
 		return fmt.Sprintf("but the history had only reached rv=%d: the list names a version the store had not accepted", v)
 	}
-	if d := diff(listState(q.list), r.stateAt(kind, q.list.ResourceVersion)); d != "" {
-		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list.ResourceVersion, d)
+	if d := diff(listState(q.list()), r.stateAt(kind, q.list().ResourceVersion)); d != "" {
+		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list().ResourceVersion, d)
 	}
 	return ""
 }
@@ -372,9 +446,9 @@ func (r *run) writes() *suite.Failure {
 		for _, c := range r.changes() {
 			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
 				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
-				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
 				if c.Deleted { // maybe another client's delete
-					later = fmt.Sprintf("the history deleted %s only at %s, %s after the client heard yes, as rv=%d", c.Key, fmtT(c.At), fmtT(c.At-op.Return), c.Version)
+					later = fmt.Sprintf("the history deleted %s only at %s, %s after the client heard yes, as rv=%d", c.Key, suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
 				}
 				break
 			}
@@ -385,13 +459,13 @@ func (r *run) writes() *suite.Failure {
 		}
 		return r.fail(writeAcked, op.Return, "the write: "+op.String(),
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
-			op.Client, op.Input, op.Server, fmtT(op.Return), op.Result.Version, held, later, r.outage())
+			op.Client, op.Input, op.Server, suite.FormatTime(op.Return), op.Result.Version, held, later, r.outage())
 	}
-	for _, q := range r.requests {
-		if !q.kind.read() && q.took() > Bound {
-			return r.fail(writeHung, q.call+Bound, "",
+	for _, q := range r.requests() {
+		if !q.read() && q.took() > Bound {
+			return r.fail(writeHung, q.Call+Bound, "",
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
-				q.server, q.client, q.what, fmtT(q.call), fmtT(q.took()), Bound, q.answer(), fmtT(q.ret), r.outage())
+				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
 	}
 	// A delete that named a version must find its object still at it.
@@ -401,11 +475,9 @@ func (r *run) writes() *suite.Failure {
 	// Every client's writes and consistent reads, the controller's too,
 	// must fit one order of the history (porcupine, per key).
 	if l := check.Linearizable(r.s.History, 0); !l.OK() {
-		v := l.Violation
+		v, faults := l.Violation, r.s.Faults
 		f := r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
-		if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex09-writes-seed-%d", r.s.Seed), l, r.s.Faults); err == nil {
-			f.HTML = html
-		}
+		f.Drawing = func(w io.Writer) error { return l.DrawHTML(w, faults) }
 		return f
 	}
 	return nil
@@ -422,49 +494,61 @@ func (r *run) watchesFollow() *suite.Failure {
 			}
 		}
 		pos := 0
-		for _, w := range r.watches {
-			if w.kind != kind {
+		for _, q := range r.watched(kind) {
+			w, watch := q.Ask.(kube.WatchRequest)
+			if !watch { // a list after Gone: the watcher goes on from its version
+				if q.Err == nil {
+					pos = 0
+					for pos < len(want) && want[pos].Version <= q.list().ResourceVersion {
+						pos++
+					}
+				}
 				continue
 			}
-			if w.err != nil && !isGone(w.err) && r.sc.cut.During(w.call) {
-				return r.fail(watchClosed, w.ret, "",
+			if q.Err != nil && !errors.Is(q.Err, kube.ErrGone) && r.sc.cut.During(q.Call) {
+				return r.fail(watchClosed, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 at %s ended in %v at %s: a watch served from the cache has no reason to end while the store is away (%s)",
-					kind, w.from, fmtT(w.call), w.err, fmtT(w.ret), r.outage())
+					kind, w.ResourceVersion, suite.FormatTime(q.Call), q.Err, suite.FormatTime(q.Return), r.outage())
 			}
-			if w.relist != nil {
-				pos = 0
-				for pos < len(want) && want[pos].Version <= w.relist.ResourceVersion {
-					pos++
-				}
-			}
-			for _, ev := range w.events {
+			events, _ := q.Reply.([]kube.Event)
+			for _, ev := range events {
 				got := check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(), Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted}
-				if pos < len(want) && same(got, want[pos]) {
+				if pos < len(want) && got.Equal(want[pos]) {
 					pos++
 					continue
 				}
-				if c, ok := r.change(got.Version); !ok || !same(got, c) {
-					return r.fail(watchUnaccepted, w.ret, "",
+				if c, ok := r.change(got.Version); !ok || !got.Equal(c) {
+					return r.fail(watchUnaccepted, q.Return, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, a change the history does not hold at rv=%d (%s)",
-						kind, w.from, ev, fmtT(w.ret), got.Version, r.outage())
+						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), got.Version, r.outage())
 				}
 				if pos < len(want) && got.Version > want[pos].Version {
 					missed := want[pos]
-					return r.fail(watchSkipped, w.ret, "",
+					return r.fail(watchSkipped, q.Return, "",
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
-						kind, w.from, ev, fmtT(w.ret), missed.Version, missed.Key, describeValue(missed), fmtT(missed.At), r.outage())
+						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
 				}
-				return r.fail(watchSkipped, w.ret, "",
+				return r.fail(watchSkipped, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
-					kind, w.from, ev, fmtT(w.ret), prevVersion(want, pos))
+					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), prevVersion(want, pos))
 			}
 		}
 	}
 	return nil
 }
 
-func same(a, b check.Change) bool {
-	return a.Version == b.Version && a.Key == b.Key && a.Deleted == b.Deleted && (a.Deleted || fmt.Sprint(a.Value) == fmt.Sprint(b.Value))
+// watched is what the watcher asked server-1 about kind, in order: its
+// watches, and the lists it started again from after Gone.
+func (r *run) watched(kind string) []request {
+	var out []request
+	for _, q := range r.s.Requests.All() {
+		w, watch := q.Ask.(kube.WatchRequest)
+		l, list := q.Ask.(kube.ListRequest)
+		if q.Client == string(watcher) && (watch && w.Kind == kind || list && l.Kind == kind) {
+			out = append(out, request(q))
+		}
+	}
+	return out
 }
 
 func describeValue(c check.Change) string {
@@ -479,18 +563,6 @@ func prevVersion(want []check.Change, pos int) int64 {
 		return 0
 	}
 	return want[pos-1].Version
-}
-
-// isGone reports whether err is, itself and not wrapped, the API's Gone: a
-// kube.StatusError, or a pointer to one a server made.
-func isGone(err error) bool {
-	switch se := err.(type) {
-	case kube.StatusError:
-		return se.Reason == "Gone"
-	case *kube.StatusError:
-		return se.Reason == "Gone"
-	}
-	return false
 }
 
 // --- row 5: no destructive action because the store could not be reached -
@@ -508,22 +580,22 @@ type badDelete struct {
 }
 
 func (b *badDelete) story() string {
-	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", fmtT(b.sent), b.key, b.pods, b.desired)
+	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", suite.FormatTime(b.sent), b.key, b.pods, b.desired)
 	if b.accepted {
-		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, fmtT(b.sent), fmtT(b.acceptedAt), b.pods, b.desired)
+		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, suite.FormatTime(b.sent), suite.FormatTime(b.acceptedAt), b.pods, b.desired)
 	}
 	switch {
 	case b.read == nil:
 		return what + ": it had not read deployments/web in that reconcile"
 	case b.read.Result.Outcome == check.OK:
-		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", fmtT(b.read.Call), b.read.Result.Value)
+		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", suite.FormatTime(b.read.Call), b.read.Result.Value)
 	}
 	why := "the store could not be reached"
 	if b.read.Return-b.read.Call >= controllerTimeout {
 		why = fmt.Sprintf("server-1's answer did not reach it within its own timeout of %s", controllerTimeout)
 	}
 	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (%s), and it took a failed read for a deployment that wants no pods",
-		fmtT(b.read.Call), fmtT(b.read.Return), why)
+		suite.FormatTime(b.read.Call), suite.FormatTime(b.read.Return), why)
 }
 
 // justified decides about one delete of a web pod, which would leave pods
@@ -636,42 +708,52 @@ func (r *run) caughtUp() *suite.Failure {
 			"the pipeline deleted %s through server-2 at %s; when it created web again at %s, %s after server-1 could reach the store again "+
 				"(where a read of web said NotFound), web's old pods still stood (%s): a deployment that is gone wants no pods, "+
 				"and a NotFound, unlike a read that failed, says for sure that it is gone (%s)",
-			web, fmtT(r.goneAt), fmtT(o.at), fmtT(o.at-o.since), strings.Join(o.pods, ", "), r.outage())
+			web, suite.FormatTime(r.goneAt), suite.FormatTime(o.at), suite.FormatTime(o.at-o.since), strings.Join(o.pods, ", "), r.outage())
 	}
 	if !a.done {
-		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, fmtT(heal))
+		return r.fail(noCatchUp, r.sc.end, "", "the suite could not finish its check %s after the link came back at %s: its requests through server-1 got no answer", CatchUp, suite.FormatTime(heal))
 	}
 	state := r.stateAt("", a.rv)
 	_, webThere := state[web]
-	readOK := a.read.err == nil || !webThere && errors.Is(a.read.err, kube.ErrNotFound)
-	if !readOK || a.write.err != nil {
-		q := a.read
-		if readOK {
-			q = a.write
+	var read, write request // the auditor's, through server-1
+	for _, q := range r.requests() {
+		if q.Client == string(auditor) {
+			if _, get := q.Ask.(kube.GetRequest); get {
+				read = q
+			} else {
+				write = q
+			}
 		}
-		return r.fail(noCatchUp, q.ret, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), fmtT(q.call-heal), fmtT(heal), q.answer())
+	}
+	readOK := read.Err == nil || !webThere && errors.Is(read.Err, kube.ErrNotFound)
+	if !readOK || write.Err != nil {
+		q := read
+		if readOK {
+			q = write
+		}
+		return r.fail(noCatchUp, q.Return, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), suite.FormatTime(q.Call-heal), suite.FormatTime(heal), q.answer())
 	}
 	if pods, _ := podsAndDesired(state); !webThere && pods > 0 {
 		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood: "+
-			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, fmtT(heal), fmtT(r.goneAt), pods)
+			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods)
 	}
 	if pods, desired := podsAndDesired(state); pods != desired {
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, fmtT(heal), pods, desired)
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired)
 	}
 	for _, id := range r.s.Servers {
 		if err := a.cacheErrs[id]; err != nil {
-			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back, a read with rv=\"0\" from %s failed: %v", fmtT(a.at), CatchUp, id, err)
+			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back, a read with rv=\"0\" from %s failed: %v", suite.FormatTime(a.at), CatchUp, id, err)
 		}
 		for i, kind := range []string{"deployments", "pods"} {
 			l := a.caches[id][i]
 			if l.ResourceVersion < a.rv {
 				want := r.stateAt(kind, a.rv)
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s was still at rv=%d where the history is at rv=%d: %s",
-					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
 			}
 			if d := diff(listState(l), r.stateAt(kind, l.ResourceVersion)); d != "" {
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s at rv=%d is not the history at that version: %s",
-					fmtT(a.at), CatchUp, fmtT(heal), id, kind, l.ResourceVersion, d)
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, d)
 			}
 		}
 	}
@@ -683,19 +765,23 @@ func (r *run) caughtUp() *suite.Failure {
 			}
 		}
 		var seen int64
-		for _, w := range r.watches {
-			if w.kind == kind && w.ret <= a.at {
-				if w.relist != nil {
-					seen = max(seen, w.relist.ResourceVersion)
+		for _, q := range r.watched(kind) {
+			switch reply := q.Reply.(type) {
+			case []kube.Event:
+				for _, ev := range reply {
+					if q.Return <= a.at {
+						seen = max(seen, ev.Object.ResourceVersion)
+					}
 				}
-				for _, ev := range w.events {
-					seen = max(seen, ev.Object.ResourceVersion)
+			case kube.List: // sent as the watch before it came back with Gone
+				if q.Err == nil && q.Call <= a.at {
+					seen = max(seen, reply.ResourceVersion)
 				}
 			}
 		}
 		if seen < last {
 			return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, the watcher's watch of %s through server-1 had delivered changes up to rv=%d only; the history's last change of %s is rv=%d",
-				fmtT(a.at), CatchUp, fmtT(heal), kind, seen, kind, last)
+				suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), kind, seen, kind, last)
 		}
 	}
 	return nil
@@ -715,17 +801,17 @@ func (r *run) outageFigure() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
 	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
-	reqs := slices.Clone(r.requests)
-	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.call - b.call) })
+	reqs := r.requests()
+	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.Call - b.Call) })
 	for _, q := range reqs {
-		if q.client == auditor {
+		if q.Client == string(auditor) {
 			continue
 		}
 		mark := " "
-		if q.server == r.sc.cut.A && r.sc.cut.During(q.call) {
+		if q.Server == r.sc.cut.A && r.sc.cut.During(q.Call) {
 			mark = "✂"
 		}
-		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", fmtT(q.call), mark, q.client, q.server, q.what, fmtT(q.ret), fmtT(q.took()), q.answer())
+		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", suite.FormatTime(q.Call), mark, q.Client, q.Server, q.what(), suite.FormatTime(q.Return), suite.FormatTime(q.took()), q.answer())
 	}
 	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
 	return b.String()

@@ -27,6 +27,21 @@ func judged(t *testing.T) *run {
 	return r
 }
 
+// saw makes qs the requests the clients of r made, as the scene logs them.
+func saw(r *run, qs ...kube.Request) {
+	r.s.Requests = &kube.Requests{}
+	for _, q := range qs {
+		r.s.Requests.Add(q)
+	}
+}
+
+var (
+	getWeb      = kube.GetRequest{Key: web}
+	getWebAny   = kube.GetRequest{Key: web, Opts: kube.ReadOptions{ResourceVersion: kube.Any}}
+	listPods    = kube.ListRequest{Kind: "pods"}
+	listPodsAny = kube.ListRequest{Kind: "pods", Opts: kube.ReadOptions{ResourceVersion: kube.Any}}
+)
+
 // The story's own scene: web at rv=1, its five pods at rv=2..6, batch at 7,
 // job-0 at 8.
 func TestTheSceneBeginsWithWebItsFivePodsBatchAndAJob(t *testing.T) {
@@ -41,8 +56,8 @@ func TestTheSceneBeginsWithWebItsFivePodsBatchAndAJob(t *testing.T) {
 // server-1's cache: server-1 could not have asked etcd.
 func TestAConsistentReadAnsweredDuringTheOutageCameFromTheCache(t *testing.T) {
 	r := judged(t)
-	r.requests = []request{{client: kubectl, server: server1, kind: getLatest, what: "GET " + web,
-		call: 1500 * ms, ret: 1512 * ms, obj: kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 1}}}
+	saw(r, kube.Request{Client: "kubectl", Server: server1, Ask: getWeb,
+		Call: 1500 * ms, Return: 1512 * ms, Reply: kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 1}})
 	f := r.consistentReads()
 	require.NotNil(t, f)
 	assert.Equal(t, readStale.name, f.Name)
@@ -53,13 +68,13 @@ func TestAConsistentReadAnsweredDuringTheOutageCameFromTheCache(t *testing.T) {
 // that took longer hung, whatever it said in the end.
 func TestAConsistentReadMustFailWithinTheBound(t *testing.T) {
 	r := judged(t)
-	fast := request{client: kubectl, server: server1, kind: listLatest, what: "LIST pods", call: 1500 * ms, ret: 1810 * ms,
-		err: kube.Unavailable("the store did not answer")}
-	r.requests = []request{fast}
+	fast := kube.Request{Client: "kubectl", Server: server1, Ask: listPods, Call: 1500 * ms, Return: 1810 * ms,
+		Err: kube.Unavailable("the store did not answer")}
+	saw(r, fast)
 	assert.Nil(t, r.consistentReads())
 	slow := fast
-	slow.ret = 1500*ms + Bound + time.Millisecond
-	r.requests = []request{slow}
+	slow.Return = 1500*ms + Bound + time.Millisecond
+	saw(r, slow)
 	f := r.consistentReads()
 	require.NotNil(t, f)
 	assert.Equal(t, readHung.name, f.Name)
@@ -76,20 +91,20 @@ func TestACachedListIsJudgedAgainstTheVersionItNames(t *testing.T) {
 			items = append(items, o)
 		}
 	}
-	q := request{client: kubectl, server: server1, kind: listAny, what: "LIST pods (rv=0)", call: 1500 * ms, ret: 1505 * ms,
-		list: kube.List{Items: items, ResourceVersion: 8}}
-	r.requests = []request{q}
+	q := kube.Request{Client: "kubectl", Server: server1, Ask: listPodsAny, Call: 1500 * ms, Return: 1505 * ms,
+		Reply: kube.List{Items: items, ResourceVersion: 8}}
+	saw(r, q)
 	assert.Nil(t, r.cachedReads())
 
-	q.list.Items = items[1:]
-	r.requests = []request{q}
+	q.Reply = kube.List{Items: items[1:], ResourceVersion: 8}
+	saw(r, q)
 	f := r.cachedReads()
 	require.NotNil(t, f)
 	assert.Equal(t, cachedUntrue.name, f.Name)
 	assert.Contains(t, f.Story, "pods/web-0 missing")
 
-	q.list = kube.List{Items: items, ResourceVersion: 9}
-	r.requests = []request{q}
+	q.Reply = kube.List{Items: items, ResourceVersion: 9}
+	saw(r, q)
 	require.NotNil(t, r.cachedReads())
 	assert.Contains(t, r.cachedReads().Story, "had only reached rv=8")
 }
@@ -125,17 +140,21 @@ func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
 			first = append(first, kube.Event{Type: kube.Added, Object: kube.Object{Kind: k, Name: name, Replicas: c.Value.(int), ResourceVersion: c.Version}})
 		}
 	}
-	r.watches = []watchCall{{kind: "deployments", call: 0, ret: 10 * ms, events: first}, {kind: "deployments", from: 8, call: 4100 * ms, ret: 4200 * ms, events: []kube.Event{job}}}
+	watch := func(from int64, call, ret time.Duration, events ...kube.Event) kube.Request {
+		return kube.Request{Client: "watcher", Server: server1, Ask: kube.WatchRequest{Kind: "deployments", ResourceVersion: from, Wait: watchWait},
+			Call: call, Return: ret, Reply: events}
+	}
+	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, job))
 	f := r.watchesFollow()
 	require.NotNil(t, f)
 	assert.Equal(t, watchSkipped.name, f.Name)
 	assert.Contains(t, f.Story, "skipping rv=9")
 
-	r.watches[1].events = []kube.Event{scale, job}
+	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, scale, job))
 	assert.Nil(t, r.watchesFollow())
 
 	bogus := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
-	r.watches[1].events = []kube.Event{bogus}
+	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, bogus))
 	f = r.watchesFollow()
 	require.NotNil(t, f)
 	assert.Equal(t, watchUnaccepted.name, f.Name)
@@ -177,12 +196,15 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 		}
 		return [2]kube.List{d, p}
 	}
-	ok := request{client: auditor, server: server1, kind: getLatest, what: "GET " + web, call: 7000 * ms, ret: 7010 * ms}
-	r.audit = audit{done: true, at: 7000 * ms, rv: 8, read: ok, write: ok,
+	r.audit = audit{done: true, at: 7000 * ms, rv: 8,
 		caches:    map[sim.NodeID][2]kube.List{server1: lists(8), server2: lists(8)},
 		cacheErrs: map[sim.NodeID]error{}}
-	r.watches = []watchCall{{kind: "pods", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "pods", Name: "web-4", Owner: web, ResourceVersion: 6}}}},
-		{kind: "deployments", ret: 10 * ms, events: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1, ResourceVersion: 8}}}}}
+	saw(r, kube.Request{Client: "auditor", Server: server1, Ask: getWeb, Call: 7000 * ms, Return: 7010 * ms},
+		kube.Request{Client: "auditor", Server: server1, Ask: kube.UpdateRequest{}, Call: 7010 * ms, Return: 7020 * ms},
+		kube.Request{Client: "watcher", Server: server1, Ask: kube.WatchRequest{Kind: "pods"}, Return: 10 * ms,
+			Reply: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "pods", Name: "web-4", Owner: web, ResourceVersion: 6}}}},
+		kube.Request{Client: "watcher", Server: server1, Ask: kube.WatchRequest{Kind: "deployments"}, Return: 10 * ms,
+			Reply: []kube.Event{{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1, ResourceVersion: 8}}}})
 	assert.Nil(t, r.caughtUp())
 
 	r.audit.caches[server1] = lists(6)
@@ -196,8 +218,7 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 // holds web, and the truth once the history has deleted it.
 func TestACachedNotFoundOfAGoneDeploymentIsTheTruth(t *testing.T) {
 	r := judged(t)
-	r.requests = []request{{client: kubectl, server: server1, kind: getAny, what: "GET " + web + " (rv=0)",
-		call: 1500 * ms, ret: 1505 * ms, err: kube.ErrNotFound}}
+	saw(r, kube.Request{Client: "kubectl", Server: server1, Ask: getWebAny, Call: 1500 * ms, Return: 1505 * ms, Err: kube.ErrNotFound})
 	f := r.cachedReads()
 	require.NotNil(t, f)
 	assert.Equal(t, cachedRefused.name, f.Name)
@@ -220,4 +241,17 @@ func TestPodsOfAGoneDeploymentMustGoBeforeItComesBack(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Equal(t, noCatchUp.name, f.Name)
 	assert.Contains(t, f.Story, "web's old pods still stood (web-0, web-1, web-2, web-3, web-4)")
+}
+
+// A request is told as the page's figure tells it: the read's mode, a
+// write's precondition, web's create with what it wants.
+func TestARequestIsToldAsTheFigureTellsIt(t *testing.T) {
+	told := func(ask any) string { return request{Ask: ask}.what() }
+	assert.Equal(t, "GET deployments/web", told(getWeb))
+	assert.Equal(t, "LIST pods (rv=0)", told(listPodsAny))
+	assert.Equal(t, "UPDATE deployments/batch replicas=47 if rv=9",
+		told(kube.UpdateRequest{Object: kube.Object{Kind: "deployments", Name: "batch", Replicas: 47, ResourceVersion: 9}}))
+	assert.Equal(t, "CREATE deployments/job-107", told(kube.CreateRequest{Object: kube.Object{Kind: "deployments", Name: "job-107", Replicas: 1}}))
+	assert.Equal(t, "CREATE deployments/web replicas=7", told(kube.CreateRequest{Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 7}}))
+	assert.Equal(t, "DELETE deployments/job-0", told(kube.DeleteRequest{Key: "deployments/job-0"}))
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -13,59 +12,49 @@ import (
 
 // Run runs the hidden suite of chapter 9 against the learner's API server
 // and controller.
-func Run(t *testing.T, impl Impl) {
-	c := &chapter{impl: impl, runs: map[int64]*outcome{}}
-	checks := map[string]suite.CheckFunc{"story": c.story}
-	for i, rw := range rows {
-		checks[rw.check] = func(t *testing.T) { c.row(t, i) }
+func Run(t *testing.T, impl Impl) { chapter(impl).Run(t) }
+
+// chapter is the suite, declared: each row of the page's table is a check
+// of its own over the randomized outages, and the story check runs the
+// page's scene and asks every row, in the table's order.
+func chapter(impl Impl) scene.Chapter[*run] {
+	guard := &scene.Guard{MinCompleted: 10, MinCovered: 0.9}
+	row := func(name string, judge scene.Judge[*run]) scene.Check[*run] {
+		return scene.Check[*run]{Name: name, Plays: []scene.Play{{World: "random", Seeds: scene.Random(40), Guard: guard}},
+			Judges: []scene.Judge[*run]{judge}}
 	}
-	suite.Run(t, "ex09", checks)
+	table := []scene.Check[*run]{
+		row("consistent-reads", (*run).consistentReads),
+		row("cached-reads", (*run).cachedReads),
+		row("writes", (*run).writes),
+		row("watches", (*run).watchesFollow),
+		row("controllers", (*run).controllerHeld),
+		row("catch-up", (*run).caughtUp),
+	}
+	story := scene.Check[*run]{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(5)}},
+		Figures: []scene.Figure[*run]{{Name: "outage", Text: (*run).outageFigure}}}
+	for _, c := range table {
+		story.Judges = append(story.Judges, c.Judges...)
+	}
+	return scene.Chapter[*run]{
+		ID: "ex09",
+		Worlds: map[string]scene.Build[*run]{
+			"story":  func(seed int64) *run { return play(seed, storyScenario(), impl) },
+			"random": func(seed int64) *run { return play(seed, randomScenario(seed), impl) },
+		},
+		Checks: append([]scene.Check[*run]{story}, table...),
+		Ran:    ran,
+	}
 }
 
-// chapter holds the learner's code and the randomized runs, which every
-// row's check shares: each world runs once.
-type chapter struct {
-	impl Impl
-	runs map[int64]*outcome
-}
-
-// outcome is what one world showed, judged row by row before the world
-// was closed.
-type outcome struct {
-	runErr  *suite.Failure
-	rows    []*suite.Failure // by row
-	vacuous *check.Violation
-}
-
-// first is the first failure of the run, in the table's order.
-func (o *outcome) first() *suite.Failure {
-	if o.runErr != nil {
-		return o.runErr
+// ran judges whether the world ran to its end. The chapter's auditor is its
+// own, not the scene's: the scene's audit is not asked for.
+func ran(r *run) *suite.Failure {
+	if r.s.Err == nil {
+		return nil
 	}
-	for _, f := range o.rows {
-		if f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// judge judges a run that has ended, row by row, and closes it.
-func judge(r *run) *outcome {
-	defer r.s.Close()
-	o := &outcome{rows: make([]*suite.Failure, len(rows))}
-	if r.runErr != nil {
-		f := suite.RunFailure(r.runErr)
-		f.Seed, f.At = r.s.Seed, f.At.Round(100*time.Microsecond)
-		f.Timeline = r.s.Timeline(f.At)
-		o.runErr = &f
-		return o
-	}
-	for i, rw := range rows {
-		o.rows[i] = rw.judge(r)
-	}
-	o.vacuous = check.Exercised(r.s.History, r.s.Faults, 10)
-	return o
+	f := suite.RunFailure(r.s.Err)
+	return &f
 }
 
 // storyScenario is the page's scene: the link between server-1 and etcd
@@ -147,47 +136,4 @@ func randomScenario(seed int64) scenario {
 			From: from, For: between(300*ms, 600*ms)}
 	}
 	return sc
-}
-
-// story is the page's scene, row by row. Its first world's requests are
-// the figure "outage": what each client asked, and what it got, when.
-func (c *chapter) story(t *testing.T) {
-	for i, seed := range suite.StorySeeds(5) {
-		r := play(seed, storyScenario(), c.impl)
-		o := judge(r)
-		if i == 0 {
-			suite.Figure(t, "outage", r.outageFigure())
-		}
-		if f := o.first(); f != nil {
-			suite.Report(t, *f)
-			return
-		}
-	}
-}
-
-// row is one row of the table, judged over the randomized runs.
-func (c *chapter) row(t *testing.T, i int) {
-	var cov check.Coverage
-	for _, seed := range suite.Seeds(40) {
-		o := c.randomRun(seed)
-		if o.runErr != nil {
-			suite.Report(t, *o.runErr)
-			return
-		}
-		if f := o.rows[i]; f != nil {
-			suite.Report(t, *f)
-			return
-		}
-		cov.Add(seed, o.vacuous)
-	}
-	suite.Coverage(t, &cov, 0.9)
-}
-
-func (c *chapter) randomRun(seed int64) *outcome {
-	if o, ok := c.runs[seed]; ok {
-		return o
-	}
-	o := judge(play(seed, randomScenario(seed), c.impl))
-	c.runs[seed] = o
-	return o
 }
