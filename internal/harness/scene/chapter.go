@@ -294,7 +294,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	// The maps stay nil until needed, for the verdicts kept (newRunner).
+	// The rest stays nil until needed, for the verdicts kept (newRunner).
 	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
 	ran := r.c.Ran
 	if ran == nil {
