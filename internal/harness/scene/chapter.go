@@ -200,9 +200,10 @@ type verdicts struct {
 }
 
 type runner[W World] struct {
-	c     Chapter[W]
-	done  map[played]*verdicts
-	plays map[string]int // how many plays of the chapter's checks play each world
+	c      Chapter[W]
+	done   map[played]*verdicts
+	plays  map[string]int // how many plays of the chapter's checks play each world
+	firsts map[Seeds]int64
 }
 
 // newRunner is a runner of c. It keeps the verdicts of a world that more
@@ -210,7 +211,7 @@ type runner[W World] struct {
 // is judged and let go: thousands of kept verdicts make the collector run
 // more often.
 func newRunner[W World](c Chapter[W]) *runner[W] {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}}
+	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}, firsts: map[Seeds]int64{}}
 	for _, k := range c.Checks {
 		for _, p := range k.Plays {
 			r.plays[p.World]++
@@ -294,7 +295,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	// The maps stay nil until needed, for the verdicts kept (newRunner).
+	// The rest stays nil until needed, for the verdicts kept (newRunner).
 	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
 	ran := r.c.Ran
 	if ran == nil {
@@ -309,7 +310,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		if plays < 0 {
 			continue
 		}
-		if len(k.Figures) > 0 && k.Plays[0].World == world && firstSeed(k.Plays[0].Seeds) == seed {
+		if len(k.Figures) > 0 && k.Plays[0].World == world && r.firstSeed(k.Plays[0].Seeds) == seed {
 			if v.figures == nil {
 				v.figures = map[int]map[string]string{}
 			}
@@ -359,12 +360,18 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	return v
 }
 
-// firstSeed is the first seed a play runs, or 0 when it runs none.
-func firstSeed(s Seeds) int64 {
-	if l := s.List(); len(l) > 0 {
-		return l[0]
+// firstSeed is the first seed a play runs, or 0 when it runs none, listed
+// once a run: a list is as long as RUNS, and a world asks for every check.
+func (r *runner[W]) firstSeed(s Seeds) int64 {
+	if first, ok := r.firsts[s]; ok {
+		return first
 	}
-	return 0
+	var first int64
+	if l := s.List(); len(l) > 0 {
+		first = l[0]
+	}
+	r.firsts[s] = first
+	return first
 }
 
 // Finish completes a failure a judge found in this scene: the seed, the

@@ -35,10 +35,10 @@ type world struct {
 }
 
 // chapter declares the suite for serve: its worlds, and its checks with
-// their judges in order, the most specific cause first. Every check asks
-// scene.Ran first but acknowledged, which first asks whether the survivor
-// answered the auditor's kube.Any read (unanswered, Ran tells it as a reply
-// the auditor could not read).
+// their judges in order, the most specific cause first. Each check names
+// scene.Ran in its place: first, but in acknowledged, which asks first
+// whether the survivor answered the auditor's kube.Any read (scene.Ran
+// would tell it as a reply the auditor could not read).
 func chapter(serve scene.Boot) scene.Chapter[*world] {
 	worlds := map[string]scene.Build[*world]{
 		"story":        func(seed int64) *world { return &world{Scene: storyScene(seed, serve)} },
@@ -55,16 +55,17 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	on := scene.OnStage[*world]
 	ran, oneHistory, converged, durable := on(scene.Ran), on(scene.OneHistoryOnce), on(scene.Converged), on(scene.Durable)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
-	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, Checks: []scene.Check[*world]{
-		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, linearizable, storyReads}},
-		{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
-			Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
-		{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
-			Judges: []scene.Judge[*world]{ran, oneHistory, durable, linearizable}},
-		{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{ran, unanswered, oneHistory, converged, durable}},
-	}}
+	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, // each check names ran in its place
+		Checks: []scene.Check[*world]{
+			{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+				Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, linearizable, storyReads}},
+			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
+				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
+			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
+				Judges: []scene.Judge[*world]{ran, oneHistory, durable, linearizable}},
+			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
+				Judges: []scene.Judge[*world]{ran, unanswered, oneHistory, converged, durable}},
+		}}
 }
 
 // Default seeds per check: enough to meet the slow link, the lossy link and

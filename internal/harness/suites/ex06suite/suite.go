@@ -37,9 +37,7 @@ type world struct {
 }
 
 // chapter declares the suite for serve: its worlds, and its checks with
-// their judges in order, the most specific cause first. Every check asks
-// first whether a server that was up answered the auditor's kube.Any reads
-// (unansweredAnyRead), then scene.Ran.
+// their judges in order, the most specific cause first, after ran.
 func chapter(serve scene.Boot) scene.Chapter[*world] {
 	worlds := map[string]scene.Build[*world]{
 		"story":        func(seed int64) *world { return &world{Scene: storyScene(seed, serve)} },
@@ -54,7 +52,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		worlds[name] = func(seed int64) *world { return &world{Scene: ownCopyScene(seed, serve, v), ownCopy: true} }
 		linearizablePlays = append(linearizablePlays, scene.Play{World: name, Seeds: scene.Scenes(ocSeeds)})
 	}
-	return scene.Chapter[*world]{ID: "ex06", Worlds: worlds, Checks: []scene.Check[*world]{
+	return scene.Chapter[*world]{ID: "ex06", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
@@ -64,8 +62,13 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		// randomized worlds catch is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
 			Judges: []scene.Judge[*world]{oneHistory, lostWrite, staleDelete, linearizable, writesRefused(acceptedShare, true)}},
-	}, Ran: func(w *world) *suite.Failure { return cmp.Or(unansweredAnyRead(w), scene.Ran(w.Scene)) }}
+	}}
 }
+
+// ran is the first judge of every check: a server that was up and did not
+// answer the auditor's kube.Any reads (unansweredAnyRead: scene.Ran would
+// tell it as a reply the auditor could not read), then scene.Ran.
+func ran(w *world) *suite.Failure { return cmp.Or(unansweredAnyRead(w), scene.Ran(w.Scene)) }
 
 // staleDelete judges that no conditional deletion was acknowledged against
 // an object that had changed, told as such before porcupine would tell it
