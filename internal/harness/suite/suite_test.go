@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -182,7 +183,7 @@ func TestCoverageFailsASearchWhoseFaultsMetAnIdleClusterButNotAReplay(t *testing
 
 // A suite writes a history's drawing where a learner opens it; check only
 // draws.
-func TestWriteHTMLWritesTheDrawing(t *testing.T) {
+func TestWriteDrawingWritesTheDrawing(t *testing.T) {
 	h := check.NewHistory()
 	w := h.Call("controller-b", "server-1", check.Write("deployments/web", 5), 400*time.Millisecond)
 	h.Return(w, check.Acked(2), 405*time.Millisecond)
@@ -192,7 +193,7 @@ func TestWriteHTMLWritesTheDrawing(t *testing.T) {
 	faults := []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: 450 * time.Millisecond}}
 
 	dir := t.TempDir() + "/out"
-	path, err := WriteHTML(dir, "ex04-seed-17", l, faults)
+	path, err := WriteDrawing(dir, "ex04-seed-17", func(w io.Writer) error { return l.DrawHTML(w, faults) })
 	require.NoError(t, err)
 	assert.Equal(t, dir+"/ex04-seed-17.html", path)
 	data, err := os.ReadFile(path)
@@ -201,6 +202,6 @@ func TestWriteHTMLWritesTheDrawing(t *testing.T) {
 	require.NoError(t, l.DrawHTML(&drawn, faults))
 	assert.Equal(t, drawn.String(), string(data))
 
-	_, err = WriteHTML("/dev/null/not-a-dir", "x", l, nil)
+	_, err = WriteDrawing("/dev/null/not-a-dir", "x", func(w io.Writer) error { return l.DrawHTML(w, nil) })
 	assert.Error(t, err)
 }
