@@ -306,8 +306,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		runFailure = s.Finish(*runFailure)
 	}
 	for i, k := range r.c.Checks {
-		plays := slices.IndexFunc(k.Plays, func(p Play) bool { return p.World == world })
-		if plays < 0 {
+		if !slices.ContainsFunc(k.Plays, func(p Play) bool { return p.World == world }) {
 			continue
 		}
 		if len(k.Figures) > 0 && k.Plays[0].World == world && r.firstSeed(k.Plays[0].Seeds) == seed {
