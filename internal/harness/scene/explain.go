@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"time"
@@ -48,17 +49,8 @@ func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string)
 // writes a second time after its answer was lost. It returns the violation
 // "write-applied-twice" of clause 1, naming the client's operation, or nil.
 func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
-	seen := map[string]int{}
-	for i, c := range final {
-		if c.Deleted {
-			continue
-		}
-		k := fmt.Sprint(c.Key, "=", c.Value)
-		first, twice := seen[k]
-		if !twice {
-			seen[k] = i + 1
-			continue
-		}
+	for first, i := range repeats(final) {
+		c := final[i]
 		var writers []check.Operation
 		for _, op := range h.Operations() {
 			if op.Input.Kind.Mutates() && op.Input.Key == c.Key && op.Input.Value != nil && fmt.Sprint(op.Input.Value) == fmt.Sprint(c.Value) {
@@ -72,9 +64,32 @@ func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
 		who := fmt.Sprintf("%s's %s (sent to %s at %s, %s)", op.Client, op.Input, op.Server, fmtTime(op.Call), op.Result.Outcome)
 		return &check.Violation{Clause: course.OneHistory, Name: "write-applied-twice", At: c.At,
 			Story: fmt.Sprintf("the servers agree on one history, but it holds %s=%v twice, at positions %d and %d: %s was applied as two changes",
-				c.Key, c.Value, first, i+1, who)}
+				c.Key, c.Value, first+1, i+1, who)}
 	}
 	return nil
+}
+
+// repeats yields each change of changes that sets a key to a value an
+// earlier change already set it to: the position of the first, then its
+// own (from 0).
+func repeats(changes []check.Change) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		seen := map[string]int{}
+		for i, c := range changes {
+			if c.Deleted {
+				continue
+			}
+			k := fmt.Sprint(c.Key, "=", c.Value)
+			first, twice := seen[k]
+			if !twice {
+				seen[k] = i
+				continue
+			}
+			if !yield(first, i) {
+				return
+			}
+		}
+	}
 }
 
 // NumberedTwice finds, among servers whose histories are not prefixes of
@@ -87,20 +102,11 @@ func NumberedTwice(histories map[string][]check.Change) *check.Violation {
 		return nil // every server holds the same repeat: one history, written twice
 	}
 	for _, id := range sortedNames(histories) {
-		seen := map[string]int{}
-		for i, c := range histories[id] {
-			if c.Deleted {
-				continue
-			}
-			k := fmt.Sprint(c.Key, "=", c.Value)
-			first, twice := seen[k]
-			if !twice {
-				seen[k] = i + 1
-				continue
-			}
+		for first, i := range repeats(histories[id]) {
+			c := histories[id][i]
 			v := check.OneHistory(histories)
 			v.Story = fmt.Sprintf("%s numbered one change twice: it holds %s=%v at position %d and again at position %d, "+
-				"so its history and the others' part (%s)", id, c.Key, c.Value, first, i+1, v.Story)
+				"so its history and the others' part (%s)", id, c.Key, c.Value, first+1, i+1, v.Story)
 			v.Servers = []string{id}
 			return v
 		}

@@ -53,21 +53,32 @@ type SlowLink struct {
 	Normal    sim.Link // the link before and after; zero: the world's default
 }
 
+func (f SlowLink) desc() string {
+	return fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link))
+}
+
 func (f SlowLink) String() string {
-	return fmt.Sprintf("slow link %s ↔ %s (%s) from %s for %s", f.A, f.B, describeLink(f.Link), millis(f.From), millis(f.For))
+	return f.desc() + " from " + millis(f.From) + " for " + millis(f.For)
 }
 
 func (f SlowLink) inject(s *Scene) {
-	w := s.W
-	spell := &linkSpell{link: f.Link}
-	if f.Normal != (sim.Link{}) {
-		spell.after = &f.Normal
+	s.slow(sim.Fault{Kind: sim.FaultSlow, Desc: f.desc(), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.From + f.For},
+		f.Link, f.Normal, bothWays(f.A, f.B)...)
+}
+
+// slow puts link in force on each way given for the span of fault, which it
+// records, then puts back normal (the world's default link if zero). A slow
+// spell composes with the other spells on the same way (see Cut).
+func (s *Scene) slow(fault sim.Fault, link, normal sim.Link, ways ...[2]sim.NodeID) {
+	spell := &linkSpell{link: link}
+	if normal != (sim.Link{}) {
+		spell.after = &normal
 	}
-	w.At(f.From, func() {
-		s.beginSpell(spell, bothWays(f.A, f.B)...)
-		w.Fault(sim.Fault{Kind: sim.FaultSlow, Desc: fmt.Sprintf("slow link %s ↔ %s (%s)", f.A, f.B, describeLink(f.Link)), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.From + f.For})
+	s.W.At(fault.Start, func() {
+		s.beginSpell(spell, ways...)
+		s.W.Fault(fault)
 	})
-	w.At(f.From+f.For, func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
+	s.W.At(fault.End, func() { s.endSpell(spell, ways...) })
 }
 
 // A linkSpell is one fault in force on a link: a SlowLink's or a

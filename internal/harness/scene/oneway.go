@@ -20,20 +20,15 @@ type SlowOneWay struct {
 	Normal           sim.Link
 }
 
+func (f SlowOneWay) desc() string {
+	return fmt.Sprintf("slow link %s → %s only (%s)", f.Sender, f.Receiver, describeLink(f.Link))
+}
+
 func (f SlowOneWay) String() string {
-	return fmt.Sprintf("slow link %s → %s only (%s) from %s for %s", f.Sender, f.Receiver, describeLink(f.Link), millis(f.From), millis(f.For))
+	return f.desc() + " from " + millis(f.From) + " for " + millis(f.For)
 }
 
 func (f SlowOneWay) inject(s *Scene) {
-	w := s.W
-	spell := &linkSpell{link: f.Link}
-	if f.Normal != (sim.Link{}) {
-		spell.after = &f.Normal
-	}
-	way := [2]sim.NodeID{f.Sender, f.Receiver}
-	w.At(f.From, func() {
-		s.beginSpell(spell, way)
-		w.Fault(sim.Fault{Kind: sim.FaultSlow, Desc: fmt.Sprintf("slow link %s → %s only (%s)", f.Sender, f.Receiver, describeLink(f.Link)), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.From + f.For})
-	})
-	w.At(f.From+f.For, func() { s.endSpell(spell, way) })
+	s.slow(sim.Fault{Kind: sim.FaultSlow, Desc: f.desc(), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.From + f.For},
+		f.Link, f.Normal, [2]sim.NodeID{f.Sender, f.Receiver})
 }
