@@ -101,14 +101,7 @@ func (inf *Informer) Get(key string) (Object, bool) {
 }
 
 // List returns every cached object, sorted by key.
-func (inf *Informer) List() []Object {
-	out := make([]Object, 0, len(inf.cache))
-	for _, o := range inf.cache {
-		out = append(out, o)
-	}
-	sortObjects(out)
-	return out
-}
+func (inf *Informer) List() []Object { return sortedObjects(inf.cache) }
 
 // HasSynced reports whether the first list has filled the cache.
 func (inf *Informer) HasSynced() bool { return inf.synced }

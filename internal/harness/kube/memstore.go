@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -232,11 +233,11 @@ func (s *MemStore) Changes() []check.Change { return slices.Clone(s.changes) }
 
 // Objects returns every stored object, sorted by key: the state a suite
 // compares or checks invariants on.
-func (s *MemStore) Objects() []Object {
-	out := make([]Object, 0, len(s.objects))
-	for _, o := range s.objects {
-		out = append(out, o)
-	}
+func (s *MemStore) Objects() []Object { return sortedObjects(s.objects) }
+
+// sortedObjects lists the objects of m, sorted by key.
+func sortedObjects(m map[string]Object) []Object {
+	out := slices.Collect(maps.Values(m))
 	sortObjects(out)
 	return out
 }

@@ -87,16 +87,20 @@ func (f Failure) Line() string {
 }
 
 // ParseLine reads a Failure back from an output line that contains Marker.
-func ParseLine(line string) (Failure, bool) {
-	i := strings.Index(line, Marker)
+func ParseLine(line string) (Failure, bool) { return parseMarked[Failure](line, Marker) }
+
+// parseMarked reads a T back from the JSON that follows marker in line.
+func parseMarked[T any](line, marker string) (T, bool) {
+	var v T
+	i := strings.Index(line, marker)
 	if i < 0 {
-		return Failure{}, false
+		return v, false
 	}
-	var f Failure
-	if err := json.Unmarshal([]byte(strings.TrimSpace(line[i+len(Marker):])), &f); err != nil {
-		return Failure{}, false
+	if err := json.Unmarshal([]byte(strings.TrimSpace(line[i+len(marker):])), &v); err != nil {
+		var zero T
+		return zero, false
 	}
-	return f, true
+	return v, true
 }
 
 // Report fails t with f: the story for the learner, then the Marker line for
@@ -146,17 +150,7 @@ func Figure(t testing.TB, name, text string) {
 
 // ParseFigure reads a figure back from an output line that contains
 // FigureMarker.
-func ParseFigure(line string) (FigureLine, bool) {
-	i := strings.Index(line, FigureMarker)
-	if i < 0 {
-		return FigureLine{}, false
-	}
-	var f FigureLine
-	if err := json.Unmarshal([]byte(strings.TrimSpace(line[i+len(FigureMarker):])), &f); err != nil {
-		return FigureLine{}, false
-	}
-	return f, true
-}
+func ParseFigure(line string) (FigureLine, bool) { return parseMarked[FigureLine](line, FigureMarker) }
 
 // splitName turns "TestEx04/randomized" (or a subtest of it,
 // "TestEx04/randomized/seed-17") into ("ex04", "randomized").
