@@ -144,10 +144,7 @@ func TestExercisedTellsAClusterThatAnsweredNothingFromAnIdleDrill(t *testing.T) 
 	crash := []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-3", Nodes: []sim.NodeID{"server-3"}, Start: ms(300), End: ms(900)}}
 
 	v := check.Exercised(h, crash, 10)
-	require.NotNil(t, v)
-	t.Log("\n" + v.Error() + "\n" + v.Details)
-	assert.Equal(t, check.Unanswered, v.Name, "the clients sent requests: the cluster left them unanswered")
-	assert.Equal(t, course.OneHistory, v.Clause)
+	found(t, v, check.Unanswered, course.OneHistory) // the clients sent requests: the cluster left them unanswered
 	assert.Equal(t, ms(210), v.At, "the first write left unanswered")
 	assert.Equal(t, "the cluster answered only 1 of the 5 requests its clients sent (2 timed out, 1 was refused, "+
 		"1 was still waiting when the run ended; at least 10 answers needed to judge the run): "+

@@ -1,9 +1,14 @@
 package check_test
 
 import (
+	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 )
 
 // ms is a virtual time in milliseconds since the world started.
@@ -29,4 +34,14 @@ func webIsThree() *check.History {
 	h := check.NewHistory()
 	done(h, "kubectl", "server-1", check.Create("deployments/web", 3), 0, 5, check.Acked(1))
 	return h
+}
+
+// found asserts that v is the violation name of clause, and logs it whole
+// as a learner would read it.
+func found(t *testing.T, v *check.Violation, name string, clause course.Clause) {
+	t.Helper()
+	require.NotNil(t, v)
+	t.Log("\n" + v.Error() + "\n" + v.Details)
+	assert.Equal(t, name, v.Name)
+	assert.Equal(t, clause, v.Clause)
 }
