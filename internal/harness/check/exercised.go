@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,10 +23,13 @@ import (
 // from the store (they timed out, were refused, or were still waiting when
 // the run ended), the store under test failed to answer: Exercised returns
 // the violation "requests-unanswered" (Unanswered), a failure of the code
-// under test, naming the requests it left unanswered. Otherwise it returns
+// under test, naming the requests it left unanswered. When it answered most
+// of them but so slowly that its clients, each waiting for an answer before
+// asking again, spent most of their time waiting and sent too few, it is
+// "answers-too-slow" (Slow), the store's failure too. Otherwise it returns
 // nil or the violation "vacuous-run" (Vacuous): the run itself tested too
 // little (no operations, too few sent, no fault, or faults that met an idle
-// cluster), a failure of the test, not of the store. Both have clause 1
+// cluster), a failure of the test, not of the store. All have clause 1
 // (course.OneHistory), the clause a drill that never meets a client cannot
 // show; a caller may set another.
 func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
@@ -46,6 +50,8 @@ func Exercised(h *History, faults []Fault, minCompleted int) *Violation {
 		return fail(0, "the run recorded no client operations: nothing was tested")
 	case completed < max(minCompleted, 1) && 2*completed < len(ops):
 		return unanswered(ops, completed, max(minCompleted, 1))
+	case completed < max(minCompleted, 1) && waiting(ops, end) >= slowWaiting:
+		return slow(ops, completed, max(minCompleted, 1), end)
 	case completed < max(minCompleted, 1):
 		return fail(end, "only %d of %d client operations completed (at least %d needed): the run tested too little",
 			completed, len(ops), max(minCompleted, 1))
@@ -82,7 +88,82 @@ const (
 	// Unanswered: the store's failure. The clients asked, and the store
 	// left most of their requests without an answer.
 	Unanswered = "requests-unanswered"
+	// Slow: the store's failure. It answered, but so slowly that clients
+	// who wait for each answer before they ask again sent too few requests
+	// to judge the run.
+	Slow = "answers-too-slow"
 )
+
+// slowWaiting is the share of their time the clients must have spent
+// waiting for answers for a run with too few answers to be the store's
+// doing: more than anything else they did. A test that sends too little
+// leaves its clients idle, or sends one request each.
+const slowWaiting = 0.5
+
+// waiting is the share of the clients' time, each from its first request
+// to end, that they spent with a request in flight; 0 when the clients sent
+// fewer than two requests each, which shows nothing of a store's pace.
+func waiting(ops []Operation, end time.Duration) float64 {
+	type lane struct{ first, busy, upTo time.Duration }
+	lanes := map[string]*lane{}
+	var spans, busy time.Duration
+	for _, op := range ops { // in the order they were called
+		l := lanes[op.Client]
+		if l == nil {
+			l = &lane{first: op.Call, upTo: op.Call}
+			lanes[op.Client] = l
+		}
+		ret := op.Return
+		if op.Result.Outcome == Pending {
+			ret = end // still in flight: the client waited to the end
+		}
+		if from := max(op.Call, l.upTo); ret > from {
+			l.busy += ret - from
+			l.upTo = ret
+		}
+	}
+	for _, l := range lanes {
+		spans += end - l.first
+		busy += l.busy
+	}
+	if spans == 0 || len(ops) < 2*len(lanes) {
+		return 0
+	}
+	return float64(busy) / float64(spans)
+}
+
+// slow is the verdict on a run whose clients spent their time waiting and
+// got a definite answer to only completed of their requests, fewer than
+// needed: the store answered too slowly for the run to be judged. The story
+// names the slowest answer and the clients' share of time spent waiting.
+func slow(ops []Operation, completed, needed int, end time.Duration) *Violation {
+	var took []time.Duration
+	slowest := ops[0]
+	for _, op := range ops {
+		if !op.Completed() {
+			continue
+		}
+		took = append(took, op.Return-op.Call)
+		if !slowest.Completed() || op.Return-op.Call > slowest.Return-slowest.Call {
+			slowest = op
+		}
+	}
+	slices.Sort(took)
+	median := time.Duration(0)
+	if len(took) > 0 {
+		median = took[len(took)/2]
+	}
+	answered := fmt.Sprintf("%d of the %d", completed, len(ops))
+	if completed == len(ops) {
+		answered = fmt.Sprintf("all %d", completed)
+	}
+	return &Violation{Clause: course.OneHistory, Name: Slow, At: slowest.Call, Ops: []OpID{slowest.ID},
+		Story: fmt.Sprintf("the cluster answered %s requests its clients sent, too few to judge the run (at least %d needed), "+
+			"because it answered slowly: a median of %s, and %s to %s's %s through %s, sent at %s; "+
+			"its clients, each waiting for an answer before asking again, spent %.0f%% of their time waiting",
+			answered, needed, formatTime(median), formatTime(slowest.Return-slowest.Call),
+			slowest.Client, slowest.Input, slowest.Server, formatTime(slowest.Call), 100*waiting(ops, end))}
+}
 
 // maxUnansweredListed bounds the requests an Unanswered violation lists.
 const maxUnansweredListed = 10
@@ -160,9 +241,10 @@ func unanswered(ops []Operation, completed, needed int) *Violation {
 type Coverage struct {
 	Runs       int // runs added
 	Exercised  int // runs whose Exercised verdict was nil
-	Unanswered int // runs whose Exercised verdict was Unanswered: the store's failure
+	Unanswered int // runs whose Exercised verdict was Unanswered or Slow: the store's failure
 	idle       []idleRun
-	clause     course.Clause // the first Unanswered verdict's clause
+	clause     course.Clause // the first Unanswered or Slow verdict's clause
+	name       string        // and its name
 }
 
 type idleRun struct {
@@ -182,10 +264,10 @@ func (c *Coverage) Add(seed int64, v *Violation) {
 		c.Exercised++
 		return
 	}
-	un := v.Name == Unanswered
+	un := v.Name == Unanswered || v.Name == Slow
 	if un {
 		if c.Unanswered == 0 {
-			c.clause = v.Clause
+			c.clause, c.name = v.Clause, v.Name
 		}
 		c.Unanswered++
 	}
@@ -243,9 +325,13 @@ func (c *Coverage) Check(minFraction float64) *Violation {
 				break
 			}
 		}
-		v = &Violation{Clause: c.clause, Name: Unanswered,
-			Story: fmt.Sprintf("in %d of %d runs the cluster left most requests without an answer, so too few runs could be judged "+
-				"(at least %.0f%% needed); in the first, %s", c.Unanswered, c.Runs, minFraction*100, first)}
+		what := "left most requests without an answer"
+		if c.name == Slow {
+			what = "answered too slowly"
+		}
+		v = &Violation{Clause: c.clause, Name: c.name,
+			Story: fmt.Sprintf("in %d of %d runs the cluster %s, so too few runs could be judged "+
+				"(at least %.0f%% needed); in the first, %s", c.Unanswered, c.Runs, what, minFraction*100, first)}
 	} else {
 		v = &Violation{Clause: course.OneHistory, Name: Vacuous,
 			Story: fmt.Sprintf("only %d of %d runs had faults that met client operations (at least %.0f%% needed): the randomized check proved little",
@@ -256,7 +342,7 @@ func (c *Coverage) Check(minFraction float64) *Violation {
 	for _, un := range []bool{c.storeToBlame(), !c.storeToBlame()} {
 		head, total := "runs that tested nothing:\n", c.Runs-c.Exercised-c.Unanswered
 		if un {
-			head, total = "runs whose requests the cluster left unanswered:\n", c.Unanswered
+			head, total = "runs in which the cluster answered too few requests to judge:\n", c.Unanswered
 		}
 		if total == 0 {
 			continue

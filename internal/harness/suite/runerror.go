@@ -60,7 +60,8 @@ func Faults(w *sim.World) []check.Fault { return w.Faults() }
 // its seeds have run: unless at least minFraction of the runs had faults
 // that met client operations, it returns cov.Check's verdict, which says
 // whose failure that is ("requests-unanswered": the code under test left
-// the clients' requests unanswered; "vacuous-run": the test's faults met an
+// the clients' requests unanswered; "answers-too-slow": it answered them so
+// slowly that too few were sent; "vacuous-run": the test's faults met an
 // idle cluster), at the first seed of that kind, to replay. A replay of one
 // seed is not judged: one world cannot tell how often faults meet the
 // workload, only the search over many can.
