@@ -42,7 +42,7 @@ $(CHAPTERS):
 # engine, every pristine stub failing with its named failure and every
 # solution passing (grader/workbook_test.go).
 test: vet fmt-check ## the workbook's own tests
-	$(GO) test $(PACKAGES)
+	$(GO) test -timeout 30m $(PACKAGES)
 	@$(MAKE) --no-print-directory test-lab-etcd
 
 # The etcd lab is a module of its own (labs/etcd) that needs a newer Go than
