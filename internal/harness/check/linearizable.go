@@ -556,6 +556,10 @@ func onServer(prep string, op *Operation) string {
 func tellOp(op *Operation) string {
 	in, r, at := op.Input, op.Result, formatTime(op.Return)
 	switch {
+	case in.List != "" && r.Outcome == OK:
+		return fmt.Sprintf("%s's list of %s%s at %s showed %s=%s%s", op.Client, in.List, onServer("from", op), at, in.Key, formatValue(r.Value), versionSuffix(r.Version))
+	case in.List != "" && r.Outcome == NotFound:
+		return fmt.Sprintf("%s's list of %s%s at %s held no %s", op.Client, in.List, onServer("from", op), at, in.Key)
 	case in.Kind == KindRead && r.Outcome == OK:
 		return fmt.Sprintf("%s read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
 	case in.Kind == KindRead && r.Outcome == NotFound:
@@ -586,6 +590,10 @@ func tellWitness(op *Operation) string {
 	switch {
 	case op.Indefinite():
 		return fmt.Sprintf("every order that explains the earlier operations already holds %s's %s%s (which timed out at %s)", op.Client, in, onServer("via", op), at)
+	case in.List != "" && r.Outcome == OK:
+		return fmt.Sprintf("%s's list of %s%s had shown %s=%s%s at %s", op.Client, in.List, onServer("from", op), in.Key, formatValue(r.Value), versionSuffix(r.Version), at)
+	case in.List != "" && r.Outcome == NotFound:
+		return fmt.Sprintf("%s's list of %s%s had held no %s at %s", op.Client, in.List, onServer("from", op), in.Key, at)
 	case in.Kind == KindRead && r.Outcome == OK:
 		return fmt.Sprintf("%s had read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
 	case in.Kind == KindRead && r.Outcome == NotFound:

@@ -223,3 +223,21 @@ func TestLinearizableRefusalWitnessIsWhatItRefuses(t *testing.T) {
 	done(h, "controller-c", "server-2", check.UpdateIfVersion("deployments/web", 113, 2), 1932, 1971, check.Fail(check.Conflict))
 	assert.True(t, check.Linearizable(h, 0).OK())
 }
+
+// A key a list showed, or did not hold, is told as that list, not as a
+// read of the key.
+func TestLinearizableTellsAListAsAList(t *testing.T) {
+	h := webIsThree()
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(2))
+	done(h, "dashboard", "server-2", check.ListItem("deployments", "deployments/web"), 410, 412, check.Found(3, 1))
+	v := check.Linearizable(h, 0).Violation
+	found(t, v, "stale-read", course.OneHistory)
+	assert.Contains(t, v.Story, "dashboard's list of deployments from server-2 at 412ms showed deployments/web=3 (rv 1), but server-1 had acknowledged")
+	assert.Contains(t, v.Details, "list deployments (deployments/web)")
+
+	h = webIsThree()
+	done(h, "dashboard", "server-2", check.ListItem("deployments", "deployments/web"), 410, 412, check.Fail(check.NotFound))
+	v = check.Linearizable(h, 0).Violation
+	found(t, v, "stale-read", course.OneHistory)
+	assert.Contains(t, v.Story, "dashboard's list of deployments from server-2 at 412ms held no deployments/web")
+}
