@@ -62,9 +62,9 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
-				Judges: []scene.Judge[*world]{ran, oneHistory, durable, linearizable}},
+				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
-				Judges: []scene.Judge[*world]{ran, unanswered, oneHistory, converged, durable}},
+				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},
 		}}
 }
 
@@ -308,6 +308,11 @@ func lostOnCrash(w *world) *suite.Failure {
 	return &suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
 		Details: "faults:\n" + w.Describe() + "\n" + v.Details}
 }
+
+// lostCopy judges the audited histories for a change one server took and
+// the other never applied, told by which write it was and when
+// (scene.LostCopy), before the position where the histories part.
+func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.AgreementFirst) }
 
 // unanswered judges a world in which a Latest read or a write got no
 // definite answer.
