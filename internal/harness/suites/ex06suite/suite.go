@@ -56,12 +56,12 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{oneHistory, converged, lostWrite, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, writesRefused(acceptedShare, true)}},
 		// The own-copy scenes come after the randomized worlds, for the
 		// moment those meet once in a thousand seeds: a mistake the
 		// randomized worlds catch is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
-			Judges: []scene.Judge[*world]{oneHistory, lostWrite, staleDelete, linearizable, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, linearizable, writesRefused(acceptedShare, true)}},
 	}}
 }
 
@@ -69,6 +69,11 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 // answer the auditor's kube.Any reads (unansweredAnyRead: scene.Ran would
 // tell it as a reply the auditor could not read), then scene.Ran.
 func ran(w *world) *suite.Failure { return cmp.Or(unansweredAnyRead(w), scene.Ran(w.Scene)) }
+
+// lostCopy judges the audited histories for a change one server took and
+// the other never applied, told by which write it was and when
+// (scene.LostCopy), before the position where the histories part.
+func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.DurableAgreement) }
 
 // staleDelete judges that no conditional deletion was acknowledged against
 // an object that had changed, told as such before porcupine would tell it

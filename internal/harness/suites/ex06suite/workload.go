@@ -3,6 +3,7 @@ package ex06suite
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -80,15 +81,35 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 // sequencer for good.
 const lostEvery = 4
 
+// spread are the objects the controllers scale besides the workload's
+// three: a design that hands the ordering out by object (each key to the
+// server its hash picks) would order all three of those on one server
+// often enough to pass; over nine keys of names long and short, from a to
+// s, both servers order some. spreadEvery: one write in spreadEvery is to
+// one of them.
+var spread = []string{"auth", "cache", "search", "billing", "frontend", "scheduler"}
+
+const spreadEvery = 3
+
+// spreadKeys are the keys of the spread objects.
+func spreadKeys() []string {
+	keys := make([]string, len(spread))
+	for i, name := range spread {
+		keys[i] = "deployments/" + name
+	}
+	return keys
+}
+
 // workloadScene builds and runs one randomized world for seed:
 //
-//   - kubectl creates web and api through server-1;
+//   - kubectl creates web and api, and the spread objects, through server-1;
 //   - controller-a, controller-b and controller-c each write through either
 //     server, the server picked anew for each write: unconditional scales
 //     (kubectl scale), scales conditional on the version just read (now and
 //     then one off either way, which must conflict), creations and
 //     deletions of batch with and without a precondition, and now and then a
-//     burst of scene.WorkloadBurst scales sent at once;
+//     burst of scene.WorkloadBurst scales sent at once; one write in
+//     spreadEvery is an unconditional scale of one of the spread objects;
 //   - dashboards (as many as given) get (Latest), list (Latest) and read
 //     with kube.Any through either server while the controllers work;
 //   - the auditor reads both servers at auditAt.
@@ -122,13 +143,28 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			_, name := kube.SplitKey(key)
 			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
+		var spreadDone sim.Group
+		spreadDone.Add(len(spread))
+		for _, name := range spread {
+			p.Go("create-"+name, func(q *sim.Proc) {
+				defer spreadDone.Done()
+				api.For(q).Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
+		}
+		spreadDone.Wait(p)
 	})
 	for _, name := range []string{"controller-a", "controller-b", "controller-c"} {
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			created.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
+			pick := func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }
 			for p.Now() < end {
-				scene.WorkloadWrite(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
+				if p.Rand().Intn(spreadEvery) > 0 {
+					scene.WorkloadWrite(p, pick, value)
+					continue
+				}
+				pick().Update(kube.Object{Kind: "deployments", Name: spread[p.Rand().Intn(len(spread))], Replicas: value()})
+				p.Sleep(time.Duration(p.Rand().Int63n(int64(40 * ms))))
 			}
 		})
 	}
@@ -141,7 +177,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			}
 		})
 	}
-	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
+	s.AuditAt(auditAt, "deployments", append(slices.Clone(scene.WorkloadKeys), spreadKeys()...)...)
 	s.Run(auditAt + 30*time.Second)
 	return s
 }
