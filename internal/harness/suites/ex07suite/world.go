@@ -54,23 +54,16 @@ func newRun(seed int64, serve Server, n int) *run {
 // play runs the world until the auditor has read keys from every server at
 // audit, and plans its faults for the judges.
 func (r *run) play(audit time.Duration, keys ...string) *run {
-	r.Show(showNotes)
+	// Keep what a person follows in a split: each request and its answer,
+	// what the servers log, crashes, restarts and faults. Messages between
+	// servers are left out: a sequencer's heartbeats would fill the page.
+	r.Show(func(e sim.Event) bool {
+		return e.Kind == sim.EvNote || e.Kind == sim.EvCrash || e.Kind == sim.EvRestart || e.Kind == sim.EvFault
+	})
 	r.AuditAt(audit, "deployments", keys...)
 	r.Run(audit + 10*time.Second)
 	r.pl = newPlan(r.Scene)
 	return r
-}
-
-// showNotes keeps what a person follows in a split: each request and its
-// answer, what the servers log, crashes, restarts and faults. Messages
-// between servers are left out: a sequencer's heartbeats would fill the
-// page.
-func showNotes(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	}
-	return false
 }
 
 // plan is what a world's faults do, moment by moment: which servers can
