@@ -179,15 +179,13 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	switch {
 	case errors.Is(wantErr, kube.ErrGone) && !errors.Is(gotErr, kube.ErrGone):
 		fail("not-gone", " "+notGone(got, gotErr, r.ResourceVersion))
-		return
 	case errors.Is(gotErr, kube.ErrGone) && wantErr == nil:
 		fail("needless-gone", fmt.Sprintf(" was answered Gone, but the changes after rv %d are still retained (%s): "+
 			"a watch from there misses nothing and must be answered with them", r.ResourceVersion, events(want)))
-		return
 	case errKind(gotErr) != errKind(wantErr):
 		fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
-		return
-	case wantErr != nil:
+	}
+	if gotErr != nil || wantErr != nil {
 		return
 	}
 	byRV := map[int64]kube.Event{}
@@ -240,9 +238,7 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	// asked, if a change is already there, or the instant the first one is
 	// accepted while it waits.
 	if len(want) > 0 {
-		due := max(start, a.accepted[want[0].Object.ResourceVersion])
-		if p.Now() > due {
-			first := a.accepted[want[0].Object.ResourceVersion]
+		if first := a.accepted[want[0].Object.ResourceVersion]; p.Now() > max(start, first) {
 			when := fmt.Sprintf("was accepted at %s while it waited (it was asked at %s)", suite.FormatTime(first), suite.FormatTime(start))
 			if first < start {
 				when = fmt.Sprintf("was already there when it was asked at %s", suite.FormatTime(start))

@@ -146,13 +146,7 @@ func retained(judge scene.Judge[*world]) scene.Judge[*world] {
 
 // probeAnswered: the probe found every answer of the store the
 // reference's.
-func probeAnswered(w *world) *suite.Failure {
-	if w.probe.first == nil {
-		return nil
-	}
-	f := *w.probe.first
-	return &f
-}
+func probeAnswered(w *world) *suite.Failure { return copied(w.probe.first) }
 
 // probeCounts is what a probe world aimed at, and the changes its watcher
 // followed.
@@ -189,18 +183,12 @@ type segment struct {
 // watcherFollowed: each stretch the watcher followed is exactly the history
 // of pods after its start, and the last stretch reached the end.
 func watcherFollowed(w *world) *suite.Failure {
-	segs, truth, at := w.probe.segs, w.probe.truth, w.W.Now()
-	var pods []kube.Event
-	for _, ev := range truth {
-		if ev.Object.Kind == "pods" {
-			pods = append(pods, ev)
-		}
-	}
+	segs, at := w.probe.segs, w.W.Now()
 	for i, s := range segs {
 		from, got := s.from, s.evs
 		var want []kube.Event
-		for _, ev := range pods {
-			if ev.Object.ResourceVersion > from {
+		for _, ev := range w.probe.truth {
+			if ev.Object.Kind == "pods" && ev.Object.ResourceVersion > from {
 				want = append(want, ev)
 			}
 		}
