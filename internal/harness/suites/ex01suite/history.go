@@ -424,7 +424,8 @@ func compare(req any, at time.Duration, got any, gotErr error, want any, wantErr
 	if isWrite(req) {
 		f.Name = "wrong-version"
 	}
-	f.Details += "\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); a write that changes nothing takes none"
+	f.Details += "\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); " +
+		"a write that changes nothing takes none"
 	return f
 }
 

@@ -314,7 +314,8 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	if a == nil {
 		return nil
 	}
-	acked := fmt.Sprintf("the apiserver answered %s's %v with ok (rv %d) at %s", a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered))
+	acked := fmt.Sprintf("the apiserver answered %s's %v with ok (rv %d) at %s",
+		a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered))
 	recv := ""
 	if r, ok := j.receivedAt(*a); ok {
 		recv = fmt.Sprintf("; %s received the ok at %s", a.client, suite.FormatTime(r))
