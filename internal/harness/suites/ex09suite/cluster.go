@@ -122,6 +122,7 @@ type run struct {
 	store   *kube.MemStore
 	monitor *check.Monitor
 
+	log     []kube.Request // every request of every client, as the scene logged it, once the world ended
 	audit   audit
 	bad     *badDelete    // the first delete no successful read asked for
 	goneAt  time.Duration // when the history deleted web (0: never)
@@ -212,6 +213,7 @@ func build(seed int64, sc scenario, impl Impl) *run {
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
 	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
+	r.log = r.s.Requests.All()
 	return r
 }
 

@@ -176,7 +176,7 @@ type request kube.Request
 // the history, and the watcher's are the watches row's.
 func (r *run) requests() []request {
 	var out []request
-	for _, q := range r.s.Requests.All() {
+	for _, q := range r.log {
 		_, list := q.Ask.(kube.ListRequest)
 		if c := sim.NodeID(q.Client); c == kubectl || c == pipeline || c == auditor && !list {
 			out = append(out, request(q))
@@ -541,7 +541,7 @@ func (r *run) watchesFollow() *suite.Failure {
 // watches, and the lists it started again from after Gone.
 func (r *run) watched(kind string) []request {
 	var out []request
-	for _, q := range r.s.Requests.All() {
+	for _, q := range r.log {
 		w, watch := q.Ask.(kube.WatchRequest)
 		l, list := q.Ask.(kube.ListRequest)
 		if q.Client == string(watcher) && (watch && w.Kind == kind || list && l.Kind == kind) {
