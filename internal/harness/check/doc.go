@@ -36,7 +36,7 @@
 //
 //	l := check.Linearizable(h, 0)              // clause 1: stale-read, stale-update, undecided, ...
 //	if !l.OK() {
-//		html, _ := suite.WriteHTML(suite.OutputDir(), "ex04-seed-17", l, faults)
+//		html, _ := suite.WriteDrawing(suite.OutputDir(), "ex04-seed-17", func(w io.Writer) error { return l.DrawHTML(w, faults) })
 //		...
 //	}
 //	check.Durable(h, finalChanges)             // clause 2: lost-write
@@ -63,7 +63,7 @@
 // Drawing is separate from checking: DrawHTML renders porcupine's HTML
 // visualization, with the run's faults as annotations, into a writer. check
 // never touches a disk: a suite writes the drawing to a file
-// (suite.WriteHTML).
+// (the chapter runner, through suite.WriteDrawing).
 //
 // # No vacuous passes
 //

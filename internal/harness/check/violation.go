@@ -11,10 +11,7 @@ import (
 
 // Violation is one broken promise found by a checker, as data. Its fields
 // map one to one onto suite.Failure, which adds the chapter, the seed and the
-// replay command:
-//
-//	suite.Report(t, suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story,
-//		At: v.At, Details: v.Details, Seed: seed})
+// replay command (scene.Violated turns one into the other).
 //
 // Checkers return a nil *Violation when the promise holds.
 type Violation struct {

@@ -16,7 +16,7 @@ import (
 // Drawing is all check does: it never touches a disk, so the code of a
 // chapter, which may use check, has no way through it to the machine's
 // files. A suite writes the drawing where a learner opens it
-// (suite.WriteHTML).
+// (the chapter runner, through suite.WriteDrawing).
 func (l *Linearization) DrawHTML(w io.Writer, faults []Fault) error {
 	info := l.info // a copy: annotations are added to this drawing only
 	info.AddAnnotations(l.annotations(faults))

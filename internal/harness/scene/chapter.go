@@ -66,7 +66,30 @@ type Check[W World] struct {
 	// Figures are texts the check shows about the first world of its first
 	// play, passing or not, for the book to quote (suite.Figure).
 	Figures []Figure[W]
+	// Tally, when set, decides a check that counts (ex03: a drill must
+	// catch a broken cluster on 90% of the seeds) from every world it
+	// plays rather than from the first that fails: it receives each play's
+	// failures, seed by seed (nil where a world held), and returns the
+	// failure to report, without a drawing, or nil.
+	Tally func(plays [][]*suite.Failure) *suite.Failure
+	// Sum judges what the check's worlds exercised between them, once
+	// every one has passed; nil: no sum.
+	Sum *Sum[W]
 }
+
+// Sum judges what a check's worlds exercised between them, which no one
+// world need show: a probe that met no stale precondition in a hundred
+// worlds proved nothing about one. Count reads what one finished world
+// exercised; Judge reads the sum over every world of the check's plays,
+// and the seeds they were, once each has passed. A replay (SEED), one
+// world, is not tallied.
+type Sum[W World] struct {
+	Count func(w W) Counts
+	Judge func(sum Counts, seeds []int64) *suite.Failure
+}
+
+// Counts is what worlds exercised, by name: "conflicts": 3.
+type Counts map[string]int
 
 // Play is a run of one of a chapter's worlds over seeds.
 type Play struct {
@@ -139,7 +162,7 @@ func (s Seeds) List() []int64 {
 // (suite.Run), and reports the first failure of each with its story, its
 // timeline, its seed and the command that replays it.
 func (c Chapter[W]) Run(t *testing.T) {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	r := newRunner(c)
 	checks := map[string]suite.CheckFunc{}
 	for i := range c.Checks {
 		checks[c.Checks[i].Name] = func(t *testing.T) { r.check(t, i) }
@@ -151,7 +174,7 @@ func (c Chapter[W]) Run(t *testing.T) {
 // without a test: the first failure, finished (seed, time, timeline), or nil.
 // It is for a chapter's own tests of its judges and worlds.
 func (c Chapter[W]) Verdict(name, world string, seed int64) *suite.Failure {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}}
+	r := newRunner(c)
 	for i, k := range c.Checks {
 		if k.Name == name {
 			return r.verdicts(world, seed).fail[i]
@@ -170,19 +193,39 @@ type played struct {
 // is let go.
 type verdicts struct {
 	fail      []*suite.Failure            // the first failure, by check
+	counts    []Counts                    // by check, for the checks that sum
 	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
 	figures   map[int]map[string]string   // by check, for the checks that show this world
 	draw      map[*suite.Failure]func(io.Writer) error
 }
 
 type runner[W World] struct {
-	c    Chapter[W]
-	done map[played]*verdicts
+	c      Chapter[W]
+	done   map[played]*verdicts
+	plays  map[string]int // how many plays of the chapter's checks play each world
+	firsts map[Seeds]int64
 }
 
-// check runs check i: its plays in order, its guards at the end of each.
+// newRunner is a runner of c. It keeps the verdicts of a world that more
+// than one play plays, for the next to read; a world only one play plays
+// is judged and let go: thousands of kept verdicts make the collector run
+// more often.
+func newRunner[W World](c Chapter[W]) *runner[W] {
+	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}, firsts: map[Seeds]int64{}}
+	for _, k := range c.Checks {
+		for _, p := range k.Plays {
+			r.plays[p.World]++
+		}
+	}
+	return r
+}
+
+// check runs check i: its plays in order, its guards at the end of each,
+// and its tally at the end.
 func (r *runner[W]) check(t *testing.T, i int) {
 	k := r.c.Checks[i]
+	tally := make([][]*suite.Failure, len(k.Plays))
+	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
 		for j, seed := range play.Seeds.List() {
@@ -192,16 +235,36 @@ func (r *runner[W]) check(t *testing.T, i int) {
 					suite.Figure(t, fig.Name, v.figures[i][fig.Name])
 				}
 			}
-			if f := v.fail[i]; f != nil {
+			if f := v.fail[i]; f != nil && k.Tally == nil {
 				r.report(t, k.Name, *f, v.draw[f])
 				return
 			}
+			tally[p] = append(tally[p], v.fail[i])
+			if v.counts != nil {
+				for name, n := range v.counts[i] {
+					sum[name] += n
+				}
+			}
+			seeds = append(seeds, seed)
 			if play.Guard != nil {
 				cov.Add(seed, v.exercised[play.Guard])
 			}
 		}
-		if play.Guard != nil && !suite.Coverage(t, &cov, play.Guard.MinCovered) {
-			return
+		if play.Guard != nil {
+			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
+				r.report(t, k.Name, *f, nil)
+				return
+			}
+		}
+	}
+	if k.Tally != nil {
+		if f := k.Tally(tally); f != nil {
+			r.report(t, k.Name, *f, nil)
+		}
+	}
+	if k.Sum != nil && !suite.Replaying() {
+		if f := k.Sum.Judge(sum, seeds); f != nil {
+			r.report(t, k.Name, *f, nil)
 		}
 	}
 }
@@ -232,8 +295,8 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	w := build(seed)
 	s := w.Stage()
 	defer s.Close()
-	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks)), exercised: map[*Guard]*check.Violation{},
-		figures: map[int]map[string]string{}, draw: map[*suite.Failure]func(io.Writer) error{}}
+	// The rest stays nil until needed, for the verdicts kept (newRunner).
+	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
 	ran := r.c.Ran
 	if ran == nil {
 		ran = OnStage[W](Ran)
@@ -247,7 +310,10 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		if plays < 0 {
 			continue
 		}
-		if len(k.Figures) > 0 && k.Plays[0].World == world && firstSeed(k.Plays[0].Seeds) == seed {
+		if len(k.Figures) > 0 && k.Plays[0].World == world && r.firstSeed(k.Plays[0].Seeds) == seed {
+			if v.figures == nil {
+				v.figures = map[int]map[string]string{}
+			}
 			v.figures[i] = map[string]string{}
 			for _, fig := range k.Figures {
 				v.figures[i][fig.Name] = fig.Text(w)
@@ -259,10 +325,21 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				if f := judge(w); f != nil {
 					draw := f.Drawing
 					v.fail[i] = s.Finish(*f)
-					v.draw[v.fail[i]] = draw
+					if draw != nil {
+						if v.draw == nil {
+							v.draw = map[*suite.Failure]func(io.Writer) error{}
+						}
+						v.draw[v.fail[i]] = draw
+					}
 					break
 				}
 			}
+		}
+		if k.Sum != nil && v.fail[i] == nil {
+			if v.counts == nil {
+				v.counts = make([]Counts, len(r.c.Checks))
+			}
+			v.counts[i] = k.Sum.Count(w)
 		}
 		for _, p := range k.Plays {
 			if _, judged := v.exercised[p.Guard]; p.World == world && p.Guard != nil && !judged { // a guard several checks share is judged once
@@ -270,20 +347,31 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 				if p.Guard.Faults != nil {
 					faults = p.Guard.Faults(s)
 				}
+				if v.exercised == nil {
+					v.exercised = map[*Guard]*check.Violation{}
+				}
 				v.exercised[p.Guard] = check.Exercised(s.History, faults, p.Guard.MinCompleted)
 			}
 		}
 	}
-	r.done[key] = v
+	if r.plays[world] > 1 {
+		r.done[key] = v
+	}
 	return v
 }
 
-// firstSeed is the first seed a play runs, or 0 when it runs none.
-func firstSeed(s Seeds) int64 {
-	if l := s.List(); len(l) > 0 {
-		return l[0]
+// firstSeed is the first seed a play runs, or 0 when it runs none, listed
+// once a run: a list is as long as RUNS, and a world asks for every check.
+func (r *runner[W]) firstSeed(s Seeds) int64 {
+	if first, ok := r.firsts[s]; ok {
+		return first
 	}
-	return 0
+	var first int64
+	if l := s.List(); len(l) > 0 {
+		first = l[0]
+	}
+	r.firsts[s] = first
+	return first
 }
 
 // Finish completes a failure a judge found in this scene: the seed, the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -41,24 +40,6 @@ func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string)
 		}
 	}
 	return l, nil
-}
-
-// ReportOneHistory reports servers whose audited histories are not prefixes
-// of one, most specific cause first: a server that holds one change twice
-// (it applied a repeated message as a new change, numbering it again) is
-// named before the position where the histories part, since that double
-// numbering is what made them part. Histories that agree but hold one write
-// twice are reported too (AppliedTwice). It says whether the check may go
-// on.
-func (s *Scene) ReportOneHistory(t testing.TB) bool {
-	t.Helper()
-	if v := NumberedTwice(s.Histories); v != nil {
-		return s.Report(t, v)
-	}
-	if v := check.OneHistory(s.Histories); v != nil {
-		return s.Report(t, v)
-	}
-	return s.Report(t, AppliedTwice(s.History, s.Longest()))
 }
 
 // AppliedTwice finds a write that the one history holds twice (the same key

@@ -64,6 +64,25 @@ func Linearizable(s *Scene) *suite.Failure {
 // OneHistory judges the audited servers' histories: prefixes of one.
 func OneHistory(s *Scene) *suite.Failure { return Violated(check.OneHistory(s.Histories)) }
 
+// OneHistoryOnce judges the audited histories as prefixes of one that hold
+// each change once, the most specific cause first: a server that holds one
+// change twice (it applied a repeated message as a new change, numbering it
+// again, NumberedTwice) is named before the position where the histories
+// part, since that double numbering is what made them part; then one write
+// the histories agree on twice (AppliedTwice).
+func OneHistoryOnce(s *Scene) *suite.Failure {
+	if v := NumberedTwice(s.Histories); v != nil {
+		return Violated(v)
+	}
+	if v := check.OneHistory(s.Histories); v != nil {
+		return Violated(v)
+	}
+	return Violated(AppliedTwice(s.History, s.Longest()))
+}
+
+// Converged judges that the audited servers hold the same objects.
+func Converged(s *Scene) *suite.Failure { return Violated(check.Converged(s.States, s.AuditedAt)) }
+
 // Durable judges that every acknowledged write is in the longest audited
 // history.
 func Durable(s *Scene) *suite.Failure { return Violated(check.Durable(s.History, s.Longest())) }

@@ -1,7 +1,6 @@
 package scene_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -14,19 +13,6 @@ import (
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
-
-// recorder is a testing.TB that keeps what a report says.
-type recorder struct {
-	testing.TB
-	name   string
-	errors []string
-	logs   []string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Name() string      { return r.name }
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
 
 // lonely is the naive pair: each server keeps its own store and tells no one.
 func lonely(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
@@ -61,15 +47,13 @@ func TestTheNaivePairEndsWithTwoHistoriesAndTheStoryShowsTheFault(t *testing.T) 
 	assert.Empty(t, s.Histories["server-2"], "server-2 holds nothing: the update found no web there")
 	assert.Equal(t, "slow link server-1 ↔ server-2 (380–400ms) from 900ms for 1000ms", s.Declared()[0].String())
 
-	r := &recorder{name: "TestEx06/story"}
-	assert.True(t, s.ReportRun(r), "the run itself went well")
-	assert.False(t, s.Report(r, check.Converged(s.States, s.AuditedAt)), "the servers hold different objects")
-	require.Len(t, r.errors, 1)
-	assert.Contains(t, r.errors[0], "seed 1 · replay: make ex06 SEED=1")
-	assert.Contains(t, r.errors[0], "slow link server-1 ↔ server-2", "the timeline shows the declared fault")
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	assert.Nil(t, scene.Ran(s), "the run itself went well")
+	v := scene.Violated(check.Converged(s.States, s.AuditedAt))
+	require.NotNil(t, v, "the servers hold different objects")
+	f := s.Finish(*v)
 	assert.Equal(t, "no-convergence", f.Name)
+	assert.Equal(t, int64(1), f.Seed)
+	assert.Contains(t, f.Timeline, "slow link server-1 ↔ server-2", "the timeline shows the declared fault")
 }
 
 func TestOneStoreBehindBothServersKeepsOneHistory(t *testing.T) {
@@ -77,11 +61,10 @@ func TestOneStoreBehindBothServersKeepsOneHistory(t *testing.T) {
 	one := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }
 	s := twoWriters(7, one)
 	defer s.Close()
-	r := &recorder{name: "TestEx06/story"}
-	ok := s.ReportRun(r) && s.Report(r, check.OneHistory(s.Histories)) &&
-		s.Report(r, check.Converged(s.States, s.AuditedAt)) && s.Report(r, check.Durable(s.History, s.Longest())) &&
-		s.Linearizable(r)
-	assert.True(t, ok, strings.Join(r.errors, "\n"))
+	for _, judge := range []scene.Judge[*scene.Scene]{scene.Ran, scene.OneHistory, scene.Durable, scene.Linearizable,
+		func(s *scene.Scene) *suite.Failure { return scene.Violated(check.Converged(s.States, s.AuditedAt)) }} {
+		assert.Nil(t, judge(s))
+	}
 	all, acked := s.Writes()
 	assert.Equal(t, 3, all)
 	assert.Equal(t, 3, acked)
@@ -117,47 +100,6 @@ func TestCrashAndPartitionTakeEffectAndEnd(t *testing.T) {
 	assert.True(t, cut, "server-1 is cut off during the partition")
 	assert.True(t, healed, "both faults ended")
 	assert.Len(t, s.Faults, 2)
-}
-
-// A search stops at its first failing seed and closes every world it built.
-func TestSearchStopsAtTheFirstFailingSeed(t *testing.T) {
-	var built []int64
-	ok := scene.Search{
-		Seeds: []int64{1, 2, 3, 4},
-		Build: func(seed int64) *scene.Scene {
-			built = append(built, seed)
-			s := scene.New(seed, lonely)
-			s.Run(time.Millisecond)
-			return s
-		},
-		Judge: func(t *testing.T, s *scene.Scene) bool { return s.Seed != 2 },
-	}.Run(t)
-	assert.False(t, ok)
-	assert.Equal(t, []int64{1, 2}, built)
-}
-
-// A typed search hands its judge the world its build made, one seed at a
-// time, and stops at the first failing seed.
-func TestSearchOfHandsTheJudgeTheWorldItsBuildMade(t *testing.T) {
-	type world struct {
-		s    *scene.Scene
-		seed int64
-	}
-	var judged []int64
-	ok := scene.SearchOf[*world]{
-		Seeds: []int64{1, 2, 3, 4},
-		Build: func(seed int64) (*scene.Scene, *world) {
-			s := scene.New(seed, lonely)
-			s.Run(time.Millisecond)
-			return s, &world{s: s, seed: seed}
-		},
-		Judge: func(t *testing.T, w *world) bool {
-			judged = append(judged, w.seed)
-			return w.seed != 3
-		},
-	}.Run(t)
-	assert.False(t, ok)
-	assert.Equal(t, []int64{1, 2, 3}, judged)
 }
 
 // A crash aimed mid-write strikes while the file holds appended bytes that

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"testing"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/sim"
@@ -57,25 +56,22 @@ func RunFailure(err error) Failure {
 // annotating a linearizability visualization.
 func Faults(w *sim.World) []check.Fault { return w.Faults() }
 
-// Coverage judges a randomized check's guard against vacuous runs once all
+// Covered judges a randomized check's guard against vacuous runs once all
 // its seeds have run: unless at least minFraction of the runs had faults
-// that met client operations, it reports cov.Check's verdict, which says
+// that met client operations, it returns cov.Check's verdict, which says
 // whose failure that is ("requests-unanswered": the code under test left
 // the clients' requests unanswered; "vacuous-run": the test's faults met an
-// idle cluster), replaying the first seed of that kind, and it reports
-// whether the check may count. A replay of one seed
-// is not judged: one world cannot tell how often faults meet the workload,
-// only the search over many can.
-func Coverage(t testing.TB, cov *check.Coverage, minFraction float64) bool {
-	t.Helper()
+// idle cluster), at the first seed of that kind, to replay. A replay of one
+// seed is not judged: one world cannot tell how often faults meet the
+// workload, only the search over many can.
+func Covered(cov *check.Coverage, minFraction float64) *Failure {
 	if Replaying() {
-		return true
+		return nil
 	}
 	v := cov.Check(minFraction)
 	if v == nil {
-		return true
+		return nil
 	}
 	seed, _ := cov.FirstIdle()
-	Report(t, Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details, Seed: seed})
-	return false
+	return &Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details, Seed: seed}
 }

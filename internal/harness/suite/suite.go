@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/verdict"
@@ -279,31 +278,6 @@ func WriteDrawing(dir, name string, draw func(io.Writer) error) (string, error) 
 		return "", fmt.Errorf("suite: writing the visualization: %w", err)
 	}
 	err = draw(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return "", fmt.Errorf("suite: writing the visualization: %w", err)
-	}
-	return path, nil
-}
-
-// WriteHTML writes the drawing of l (check.Linearization.DrawHTML), with
-// faults as annotations, to dir/name.html, creating dir if needed, and
-// returns the file's path, or the error from creating or writing it.
-func WriteHTML(dir, name string, l *check.Linearization, faults []check.Fault) (string, error) {
-	if name == "" {
-		name = "linearizability"
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("suite: writing the visualization: %w", err)
-	}
-	path := filepath.Join(dir, name+".html")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", fmt.Errorf("suite: writing the visualization: %w", err)
-	}
-	err = l.DrawHTML(f, faults)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -38,24 +39,13 @@ func newAuditor(store kube.Storage, retain int) *auditor {
 	return &auditor{store: store, ref: kube.NewMemStore(retain), accepted: map[int64]time.Duration{}}
 }
 
-// Handler is the API server's handler: the store answers, the auditor
-// compares.
-func (a *auditor) Handler() sim.Handler {
-	inner := kube.Handler(a.store)
-	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		start := p.Now()
-		resp, err := inner(p, from, req)
-		a.audit(p, start, string(from), req, resp, err)
-		return resp, err
-	}
-}
-
-// Do hands req to the store from a process on the server's own node (a
-// burst of writes no client could send as fast), audited like any request.
-func (a *auditor) Do(p *sim.Proc, who string, req any) (any, error) {
+// Serve is the API server's handler: the store answers, the auditor
+// compares. A process on the server's own node calls it directly (a burst
+// of writes no client could send as fast), audited like any request.
+func (a *auditor) Serve(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	start := p.Now()
-	resp, err := kube.Handler(a.store)(p, sim.NodeID(who), req)
-	a.audit(p, start, who, req, resp, err)
+	resp, err := kube.Handler(a.store)(p, from, req)
+	a.audit(p, start, string(from), req, resp, err)
 	return resp, err
 }
 
@@ -99,12 +89,12 @@ func (a *auditor) audit(p *sim.Proc, start time.Duration, who string, req any, g
 	at := p.Now()
 	fail := func(name, story string) {
 		lead := fmt.Sprintf("at %s (when %s answered) %s's %v", suite.FormatTime(at), server, who, req)
-		a.note(&suite.Failure{Name: name, At: at, Story: lead + story,
+		a.note(&suite.Failure{Name: name, Clause: course.OneHistory, At: at, Story: lead + story,
 			Details: fmt.Sprintf("%s answered:  %s\nhistory answers: %s", server, answer(got, gotErr), answer(a.refAnswer(p, req)))})
 	}
 	switch r := req.(type) {
 	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		a.auditWrite(p, r, got, gotErr, fail)
+		a.auditWrite(p, req, got, gotErr, fail)
 	case kube.GetRequest:
 		want, wantErr := a.ref.Get(p, r.Key, r.Opts)
 		if errKind(gotErr) != errKind(wantErr) || wantErr == nil && got != want {
@@ -131,47 +121,30 @@ func (a *auditor) audit(p *sim.Proc, start time.Duration, who string, req any, g
 }
 
 // refAnswer is the reference's answer to req now, for details; a write is
-// answered as Propose would decide it, without applying it again.
+// answered as Propose would decide it, without applying it again, and a
+// watch without waiting.
 func (a *auditor) refAnswer(p *sim.Proc, req any) (any, error) {
-	switch r := req.(type) {
-	case kube.GetRequest:
-		return a.ref.Get(p, r.Key, r.Opts)
-	case kube.ListRequest:
-		return a.ref.List(p, r.Kind, r.Opts)
-	case kube.WatchRequest:
-		return a.ref.Watch(p, r.Kind, r.ResourceVersion, 0)
+	if isWrite(req) {
+		return "(see above)", nil
 	}
-	return "(see above)", nil
+	if w, ok := req.(kube.WatchRequest); ok {
+		w.Wait = 0
+		req = w
+	}
+	return kube.Handler(a.ref)(p, "the auditor", req)
 }
 
 func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail func(name, story string)) {
-	var want kube.Object
-	var wantErr error
-	key, pre := "", int64(0)
+	key, pre := target(req)
 	stored := int64(0)
-	switch r := req.(type) {
-	case kube.CreateRequest:
-		key = r.Object.Key()
-	case kube.UpdateRequest:
-		key, pre = r.Object.Key(), r.Object.ResourceVersion
-	case kube.DeleteRequest:
-		key, pre = r.Key, r.ResourceVersion
-	}
 	if cur, err := a.ref.Get(p, key, kube.ReadOptions{}); err == nil {
 		stored = cur.ResourceVersion
 	}
-	switch r := req.(type) {
-	case kube.CreateRequest:
-		want, wantErr = a.ref.Create(p, r.Object)
-	case kube.UpdateRequest:
-		want, wantErr = a.ref.Update(p, r.Object)
-	case kube.DeleteRequest:
-		want, wantErr = a.ref.Delete(p, r.Key, r.ResourceVersion)
-	}
-	if wantErr == nil && want.ResourceVersion > 0 {
-		if _, seen := a.accepted[want.ResourceVersion]; !seen {
-			a.accepted[want.ResourceVersion] = p.Now()
-		}
+	ev, changed, wantErr := a.ref.Propose(req)
+	want := ev.Object
+	if changed {
+		a.ref.Apply(p, ev)
+		a.accepted[want.ResourceVersion] = p.Now()
 	}
 	g, _ := got.(kube.Object)
 	switch {
@@ -300,6 +273,36 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 			break
 		}
 	}
+}
+
+// target is the object a request is about (its kind, for a list or a
+// watch), and the version it names: a write's precondition, or where a
+// watch starts.
+func target(req any) (key string, rv int64) {
+	switch r := req.(type) {
+	case kube.CreateRequest:
+		return r.Object.Key(), 0
+	case kube.UpdateRequest:
+		return r.Object.Key(), r.Object.ResourceVersion
+	case kube.DeleteRequest:
+		return r.Key, r.ResourceVersion
+	case kube.GetRequest:
+		return r.Key, 0
+	case kube.ListRequest:
+		return r.Kind, 0
+	case kube.WatchRequest:
+		return r.Kind, r.ResourceVersion
+	}
+	return "", 0
+}
+
+// isWrite reports whether req is a write: a create, an update or a delete.
+func isWrite(req any) bool {
+	switch req.(type) {
+	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		return true
+	}
+	return false
 }
 
 // sameItems compares two lists' items.

@@ -5,10 +5,10 @@ import (
 	"math/rand"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -42,33 +42,23 @@ func (a readerAnswer) String() string {
 	return fmt.Sprintf("%-13s rv %-3d %d pods: %s", a.who+":", a.rv, len(a.pods), strings.Join(a.pods, " "))
 }
 
-// twoControllersScene is one world of the check and what its readers and
-// the store answered at twoJudgeAt.
-type twoControllersScene struct {
-	*oneServer
+// readers is what the readers of a two-controllers world and the store
+// answered at twoJudgeAt.
+type readers struct {
 	answers  []readerAnswer // controller-a's and the dashboard's
 	truth    readerAnswer   // server-1's
 	desired  int            // web's replicas, as the store holds them
 	judgeErr error          // the store's error to the judge's questions
 }
 
-func twoControllers(t *testing.T, mk func(int) kube.Storage) {
-	var x *twoControllersScene
-	scene.Search{
-		Seeds:        suite.Seeds(100),
-		Build:        func(seed int64) *scene.Scene { x = buildTwoControllers(seed, mk); return x.Scene },
-		Judge:        func(t *testing.T, _ *scene.Scene) bool { ok := x.judge(t); x = nil; return ok },
-		MinCompleted: 5,
-		MinCovered:   0.9,
-	}.Run(t)
-}
-
-// buildTwoControllers builds and runs the world of seed, which draws the
+// controllersWorld builds and runs the world of seed, which draws the
 // store's retain, kubectl's work, and when each controller is cut off.
-func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersScene {
-	x := &twoControllersScene{oneServer: newOneServer(seed, mk, 2*ms, 60*ms, func(r *rand.Rand) int { return 50 + r.Intn(50) })}
-	r := x.W.Rand()
-	x.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+func controllersWorld(seed int64, mk func(int) kube.Storage) *world {
+	w := newWorld(seed, mk, 2*ms, 60*ms, func(r *rand.Rand) int { return 50 + r.Intn(50) })
+	x := &readers{}
+	w.readers = x
+	r := w.W.Rand()
+	w.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3 + p.Rand().Intn(3)})
 		p.Sleep(500 * ms)
 		for p.Now() < workEnd-700*ms {
@@ -88,7 +78,7 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 		}
 	})
 	var rc *kube.ReplicaSetController
-	x.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
+	w.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
 		rc = kube.NewReplicaSetController(p, api, 1)
 		// A resync every 2s, as client-go's informers offer: it lets the
 		// controller recover from a create of its own it never saw; it
@@ -96,63 +86,75 @@ func buildTwoControllers(seed int64, mk func(int) kube.Storage) *twoControllersS
 		rc.ResyncEvery(p, 2*time.Second)
 	})
 	var dash *kube.Informer
-	x.Client("dashboard", func(p *sim.Proc, api *kube.Client) { dash = kube.NewInformer(p, api, "pods") })
+	w.Client("dashboard", func(p *sim.Proc, api *kube.Client) { dash = kube.NewInformer(p, api, "pods") })
 
 	// Cut off one controller or the other, a few times, one at a time.
 	for at := 600 * ms; at < workEnd-500*ms; {
 		at += time.Duration(100+r.Intn(700)) * ms
 		target := []sim.NodeID{"controller-a", "dashboard"}[r.Intn(2)]
 		cut := scene.Partition{Groups: [][]sim.NodeID{{target}}, From: at, For: time.Duration(300+r.Intn(1500)) * ms}
-		x.Inject(cut)
+		w.Inject(cut)
 		at = cut.From + cut.For
 	}
 
-	x.endAt(twoJudgeAt, func() {
+	w.endAt(twoJudgeAt, func() {
 		x.answers = []readerAnswer{
 			{who: "controller-a", rv: rc.Pods.ResourceVersion(), pods: owned(rc.Pods.List())},
 			{who: "dashboard", rv: dash.ResourceVersion(), pods: owned(dash.List())},
 		}
 	}, func(p *sim.Proc) {
-		resp, err := x.aud.Do(p, "the check", kube.ListRequest{Kind: "pods"})
+		resp, err := w.aud.Serve(p, "the check", kube.ListRequest{Kind: "pods"})
 		l, _ := resp.(kube.List)
-		dresp, derr := x.aud.Do(p, "the check", kube.GetRequest{Key: web})
+		dresp, derr := w.aud.Serve(p, "the check", kube.GetRequest{Key: web})
 		d, _ := dresp.(kube.Object)
 		if err == nil {
 			err = derr
 		}
 		x.truth, x.desired, x.judgeErr = readerAnswer{who: string(server), rv: l.ResourceVersion, pods: owned(l.Items)}, d.Replicas, err
 	})
-	x.Lanes("kubectl", server, "controller-a", "dashboard")
-	x.Run(twoJudgeAt + time.Second)
-	return x
+	w.Lanes("kubectl", server, "controller-a", "dashboard")
+	w.Run(twoJudgeAt + time.Second)
+	return w
 }
 
-// judge reports what went wrong in the world, most specific first: the
-// store's wrong answer as the auditor found it, then a reader whose answer
-// is not the store's, then a store whose answer is not the desired count.
-func (x *twoControllersScene) judge(t testing.TB) bool {
-	t.Helper()
-	if !x.ReportRun(t) {
-		return false
+// wrongAnswerAmidFaults is the auditor's finding, with the faults of the
+// world, as they were declared, in its details.
+func wrongAnswerAmidFaults(w *world) *suite.Failure {
+	f := wrongAnswer(w)
+	if f != nil {
+		f.Details += "\nfaults:\n" + w.Describe()
 	}
-	if f := x.aud.Finding(); f != nil {
-		f.Details += "\nfaults:\n" + x.Describe()
-		return x.fail(t, *f)
+	return f
+}
+
+// told is a failure of the readers' world, with every answer, the desired
+// count and the faults in its details.
+func (w *world) told(name, story string, at time.Duration) *suite.Failure {
+	x := w.readers
+	details := ""
+	for _, a := range append(x.answers, x.truth) {
+		details += a.String() + "\n"
 	}
-	report := func(name, story string, at time.Duration) bool {
-		details := ""
-		for _, a := range append(x.answers, x.truth) {
-			details += a.String() + "\n"
-		}
-		details += fmt.Sprintf("%s desires %d pods\nfaults:\n%s", web, x.desired, x.Describe())
-		return x.fail(t, suite.Failure{Name: name, Story: story, At: at, Details: details})
+	details += fmt.Sprintf("%s desires %d pods\nfaults:\n%s", web, x.desired, w.Describe())
+	return &suite.Failure{Name: name, Clause: course.OneHistory, Story: story, At: at, Details: details}
+}
+
+// storeAnswered: server-1 answered the check's list of pods and get of web.
+func storeAnswered(w *world) *suite.Failure {
+	if w.readers.judgeErr == nil {
+		return nil
 	}
-	if x.judgeErr != nil {
-		return report("wrong-answer", fmt.Sprintf("at %s server-1 could not answer a list of pods or a get of %s: %s",
-			suite.FormatTime(twoJudgeAt), web, errKind(x.judgeErr)), twoJudgeAt)
-	}
-	question := fmt.Sprintf("at %s, long after the last fault healed, controller-a and the dashboard asked the same question at the same instant: "+
-		"which pods does %s own? ", suite.FormatTime(twoJudgeAt), web)
+	return w.told("wrong-answer", fmt.Sprintf("at %s server-1 could not answer a list of pods or a get of %s: %s",
+		suite.FormatTime(twoJudgeAt), web, errKind(w.readers.judgeErr)), twoJudgeAt)
+}
+
+// question is what the readers were asked, for stories.
+var question = fmt.Sprintf("at %s, long after the last fault healed, controller-a and the dashboard asked the same question at the same instant: "+
+	"which pods does %s own? ", suite.FormatTime(twoJudgeAt), web)
+
+// readersAgree: each reader's answer is the store's.
+func readersAgree(w *world) *suite.Failure {
+	x := w.readers
 	for _, a := range x.answers {
 		if slices.Equal(a.pods, x.truth.pods) {
 			continue
@@ -163,20 +165,26 @@ func (x *twoControllersScene) judge(t testing.TB) bool {
 		at := twoJudgeAt
 		if ghost != "" {
 			story += fmt.Sprintf("%s's cache still holds %s", a.who, ghost)
-			if op, ok := deletion(x.History, ghost); ok {
-				at = op.Return.Round(100 * time.Microsecond)
+			if op, ok := deletion(w.History, ghost); ok {
+				at = op.Return
 				story += fmt.Sprintf(", which %s deleted at %s (rv %d): the deletion never reached it", op.Client, suite.FormatTime(at), op.Result.Version)
 			}
 		} else {
 			story += fmt.Sprintf("%s's cache lacks %s", a.who, firstNotIn(x.truth.pods, a.pods))
 		}
-		return report("missed-change", story, at)
+		return w.told("missed-change", story, at)
 	}
-	if len(x.truth.pods) != x.desired {
-		return report("no-convergence", question+fmt.Sprintf("both agree with %s on %d pods, but %s desires %d: "+
-			"the controller never closed the gap", server, len(x.truth.pods), web, x.desired), twoJudgeAt)
+	return nil
+}
+
+// converged: the store holds exactly the pods web desires.
+func converged(w *world) *suite.Failure {
+	x := w.readers
+	if len(x.truth.pods) == x.desired {
+		return nil
 	}
-	return true
+	return w.told("no-convergence", question+fmt.Sprintf("both agree with %s on %d pods, but %s desires %d: "+
+		"the controller never closed the gap", server, len(x.truth.pods), web, x.desired), twoJudgeAt)
 }
 
 // deletion finds the acknowledged deletion of key in h.

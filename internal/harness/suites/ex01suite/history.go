@@ -3,10 +3,10 @@ package ex01suite
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/course"
@@ -25,84 +25,53 @@ import (
 // historyKeys are the objects the probe writes.
 var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
 
-// historyCoverage counts what the probe exercised across seeds, so that a
-// check that never saw a Conflict, a Gone or a replay cannot pass.
-type historyCoverage struct {
-	conflicts, gones, replays, followed, bursts int
-}
-
-func history(t *testing.T, mk func(int) kube.Storage) {
-	var cov historyCoverage
-	ok := scene.SearchOf[*historyScene]{
-		Seeds: suite.Seeds(120),
-		Build: func(seed int64) (*scene.Scene, *historyScene) {
-			x := buildHistory(seed, mk, &cov)
-			return x.Scene, x
-		},
-		Judge: func(t *testing.T, x *historyScene) bool { return x.judge(t, &cov) },
-	}.Run(t)
-	if !ok || suite.Replaying() {
-		return
-	}
-	var missing []string
-	if cov.conflicts == 0 {
-		missing = append(missing, "no stale precondition")
-	}
-	if cov.gones == 0 {
-		missing = append(missing, "no watch from a compacted version")
-	}
-	if cov.replays == 0 {
-		missing = append(missing, "no watch that replayed changes")
-	}
-	if cov.bursts == 0 {
-		missing = append(missing, "no burst of changes")
-	}
-	if cov.followed == 0 {
-		missing = append(missing, "no change followed by the watcher")
-	}
-	if len(missing) > 0 {
-		suite.Report(t, suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
-			Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")})
-	}
+// probeAims are what the probe must have met across its worlds, by their
+// names in a world's counts, with what a vacuous run says it missed.
+var probeAims = []struct{ count, missing string }{
+	{"conflicts", "no stale precondition"},
+	{"gones", "no watch from a compacted version"},
+	{"replays", "no watch that replayed changes"},
+	{"bursts", "no burst of changes"},
+	{"followed", "no change followed by the watcher"},
 }
 
 // probe is one operation of the probe, and how to tell it.
 type probe struct {
-	op       string // "create", "update", "delete", "get", "list", "watch"
-	key      string // or the kind, for list and watch
-	obj      kube.Object
-	rv       int64 // precondition (update, delete) or watch start
-	stale    bool  // the precondition is known to be stale
+	req      any  // a kube request, CreateRequest to WatchRequest; nil for a burst
+	stale    bool // the precondition is known to be stale
 	describe string
 }
 
-// historyScene is one world of the check: the probe's first wrong answer,
-// the history the reference numbered, and what the watcher followed.
-type historyScene struct {
-	*oneServer
-	probed *suite.Failure // the first answer the probe found wrong
+// probed is what a probe world's clients saw: the probe's first wrong
+// answer, the history the reference numbered, what the watcher followed,
+// and what the probe aimed at (probeAims).
+type probed struct {
+	first  *suite.Failure // the first answer the probe found wrong
 	truth  []kube.Event   // every accepted change, as the reference numbered it
 	segs   []segment
+	counts scene.Counts
 }
 
-// buildHistory builds and runs the world of seed, which draws the store's
-// retain and the probe's operations; cov counts what the probe aimed at.
-func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *historyScene {
-	x := &historyScene{oneServer: newOneServer(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })}
-	ref := kube.NewMemStore(x.retain)
+// probeWorld builds and runs the world of seed, which draws the store's
+// retain and the probe's operations.
+func probeWorld(seed int64, mk func(int) kube.Storage) *world {
+	w := newWorld(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })
+	x := &probed{counts: scene.Counts{}}
+	w.probe = x
+	ref := kube.NewMemStore(w.retain)
 	done := false
 
-	x.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
-		api := x.unrecorded(p) // the probe judges each answer itself: nothing reads a record
+	w.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
+		api := w.unrecorded(p) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
-		for i := 0; i < n && x.probed == nil; i++ {
-			pr := nextProbe(p.Rand(), ref, x.retain)
-			if pr.op == "burst" {
+		for i := 0; i < n && x.first == nil; i++ {
+			pr := nextProbe(p.Rand(), ref, w.retain)
+			if pr.req == nil {
 				// More changes than the store retains, accepted in one
 				// instant on server-1 itself, while the watcher is most
 				// likely parked in a watch: when it wakes, its version
 				// has been compacted away.
-				reqs := burst(p.Rand(), ref, x.retain+1+p.Rand().Intn(3))
+				reqs := burst(p.Rand(), ref, w.retain+1+p.Rand().Intn(3))
 				for _, req := range reqs {
 					if ev, err := applyRef(p, ref, req); err == nil {
 						if ev, ok := ev.(kube.Event); ok {
@@ -110,16 +79,16 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 						}
 					}
 				}
-				x.W.Go(server, "burst", func(bp *sim.Proc) {
+				w.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						x.aud.Do(bp, "a burst on server-1", requestOf(req))
+						w.aud.Serve(bp, "a burst on server-1", req.req)
 					}
 				})
-				cov.bursts++
+				x.counts["bursts"]++
 				p.Sleep(5 * ms)
 				continue
 			}
-			start := p.Now().Round(100 * time.Microsecond)
+			start := p.Now()
 			got, gotErr := apply(api, pr)
 			want, wantErr := applyRef(p, ref, pr)
 			if wantErr == nil {
@@ -127,28 +96,30 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 					x.truth = append(x.truth, ev)
 				}
 			}
-			if x.probed = compare(pr, start, got, gotErr, want, wantErr); x.probed != nil {
+			if x.first = compare(pr, start, got, gotErr, want, wantErr); x.first != nil {
 				break
 			}
 			switch {
 			case pr.stale && errors.Is(wantErr, kube.ErrConflict):
-				cov.conflicts++
-			case pr.op == "watch" && errors.Is(wantErr, kube.ErrGone):
-				cov.gones++
-			case pr.op == "watch" && wantErr == nil && len(want.([]kube.Event)) > 1:
-				cov.replays++
+				x.counts["conflicts"]++
+			case errors.Is(wantErr, kube.ErrGone): // only a watch is answered Gone
+				x.counts["gones"]++
+			default:
+				if evs, ok := want.([]kube.Event); ok && len(evs) > 1 {
+					x.counts["replays"]++
+				}
 			}
 		}
 		// Give the watcher time to catch up, then end the run.
 		p.Sleep(500 * ms)
 		done = true
-		x.W.Stop()
+		w.W.Stop()
 	})
 
 	// The watcher follows pods from the beginning; after a Gone it lists
 	// again and follows from the list's version.
-	x.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
-		api := x.unrecorded(p).Quiet()
+	w.Client("watcher", func(p *sim.Proc, _ *kube.Client) {
+		api := w.unrecorded(p).Quiet()
 		x.segs = append(x.segs, segment{from: 0})
 		rv := int64(0)
 		for !done {
@@ -172,30 +143,56 @@ func buildHistory(seed int64, mk func(int) kube.Storage, cov *historyCoverage) *
 			}
 		}
 	})
-	x.Lanes("kubectl", server, "watcher")
-	x.Run(time.Minute)
-	return x
+	w.Lanes("kubectl", server, "watcher")
+	w.Run(time.Minute)
+	return w
 }
 
-// judge reports the store's first wrong answer: as server-1 gave it, if the
-// auditor found one; else as the probe or the watcher saw it.
-func (x *historyScene) judge(t testing.TB, cov *historyCoverage) bool {
-	t.Helper()
-	if !x.ReportRun(t) {
-		return false
+// retained tells the failures judge finds with the store's retain at the
+// head of their details.
+func retained(judge scene.Judge[*world]) scene.Judge[*world] {
+	return func(w *world) *suite.Failure {
+		f := judge(w)
+		if f != nil {
+			f.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", w.retain, w.retain, f.Details)
+		}
+		return f
 	}
-	fail := x.aud.Finding()
-	if fail == nil {
-		fail = x.probed
+}
+
+// probeAnswered: the probe found every answer of the store the
+// reference's.
+func probeAnswered(w *world) *suite.Failure {
+	if w.probe.first == nil {
+		return nil
 	}
-	if fail == nil {
-		fail = checkFollowed(x.segs, x.truth, x.W.Now(), cov)
+	f := *w.probe.first
+	return &f
+}
+
+// probeCounts is what a probe world aimed at, and the changes its watcher
+// followed.
+func probeCounts(w *world) scene.Counts {
+	c := maps.Clone(w.probe.counts)
+	for _, s := range w.probe.segs {
+		c["followed"] += len(s.evs)
 	}
-	if fail == nil {
-		return true
+	return c
+}
+
+// probedEnough: across its worlds the probe met every one of probeAims.
+func probedEnough(sum scene.Counts, _ []int64) *suite.Failure {
+	var missing []string
+	for _, aim := range probeAims {
+		if sum[aim.count] == 0 {
+			missing = append(missing, aim.missing)
+		}
 	}
-	fail.Details = fmt.Sprintf("store keeps the last %d changes (retain=%d)\n%s", x.retain, x.retain, fail.Details)
-	return x.fail(t, *fail)
+	if len(missing) == 0 {
+		return nil
+	}
+	return &suite.Failure{Name: "vacuous-run", Clause: course.OneHistory,
+		Story: "the probe tested nothing worth passing: " + strings.Join(missing, ", ")}
 }
 
 // segment is a stretch the watcher followed: the events it received after
@@ -205,9 +202,10 @@ type segment struct {
 	evs  []kube.Event
 }
 
-// checkFollowed checks that each stretch the watcher followed is exactly the
-// history of pods after its start, and that the last stretch reached the end.
-func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *historyCoverage) *suite.Failure {
+// watcherFollowed: each stretch the watcher followed is exactly the history
+// of pods after its start, and the last stretch reached the end.
+func watcherFollowed(w *world) *suite.Failure {
+	segs, truth, at := w.probe.segs, w.probe.truth, w.W.Now()
 	var pods []kube.Event
 	for _, ev := range truth {
 		if ev.Object.Kind == "pods" {
@@ -237,10 +235,9 @@ func checkFollowed(segs []segment, truth []kube.Event, at time.Duration, cov *hi
 			default:
 				story += fmt.Sprintf("it received %s, which is not in the history", events(got[k:k+1]))
 			}
-			return &suite.Failure{Name: "missed-change", At: at, Story: story,
+			return &suite.Failure{Name: "missed-change", Clause: course.OneHistory, At: at, Story: story,
 				Details: fmt.Sprintf("watcher received: %s\nhistory of pods:  %s", events(got), events(want))}
 		}
-		cov.followed += len(got)
 	}
 	return nil
 }
@@ -286,22 +283,22 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 		}
 	}
 	if r.Intn(40) == 0 {
-		return probe{op: "burst", describe: "a burst of changes"}
+		return probe{describe: "a burst of changes"}
 	}
 	switch x := r.Intn(100); {
 	case x < 25:
-		return probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()}
+		return probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()}
 	case x < 55:
 		rv, _ := pre()
 		obj.ResourceVersion = rv
-		return probe{op: "update", key: key, obj: obj, rv: rv, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
+		return probe{req: kube.UpdateRequest{Object: obj}, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
 	case x < 70:
 		rv, _ := pre()
-		return probe{op: "delete", key: key, rv: rv, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
+		return probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
 	case x < 75:
-		return probe{op: "get", key: key, describe: "got " + key}
+		return probe{req: kube.GetRequest{Key: key}, describe: "got " + key}
 	case x < 80:
-		return probe{op: "list", key: kind, describe: "listed " + kind}
+		return probe{req: kube.ListRequest{Kind: kind}, describe: "listed " + kind}
 	}
 	rv := int64(0)
 	if head > 0 {
@@ -315,7 +312,7 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 			rv = max(0, compacted-1+int64(r.Intn(3)))
 		}
 	}
-	return probe{op: "watch", key: kind, rv: rv, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
+	return probe{req: kube.WatchRequest{Kind: kind, ResourceVersion: rv}, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
 }
 
 // burst draws n changes to pods, each valid against the reference as the
@@ -337,18 +334,18 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 		switch {
 		case !ok:
 			obj := kube.Object{Kind: kind, Name: name, Owner: "deployments/web"}
-			out = append(out, probe{op: "create", key: key, obj: obj, describe: "created " + obj.String()})
+			out = append(out, probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()})
 			obj.ResourceVersion = next
 			live[key] = obj
 		case r.Intn(3) == 0:
 			rv := []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{op: "delete", key: key, rv: rv, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
+			out = append(out, probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
 			delete(live, key)
 		default:
 			obj := cur
 			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "deployments/web"}[cur.Owner]
 			obj.ResourceVersion = []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{op: "update", key: key, obj: obj, rv: obj.ResourceVersion, describe: "updated " + obj.String()})
+			out = append(out, probe{req: kube.UpdateRequest{Object: obj}, describe: "updated " + obj.String()})
 			obj.ResourceVersion = next
 			live[key] = obj
 		}
@@ -356,87 +353,63 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 	return out
 }
 
-// requestOf is the wire request of a write probe.
-func requestOf(pr probe) any {
-	switch pr.op {
-	case "create":
-		return kube.CreateRequest{Object: pr.obj}
-	case "update":
-		return kube.UpdateRequest{Object: pr.obj}
-	}
-	return kube.DeleteRequest{Key: pr.key, ResourceVersion: pr.rv}
-}
-
 // apply sends the probe through kubectl; the answer is an Object, a List or
 // a []kube.Event.
 func apply(c *kube.Client, pr probe) (any, error) {
-	switch pr.op {
-	case "create":
-		return c.Create(pr.obj)
-	case "update":
-		return c.Update(pr.obj)
-	case "delete":
-		return c.Delete(pr.key, pr.rv)
-	case "get":
-		return c.Get(pr.key, kube.ReadOptions{})
-	case "list":
-		return c.List(pr.key, kube.ReadOptions{})
+	switch r := pr.req.(type) {
+	case kube.CreateRequest:
+		return c.Create(r.Object)
+	case kube.UpdateRequest:
+		return c.Update(r.Object)
+	case kube.DeleteRequest:
+		return c.Delete(r.Key, r.ResourceVersion)
+	case kube.GetRequest:
+		return c.Get(r.Key, r.Opts)
+	case kube.ListRequest:
+		return c.List(r.Kind, r.Opts)
 	}
-	return c.Watch(pr.key, pr.rv, 0)
+	r := pr.req.(kube.WatchRequest)
+	return c.Watch(r.Kind, r.ResourceVersion, r.Wait)
 }
 
 // applyRef applies the probe to the reference history. For an accepted
 // write the answer is the kube.Event it added.
 func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
-	before := ref.ResourceVersion()
-	var o kube.Object
-	var err error
-	typ := kube.Modified
-	switch pr.op {
-	case "create":
-		o, err = ref.Create(p, pr.obj)
-		typ = kube.Added
-	case "update":
-		o, err = ref.Update(p, pr.obj)
-	case "delete":
-		o, err = ref.Delete(p, pr.key, pr.rv)
-		typ = kube.Deleted
-	case "get":
-		return ref.Get(p, pr.key, kube.ReadOptions{})
-	case "list":
-		return ref.List(p, pr.key, kube.ReadOptions{})
-	default:
-		return ref.Watch(p, pr.key, pr.rv, 0)
+	if !isWrite(pr.req) {
+		return kube.Handler(ref)(p, "kubectl", pr.req)
 	}
-	if err != nil {
+	ev, changed, err := ref.Propose(pr.req)
+	switch {
+	case err != nil:
 		return nil, err
+	case !changed:
+		return ev.Object, nil // a write that changed nothing
 	}
-	if ref.ResourceVersion() == before {
-		return o, nil // a write that changed nothing
-	}
-	return kube.Event{Type: typ, Object: o}, nil
+	return ev, ref.Apply(p, ev)
 }
 
 // compare tells the first difference between the store's answer and the
 // reference's as a failure, or returns nil.
 func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
-	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at.Round(100*time.Microsecond)), pr.describe, server)
+	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at), pr.describe, server)
 	if ev, ok := want.(kube.Event); ok {
 		want = ev.Object
 	}
 	switch {
 	case errKind(gotErr) != errKind(wantErr):
-		f := &suite.Failure{At: at, Name: "wrong-answer",
+		f := &suite.Failure{At: at, Name: "wrong-answer", Clause: course.OneHistory,
 			Story: fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr))}
 		switch {
 		case errors.Is(wantErr, kube.ErrConflict) && gotErr == nil:
+			key, rv := target(pr.req)
 			f.Name = "lost-update"
 			f.Story = fmt.Sprintf("%s and was answered %s; %s had changed since rv %d, so the write was based on a stale read "+
-				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), pr.key, pr.rv)
+				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), key, rv)
 		case errors.Is(wantErr, kube.ErrGone):
+			_, rv := target(pr.req)
 			f.Name = "not-gone"
 			f.Story = fmt.Sprintf("%s and was answered %s; the store keeps only its last changes and rv %d is older than "+
-				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), pr.rv)
+				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), rv)
 		}
 		f.Details = fmt.Sprintf("store answered:   %s\nhistory answers:  %s", answer(got, gotErr), answer(want, wantErr))
 		return f
@@ -449,8 +422,9 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 		if len(g) == 0 && len(w) == 0 || slices.Equal(g, w) {
 			return nil
 		}
-		return &suite.Failure{At: at, Name: "missed-change",
-			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), pr.rv, events(w)),
+		_, rv := target(pr.req)
+		return &suite.Failure{At: at, Name: "missed-change", Clause: course.OneHistory,
+			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), rv, events(w)),
 			Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s", events(g), events(w))}
 	case kube.List:
 		g, _ := got.(kube.List)
@@ -463,10 +437,10 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 		}
 	}
 	name := "wrong-answer"
-	if pr.op == "create" || pr.op == "update" || pr.op == "delete" {
+	if isWrite(pr.req) {
 		name = "wrong-version"
 	}
-	return &suite.Failure{At: at, Name: name,
+	return &suite.Failure{At: at, Name: name, Clause: course.OneHistory,
 		Story:   fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr)),
 		Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr))}
 }

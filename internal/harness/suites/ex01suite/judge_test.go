@@ -1,7 +1,6 @@
 package ex01suite
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -9,29 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
-
-// recorder is a testing.TB that keeps what a judge reports.
-type recorder struct {
-	testing.TB
-	errors, logs []string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Name() string      { return "TestEx01/judge" }
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
-
-// failure is the one failure r holds.
-func (r *recorder) failure(t *testing.T) suite.Failure {
-	t.Helper()
-	require.Len(t, r.logs, 1, strings.Join(r.errors, "\n"))
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
-	return f
-}
 
 func historyStore(retain int) kube.Storage { return kube.NewMemStore(retain) }
 
@@ -50,32 +30,43 @@ func (s forgetsDeletions) Watch(p *sim.Proc, kind string, rv int64, wait time.Du
 	return kept, err
 }
 
-// A store that is a history passes every check's judge: the scenes can be
-// passed, and the reconnect scene tested something (the informer held all
-// five pods when it was cut off).
+// A store that is a history passes every check's judges: the scenes can be
+// passed, the reconnect scene tested something (the informer held all five
+// pods when it was cut off), and the probe aimed at what it is for.
 func TestAHistoryStorePassesEveryJudge(t *testing.T) {
-	r := &recorder{TB: t}
-	var cov historyCoverage
-	rs := buildReconnect(1, historyStore)
+	ch := chapter(historyStore)
+	for _, k := range ch.Checks {
+		assert.Nil(t, ch.Verdict(k.Name, k.Plays[0].World, 1), k.Name)
+	}
+	rs := reconnectWorld(1, historyStore)
 	defer rs.Close()
-	hs := buildHistory(1, historyStore, &cov)
-	defer hs.Close()
-	ts := buildTwoControllers(1, historyStore)
+	assert.Equal(t, reconnectPods, rs.reconnect.before)
+	ts := controllersWorld(1, historyStore)
 	defer ts.Close()
-	assert.True(t, rs.judge(r) && hs.judge(r, &cov) && ts.judge(r), strings.Join(r.errors, "\n"))
-	assert.Equal(t, reconnectPods, rs.before)
 	assert.NotEmpty(t, ts.Declared(), "the controllers were cut off")
+	hs := probeWorld(1, historyStore)
+	defer hs.Close()
+	assert.Nil(t, probedEnough(probeCounts(hs), nil))
+}
+
+// A probe that met nothing worth passing is told what it missed.
+func TestAProbeThatMetNothingIsAVacuousRun(t *testing.T) {
+	f := probedEnough(scene.Counts{"conflicts": 3, "replays": 1, "followed": 9}, nil)
+	require.NotNil(t, f)
+	assert.Equal(t, "vacuous-run", f.Name)
+	assert.Equal(t, "the probe tested nothing worth passing: no watch from a compacted version, no burst of changes", f.Story)
 }
 
 // The chapter's story: an informer cut off while a pod is deleted asks
 // again from its last version and is told nothing; the judge tells it from
 // the scene's own values, with the answer that missed the deletion.
 func TestAStoreThatForgetsDeletionsLeavesTheInformerAGhost(t *testing.T) {
-	x := buildReconnect(1, func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} })
-	defer x.Close()
-	r := &recorder{TB: t}
-	require.False(t, x.judge(r))
-	f := r.failure(t)
+	mk := func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} }
+	w := reconnectWorld(1, mk)
+	defer w.Close()
+	x := w.reconnect
+	f := chapter(mk).Verdict("reconnect", "reconnect", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "missed-change", f.Name)
 	assert.Equal(t, x.deleteAt, f.At)
 	assert.Contains(t, f.Story, "cut off from server-1 from "+suite.FormatTime(x.cut.From)+" to "+suite.FormatTime(x.cut.From+x.cut.For))
@@ -87,14 +78,14 @@ func TestAStoreThatForgetsDeletionsLeavesTheInformerAGhost(t *testing.T) {
 // In two-controllers the auditor names the store's wrong answer before the
 // readers disagree, and the failure lists the faults as they were declared.
 func TestTwoControllersNameTheAnswerAndTheFaults(t *testing.T) {
-	x := buildTwoControllers(1, func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} })
-	defer x.Close()
-	r := &recorder{TB: t}
-	require.False(t, x.judge(r))
-	f := r.failure(t)
+	mk := func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} }
+	w := controllersWorld(1, mk)
+	defer w.Close()
+	f := chapter(mk).Verdict("two-controllers", "controllers", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "missed-change", f.Name)
 	assert.Contains(t, f.Story, "the store never delivered [DELETED pods/")
-	for _, fault := range x.Declared() {
+	for _, fault := range w.Declared() {
 		assert.Contains(t, f.Details, fault.String())
 	}
 }
@@ -113,16 +104,12 @@ func (s conflictsWhenAbsent) Delete(p *sim.Proc, key string, rv int64) (kube.Obj
 // The probe deletes absent objects with a precondition too, and a store that
 // refuses them with Conflict is told that NotFound was the answer, and why.
 func TestAPreconditionOnAnAbsentObjectIsNotFound(t *testing.T) {
+	ch := chapter(func(retain int) kube.Storage { return conflictsWhenAbsent{kube.NewMemStore(retain)} })
 	for seed := int64(1); seed <= 40; seed++ {
-		var cov historyCoverage
-		x := buildHistory(seed, func(retain int) kube.Storage { return conflictsWhenAbsent{kube.NewMemStore(retain)} }, &cov)
-		r := &recorder{TB: t}
-		ok := x.judge(r, &cov)
-		x.Close()
-		if ok {
+		f := ch.Verdict("history", "probe", seed)
+		if f == nil {
 			continue
 		}
-		f := r.failure(t)
 		assert.Equal(t, "wrong-answer", f.Name)
 		assert.Contains(t, f.Story, "was refused with Conflict, but ")
 		assert.Contains(t, f.Story, "is not stored: there is no version to compare")
@@ -143,12 +130,12 @@ func (s bareDeletes) Delete(p *sim.Proc, key string, rv int64) (kube.Object, err
 // A write answered at the right version with the wrong object is told as
 // such, not as a numbering mistake.
 func TestARightVersionWithTheWrongObjectIsToldApart(t *testing.T) {
-	x := buildReconnect(1, func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} })
-	defer x.Close()
-	r := &recorder{TB: t}
-	require.False(t, x.judge(r))
-	f := r.failure(t)
+	mk := func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} }
+	w := reconnectWorld(1, mk)
+	defer w.Close()
+	f := chapter(mk).Verdict("reconnect", "reconnect", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "wrong-version", f.Name)
 	assert.Contains(t, f.Story, "the version is right but the object is not")
-	assert.Contains(t, f.Story, "DELETE "+x.victim)
+	assert.Contains(t, f.Story, "DELETE "+w.reconnect.victim)
 }

@@ -1,38 +1,15 @@
 // Package ex01suite is the hidden suite of chapter 1, "One memory": the one
-// API server's store must be a history. Its three checks:
+// API server's store must be a history. Each check plays one world
+// (reconnectWorld, probeWorld, controllersWorld, whose files tell what
+// happens in each) and asks its judges in the order chapter declares them.
 //
-//   - reconnect: the controller's informer is cut off from the API server
-//     while kubectl deletes a pod; once it is back, its cache must say the
-//     pod is gone. A store that keeps only the present cannot tell it.
-//   - history: a probe compares every answer of the store with the
-//     reference history, operation by operation: the next resourceVersion
-//     for each accepted change, Conflict for a stale precondition, a watch
-//     from any retained version replaying exactly the changes after it, Gone
-//     for a version older than that.
-//   - two-controllers: a ReplicaSet controller and a dashboard, each cut
-//     off at random while kubectl scales and deletes, must end with the same
-//     answer as the store, and with exactly the desired pods.
-//
-// Points and hints are in the chapter's registry entry
-// (internal/harness/course/ex01.go).
-//
-// Each check is a build and a judge over its seeds (internal/harness/scene),
-// and in each an auditor stands between server-1 and the store (audit.go):
-// it asks the reference history each question the store is asked, at the
-// same instant, and a check reports the most specific wrong answer it found
-// (a stale precondition accepted, a deletion delivered as a modification, a
-// watch answered only when its wait ran out) before the symptom its scene
-// shows. The history probe aims preconditions on both sides of the stored
-// version and watches at the edge of the retained window, and now and then
-// accepts more changes than the store retains in one instant on server-1
-// itself, while the watcher is parked.
-//
-// The informers resume their watch from their last version after a
-// failure and list again only on Gone, as client-go's reflector does
-// (kube.Informer): that is what makes the store's history matter, since a
-// relist after every partition would hide a missing history. two-controllers
-// uses kube.ReplicaSetController as it is, with a periodic resync added (see
-// controllers.go).
+// In every world an auditor stands between server-1 and the store
+// (audit.go), and each check's first judge is what it found: the store's
+// most specific wrong answer, before the symptom the scene shows. The
+// informers resume their watch from their last version after a failure and
+// list again only on Gone, as client-go's reflector does (kube.Informer):
+// that is what makes the store's history matter, since a relist after every
+// partition would hide a missing history.
 package ex01suite
 
 import (
@@ -43,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -62,64 +38,93 @@ const web = "deployments/web"
 // constructor: New(retain) must return an empty store that keeps, for
 // watches, the last retain accepted changes.
 func Run[S kube.Storage](t *testing.T, newStore func(retain int) S) {
-	mk := func(retain int) kube.Storage { return newStore(retain) }
-	suite.Run(t, "ex01", map[string]suite.CheckFunc{
-		"reconnect":       func(t *testing.T) { reconnect(t, mk) },
-		"history":         func(t *testing.T) { history(t, mk) },
-		"two-controllers": func(t *testing.T) { twoControllers(t, mk) },
-	})
+	chapter(func(retain int) kube.Storage { return newStore(retain) }).Run(t)
 }
 
-// oneServer is a scene of the chapter: server-1 serves the learner's store,
-// which keeps the last retain accepted changes, through the auditor.
-type oneServer struct {
+// chapter is the suite, declared, for the store constructor mk.
+func chapter(mk func(retain int) kube.Storage) scene.Chapter[*world] {
+	return scene.Chapter[*world]{
+		ID: "ex01",
+		Worlds: map[string]scene.Build[*world]{
+			"reconnect":   func(seed int64) *world { return reconnectWorld(seed, mk) },
+			"probe":       func(seed int64) *world { return probeWorld(seed, mk) },
+			"controllers": func(seed int64) *world { return controllersWorld(seed, mk) },
+		},
+		Checks: []scene.Check[*world]{{
+			Name:   "reconnect",
+			Plays:  []scene.Play{{World: "reconnect", Seeds: scene.Random(100)}},
+			Judges: []scene.Judge[*world]{wrongAnswerButMissed, deleted, caughtUp, storeListed, cacheAgrees},
+		}, {
+			Name:   "history",
+			Plays:  []scene.Play{{World: "probe", Seeds: scene.Random(120)}},
+			Judges: []scene.Judge[*world]{retained(wrongAnswer), retained(probeAnswered), retained(watcherFollowed)},
+			Sum:    &scene.Sum[*world]{Count: probeCounts, Judge: probedEnough},
+		}, {
+			Name:   "two-controllers",
+			Plays:  []scene.Play{{World: "controllers", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 5, MinCovered: 0.9}}},
+			Judges: []scene.Judge[*world]{wrongAnswerAmidFaults, storeAnswered, readersAgree, converged},
+		}},
+	}
+}
+
+// world is one world of the chapter once it has run: server-1 serving the
+// learner's store, which keeps the last retain accepted changes, through
+// the auditor; and what the clients of the check that built it saw, in the
+// one of reconnect, probe and readers that its build fills.
+type world struct {
 	*scene.Scene
 	aud    *auditor
 	retain int
+
+	reconnect *reconnected
+	probe     *probed
+	readers   *readers
 }
 
-// newOneServer builds the world of seed: every link takes min to max, and
+// newWorld builds the world of seed: every link takes min to max, and
 // server-1 serves mk(retain) through an auditor, retain drawn from the
 // seed by draw. Its timelines show every message: with one server, what
 // matters is what it told each client.
-func newOneServer(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *oneServer {
-	x := &oneServer{}
-	x.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(x.aud.Handler()) },
+func newWorld(seed int64, mk func(int) kube.Storage, min, max time.Duration, draw func(r *rand.Rand) int) *world {
+	w := &world{}
+	w.Scene = scene.New(seed, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(w.aud.Serve) },
 		scene.Servers(1), scene.Latency(min, max))
-	x.retain = draw(x.W.Rand())
-	x.aud = newAuditor(mk(x.retain), x.retain)
-	x.Show(func(sim.Event) bool { return true })
-	return x
+	w.retain = draw(w.W.Rand())
+	w.aud = newAuditor(mk(w.retain), w.retain)
+	w.Show(func(sim.Event) bool { return true })
+	return w
 }
 
 // unrecorded is the client the scene hands its clients (Scene.API), but one
 // that records nothing: for a check that judges what it is told as it is
 // told, and reads no recorded history.
-func (x *oneServer) unrecorded(p *sim.Proc) *kube.Client {
-	return kube.NewClient(p, x.Servers...).WithTimeout(x.Timeout)
+func (w *world) unrecorded(p *sim.Proc) *kube.Client {
+	return kube.NewClient(p, w.Servers...).WithTimeout(w.Timeout)
 }
 
 // endAt ends the run at virtual time at: look takes what the clients
 // hold at that instant, then ask, a process on server-1 itself (no network
 // between it and the store), asks the store through the auditor, and the
 // world stops.
-func (x *oneServer) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
-	x.W.At(at, func() {
+func (w *world) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
+	w.W.At(at, func() {
 		look()
-		x.W.Go(server, "judge", func(p *sim.Proc) {
+		w.W.Go(server, "judge", func(p *sim.Proc) {
 			ask(p)
-			x.W.Stop()
+			w.W.Stop()
 		})
 	})
 }
 
-// fail reports f as a failure of clause 1, with the scene's seed and its
-// timeline around f.At, and returns false: the check stops.
-func (x *oneServer) fail(t testing.TB, f suite.Failure) bool {
-	t.Helper()
-	f.Clause = course.OneHistory
-	x.Fail(t, f)
-	return false
+// wrongAnswer is the store's most specific wrong answer, as the auditor
+// found it.
+func wrongAnswer(w *world) *suite.Failure {
+	f := w.aud.Finding()
+	if f == nil {
+		return nil
+	}
+	told := *f
+	return &told
 }
 
 // owned lists the keys of the pods among objs that web owns, sorted.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -82,7 +81,7 @@ type crashPoint struct {
 func pointsOf(c *cluster) []crashPoint {
 	var pts []crashPoint
 	ops := c.History.Operations()
-	for _, x := range c.j.crashesOnDisk() {
+	for _, x := range c.j.crashes() {
 		pt := crashPoint{crashRec: x}
 		for _, op := range ops {
 			if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
@@ -112,43 +111,45 @@ func (pt crashPoint) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// tally counts, across seeds, the points of the write path the crashes hit.
-type tally struct {
-	crashes, unsynced, torn, inFlight, durableUnacked int
-}
-
-// add counts the crash points of one world that passed.
-func (t *tally) add(c *cluster) {
+// crashPoints counts where the crashes of a world struck the write path:
+// how many struck during a sync, how many of those tore a record, how many
+// with an acknowledgement in flight; and the changes that timed out and
+// were found durable.
+func crashPoints(c *cluster) scene.Counts {
+	n := scene.Counts{"durable-unacked": durableUnacked(c)}
 	for _, pt := range pointsOf(c) {
-		t.crashes++
+		n["crashes"]++
 		if pt.unsynced > 0 {
-			t.unsynced++
+			n["unsynced"]++
 		}
 		if pt.kept > 0 {
-			t.torn++
+			n["torn"]++
 		}
 		if len(pt.inFlight) > 0 {
-			t.inFlight++
+			n["in-flight"]++
 		}
 	}
-	t.durableUnacked += durableUnacked(c)
+	return n
 }
 
-// missed reports whether the crashes, across the seeds, missed the write
-// path: fewer than one in twenty struck during a sync, or none tore a
-// record, or none struck with an acknowledgement in flight.
-func (t tally) missed() bool { return t.unsynced*20 < t.crashes || t.torn == 0 || t.inFlight == 0 }
-
-func (t tally) String() string {
-	return fmt.Sprintf("%d crashes: %d during a sync (%d leaving a torn record), %d with an acknowledgement in flight; %d changes that timed out were found durable",
-		t.crashes, t.unsynced, t.torn, t.inFlight, t.durableUnacked)
+// struckTheWritePath: across the seeds, one crash in twenty or more struck
+// during a sync, one tore a record, one struck with an acknowledgement in
+// flight. A narrow search (under fifty worlds) is too few to judge.
+func struckTheWritePath(n scene.Counts, seeds []int64) *suite.Failure {
+	if len(seeds) < 50 || n["unsynced"]*20 >= n["crashes"] && n["torn"] > 0 && n["in-flight"] > 0 {
+		return nil
+	}
+	return &suite.Failure{Name: "vacuous-run", Seed: seeds[0], Story: fmt.Sprintf("the crashes missed the write path: "+
+		"%d crashes: %d during a sync (%d leaving a torn record), %d with an acknowledgement in flight; %d changes that timed out were found durable",
+		n["crashes"], n["unsynced"], n["torn"], n["in-flight"], n["durable-unacked"])}
 }
 
 // crashWorld builds and runs one world of crash-points: three writers keep
 // the write path busy while the apiserver crashes twice, each time at an
-// instant drawn from the seed and for a while drawn from it (the second, in
-// one world of four, right after the first restart), and a reader
-// reads every deployment and pod back once the writers are done.
+// instant drawn from the seed (before, during or after the sync of a
+// change, or with its acknowledgement in flight) and for a while drawn from
+// it (the second, in one world of four, right after the first restart), and
+// a reader reads every deployment and pod back once the writers are done.
 func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "writer-1", "writer-2", "writer-3"},
 		scene.WorldOptions(sim.DiskSyncLatency(syncLatency), sim.DiskTearsAtEdges()), scene.RequestTimeout(writeTimeout))
@@ -184,53 +185,6 @@ func crashWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	return c
 }
 
-// crashPoints crashes the apiserver twice per world while three writers
-// keep its write path busy, and checks across the seeds that the crashes
-// struck the write path.
-func crashPoints(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	var sum tally
-	seeds := suite.Seeds(100)
-	ok := scene.SearchOf[*cluster]{
-		Seeds: seeds,
-		Build: func(seed int64) (*scene.Scene, *cluster) {
-			c := crashWorld(seed, open)
-			return c.Scene, c
-		},
-		Judge: func(t *testing.T, c *cluster) bool {
-			if !c.judgeCrashes(t) {
-				return false
-			}
-			sum.add(c)
-			return true
-		},
-		MinCompleted: 20,
-		MinCovered:   0.9,
-	}.Run(t)
-	if !ok || len(seeds) < 50 {
-		return // a failure, a replay, or a narrow search: too few worlds to judge where the crashes struck
-	}
-	if sum.missed() {
-		suite.Report(t, suite.Failure{Name: "vacuous-run", Story: "the crashes missed the write path: " + sum.String(), Seed: seeds[0]})
-		return
-	}
-	t.Logf("%d worlds, %s", len(seeds), sum)
-}
-
-// judgeCrashes judges one world of crash-points: the journal's cause
-// first, then no acknowledged change lost, then one history across the
-// crashes, then an answer to every request sent while the apiserver was
-// up.
-func (c *cluster) judgeCrashes(t testing.TB) bool {
-	if c.explained(t) || !c.reportRun(t) {
-		return false
-	}
-	if v := c.lost(); v != nil {
-		c.reportLost(t, v)
-		return false
-	}
-	return c.linearizable(t) && c.stalled(t)
-}
-
 // durableUnacked counts writes whose client never heard the answer but
 // whose change is in the final history: synced, not acknowledged.
 func durableUnacked(c *cluster) int {
@@ -249,12 +203,16 @@ func durableUnacked(c *cluster) int {
 	return n
 }
 
-// reportLost tells the first acknowledged change a crash took away.
-func (c *cluster) reportLost(t testing.TB, v *check.Violation) {
-	t.Helper()
-	if len(v.Ops) == 0 {
-		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})
-		return
+// lostAtACrashPoint: no acknowledged change was lost; the first that was
+// is told with the crash that took it and where in the write path it
+// struck.
+func lostAtACrashPoint(c *cluster) *suite.Failure {
+	v := c.lost()
+	switch {
+	case v == nil:
+		return nil
+	case len(v.Ops) == 0:
+		return c.told(&suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})
 	}
 	op := c.History.Operations()[v.Ops[0]]
 	pts := pointsOf(c)
@@ -279,5 +237,5 @@ func (c *cluster) reportLost(t testing.TB, v *check.Violation) {
 	if n := len(v.Ops) - 1; n > 0 {
 		story += fmt.Sprintf(" (nor %d more acknowledged changes)", n)
 	}
-	c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
+	return c.told(&suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
 }

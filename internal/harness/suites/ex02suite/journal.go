@@ -11,8 +11,6 @@ import (
 	"onehistory/internal/harness/suite"
 )
 
-var fmtT = suite.FormatTime
-
 // The journal is the apiserver's side of every world: what it answered and
 // when, what its disk held at that instant, what each crash left on the
 // disk (read back from the world once it has run) and what each boot
@@ -164,16 +162,21 @@ func (j *journal) booted(p *sim.Proc, n int, s kube.Storage, found int) {
 }
 
 // crashes reads the apiserver's crashes back from the world that ran: when
-// each struck and ended (the world's faults), and the boot that came after
-// it, the first to finish Open since. What each did to the disk is read by
-// crashesOnDisk, only when a story or a tally needs it.
+// each struck and ended (the world's faults), what it did to the disk's
+// unsynced bytes (as the world recorded it at the instant of the crash), and
+// the boot that came after it, the first to finish Open since.
 func (j *journal) crashes() []*crashRec {
+	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
+	for _, l := range j.w.DiskLosses(apiserver) {
+		unsynced[l.At] += l.Unsynced
+		kept[l.At] += l.Kept
+	}
 	crashed := []*crashRec{}
 	for _, f := range j.w.Faults() {
 		if f.Kind != sim.FaultCrash || !f.Touches(apiserver) {
 			continue
 		}
-		c := &crashRec{at: f.Start}
+		c := &crashRec{at: f.Start, unsynced: unsynced[f.Start], kept: kept[f.Start]}
 		if !f.Open {
 			c.restart = f.End
 		}
@@ -193,26 +196,11 @@ func (j *journal) crashes() []*crashRec {
 	return crashed
 }
 
-// crashesOnDisk is crashes with what each did to the disk's unsynced
-// bytes, as the world recorded it at the instant of the crash.
-func (j *journal) crashesOnDisk() []*crashRec {
-	unsynced, kept := map[time.Duration]int{}, map[time.Duration]int{}
-	for _, l := range j.w.DiskLosses(apiserver) {
-		unsynced[l.At] += l.Unsynced
-		kept[l.At] += l.Kept
-	}
-	crashed := j.crashes()
-	for _, c := range crashed {
-		c.unsynced, c.kept = unsynced[c.at], kept[c.at]
-	}
-	return crashed
-}
-
 // lastCrashBefore is the last crash before at, with what it did to the
 // disk, or nil.
 func (j *journal) lastCrashBefore(at time.Duration) *crashRec {
 	var last *crashRec
-	for _, c := range j.crashesOnDisk() {
+	for _, c := range j.crashes() {
 		if c.at <= at {
 			last = c
 		}
@@ -262,7 +250,7 @@ func (j *journal) internalError() *suite.Failure {
 			}
 		}
 		return &suite.Failure{Name: name, At: a.answered, Story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
-			fmtT(a.answered), a.client, a.req, why, a.err)}
+			suite.FormatTime(a.answered), a.client, a.req, why, a.err)}
 	}
 	return nil
 }
@@ -300,7 +288,7 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 	if lost == nil {
 		return nil
 	}
-	for _, c := range j.crashesOnDisk() {
+	for _, c := range j.crashes() {
 		if c.at >= at.at || c.bootAfter == nil || !c.torn() || c.shorn > 0 || lost.answered < c.bootAfter.at {
 			continue
 		}
@@ -308,8 +296,8 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 			"the crash at %s tore the last record of the log (it kept %dB of %dB unsynced), and the boot at %s recovered %d changes "+
 				"but left the torn bytes in the file: every record appended after them sat behind bytes no reader gets past. "+
 				"%s's %v, answered ok (rv %d) at %s, was one of them: the boot after the crash at %s stopped at the torn record and lost it",
-			fmtT(c.at), c.kept, c.unsynced, fmtT(c.bootAfter.at), c.bootAfter.head,
-			lost.client, lost.req, lost.obj.ResourceVersion, fmtT(lost.answered), fmtT(at.at)),
+			suite.FormatTime(c.at), c.kept, c.unsynced, suite.FormatTime(c.bootAfter.at), c.bootAfter.head,
+			lost.client, lost.req, lost.obj.ResourceVersion, suite.FormatTime(lost.answered), suite.FormatTime(at.at)),
 			Details: j.bootLines()}
 	}
 	return nil
@@ -332,7 +320,7 @@ func (j *journal) resurrected(c *crashRec) *suite.Failure {
 			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
 				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
 					"%s, and an object the cluster had removed came back",
-				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), o, why)}
+				a.client, a.key(), a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at), o, why)}
 		}
 		// Or its deletion came back as something else, though the object
 		// was written again since.
@@ -340,7 +328,7 @@ func (j *journal) resurrected(c *crashRec) *suite.Failure {
 			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
 				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered that change as %s: "+
 					"the log was replayed without the deletion's meaning, and for a while an object the cluster had removed was there again",
-				a.client, a.key(), a.obj.ResourceVersion, fmtT(a.answered), fmtT(b.at), fmtT(c.at), ev)}
+				a.client, a.key(), a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at), ev)}
 		}
 	}
 	return nil
@@ -356,7 +344,7 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	}
 	recv := ""
 	if r, ok := j.receivedAt(*a); ok {
-		recv = fmt.Sprintf("; %s received the ok at %s", a.client, fmtT(r))
+		recv = fmt.Sprintf("; %s received the ok at %s", a.client, suite.FormatTime(r))
 	}
 	if !a.durable {
 		how := "before its record on disk was synced"
@@ -366,7 +354,7 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 		return &suite.Failure{Name: "lost-acknowledged-write", At: a.answered, Story: fmt.Sprintf(
 			"the apiserver answered %s's %v with ok (rv %d) at %s, %s, and crashed at %s%s; "+
 				"it came back at %s holding changes up to rv %d, without it",
-			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), how, fmtT(c.at), recv, fmtT(c.bootAfter.at), c.bootAfter.head),
+			a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), how, suite.FormatTime(c.at), recv, suite.FormatTime(c.bootAfter.at), c.bootAfter.head),
 			Details: j.bootLines()}
 	}
 	if c.bootAfter.skipped(a.obj.ResourceVersion) {
@@ -374,13 +362,13 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 			"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
 				"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
 				"so the history after the crash is not the one clients were answered from before it",
-			a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), fmtT(c.bootAfter.at), fmtT(c.at), c.bootAfter.head, a.obj.ResourceVersion),
+			a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at), c.bootAfter.head, a.obj.ResourceVersion),
 			Details: j.bootLines()}
 	}
 	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(
 		"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
 			"recovered changes only up to rv %d: the record was on the disk and Open did not read it back",
-		a.client, a.req, a.obj.ResourceVersion, fmtT(a.answered), fmtT(c.bootAfter.at), fmtT(c.at), c.bootAfter.head),
+		a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at), c.bootAfter.head),
 		Details: j.bootLines()}
 }
 
@@ -400,7 +388,7 @@ func (j *journal) unsyncedRead(c *crashRec) *suite.Failure {
 			return &suite.Failure{Name: "read-of-unsynced-write", At: a.answered, Story: fmt.Sprintf(
 				"the apiserver answered %s's %v at %s with the change at rv %d before that change was on disk; it crashed at %s "+
 					"and came back at %s with changes only up to rv %d: a reader saw a change the history never kept",
-				a.client, a.req, fmtT(a.answered), rv, fmtT(c.at), fmtT(b.at), b.head), Details: j.bootLines()}
+				a.client, a.req, suite.FormatTime(a.answered), rv, suite.FormatTime(c.at), suite.FormatTime(b.at), b.head), Details: j.bootLines()}
 		}
 	}
 	return nil
@@ -420,10 +408,10 @@ func (j *journal) receivedAt(a answer) (time.Duration, bool) {
 func (j *journal) bootLines() string {
 	var b strings.Builder
 	b.WriteString("the apiserver's crashes and boots:\n")
-	for _, c := range j.crashesOnDisk() {
-		fmt.Fprintf(&b, "  crashed at %s with %dB unsynced, of which the disk kept %dB", fmtT(c.at), c.unsynced, c.kept)
+	for _, c := range j.crashes() {
+		fmt.Fprintf(&b, "  crashed at %s with %dB unsynced, of which the disk kept %dB", suite.FormatTime(c.at), c.unsynced, c.kept)
 		if c.bootAfter != nil {
-			fmt.Fprintf(&b, "; booted at %s, recovered up to rv %d", fmtT(c.bootAfter.at), c.bootAfter.head)
+			fmt.Fprintf(&b, "; booted at %s, recovered up to rv %d", suite.FormatTime(c.bootAfter.at), c.bootAfter.head)
 			if c.shorn > 0 {
 				fmt.Fprintf(&b, ", cutting %dB off the log", c.shorn)
 			}

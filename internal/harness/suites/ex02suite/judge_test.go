@@ -13,29 +13,9 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
-
-// recorder is a testing.TB that keeps what a judge reports.
-type recorder struct {
-	testing.TB
-	errors, logs []string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Name() string      { return "TestEx02/judge" }
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
-
-// failure is the one failure r holds.
-func (r *recorder) failure(t *testing.T) suite.Failure {
-	t.Helper()
-	require.Len(t, r.logs, 1, strings.Join(r.errors, "\n"))
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
-	return f
-}
 
 // walStore is a write-ahead-logged store as the chapter asks for one
 // (length-framed records, appended and synced before they are applied, a
@@ -137,11 +117,12 @@ func (s *walStore) Watch(p *sim.Proc, kind string, rv int64, wait time.Duration)
 // crash is not a stalled write path. Across the worlds the writers wrote
 // both kinds, deleted conditionally, and got answers to lists.
 func TestALoggedStorePassesCrashPointsAndOutage(t *testing.T) {
+	ch := chapter(openWAL(slips{}))
 	timedOut, kinds, condDeletes := 0, map[string]bool{}, 0
 	for seed := int64(1); seed <= 5; seed++ {
-		r := &recorder{TB: t}
+		assert.Nil(t, ch.Verdict("crash-points", "crashes", seed), "seed %d", seed)
+		assert.Nil(t, ch.Verdict("outage", "outage", seed), "seed %d", seed)
 		c := crashWorld(seed, openWAL(slips{}))
-		require.True(t, c.judgeCrashes(r), "seed %d: %s", seed, strings.Join(r.logs, "\n"))
 		for _, op := range c.History.Operations() {
 			if op.Result.Outcome == check.Indefinite {
 				timedOut++
@@ -154,31 +135,43 @@ func TestALoggedStorePassesCrashPointsAndOutage(t *testing.T) {
 			}
 		}
 		c.Close()
-		o := outageScene(seed, openWAL(slips{}))
-		assert.True(t, o.judge(r), "seed %d: %s", seed, strings.Join(r.logs, "\n"))
-		o.Close()
 	}
 	assert.Positive(t, timedOut, "no write was in flight at a crash")
 	assert.Equal(t, map[string]bool{"deployments": true, "pods": true}, kinds)
 	assert.Positive(t, condDeletes)
 }
 
+// Crashes that never struck the write path prove nothing, once there are
+// enough worlds to tell.
+func TestCrashesThatMissedTheWritePathAreAVacuousRun(t *testing.T) {
+	seeds := make([]int64, 50)
+	for i := range seeds {
+		seeds[i] = int64(i + 1)
+	}
+	missed := scene.Counts{"crashes": 100, "unsynced": 30, "in-flight": 12}
+	assert.Nil(t, struckTheWritePath(missed, seeds[:10]), "ten worlds are too few to tell")
+	f := struckTheWritePath(missed, seeds)
+	require.NotNil(t, f)
+	assert.Equal(t, "vacuous-run", f.Name)
+	assert.Equal(t, int64(1), f.Seed)
+	assert.Contains(t, f.Story, "100 crashes: 30 during a sync (0 leaving a torn record), 12 with an acknowledgement in flight")
+	missed["torn"] = 1
+	assert.Nil(t, struckTheWritePath(missed, seeds))
+}
+
 // A write path that a refusal leaves locked answers nothing more until the
 // next crash: the first write that times out while the apiserver is up is
 // told as a stalled write, with the last write answered before it.
 func TestAWritePathLeftLockedIsAStalledWrite(t *testing.T) {
+	ch := chapter(openWAL(slips{shutOnNo: true}))
 	for seed := int64(1); seed <= 20; seed++ {
-		c := crashWorld(seed, openWAL(slips{shutOnNo: true}))
-		r := &recorder{TB: t}
-		if c.judgeCrashes(r) {
-			c.Close()
+		f := ch.Verdict("crash-points", "crashes", seed)
+		if f == nil {
 			continue
 		}
-		f := r.failure(t)
 		assert.Equal(t, "write-stalled", f.Name)
 		assert.Contains(t, f.Story, "though the apiserver was up")
 		assert.Regexp(t, `the last write it answered before it was writer-\d's .*, answered (not-found|already-exists|conflict|ok) at`, f.Story)
-		c.Close()
 		return
 	}
 	t.Fatal("no world of 20 caught the write path left locked")
@@ -188,11 +181,8 @@ func TestAWritePathLeftLockedIsAStalledWrite(t *testing.T) {
 // objects but a history with holes in it: the first acknowledged change it
 // skips is told as an unrecovered write, a record the replay skipped.
 func TestAReplayThatSkipsRecordsIsAnUnrecoveredWrite(t *testing.T) {
-	c := crashWorld(1, openWAL(slips{replayLatest: true}))
-	defer c.Close()
-	r := &recorder{TB: t}
-	require.False(t, c.judgeCrashes(r))
-	f := r.failure(t)
+	f := chapter(openWAL(slips{replayLatest: true})).Verdict("crash-points", "crashes", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "unrecovered-write", f.Name)
 	assert.Contains(t, f.Story, "that skips rv")
 	assert.Contains(t, f.Story, "Open did not replay it")

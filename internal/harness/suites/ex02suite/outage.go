@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -22,20 +21,14 @@ const (
 	clientTimeout = 50 * time.Millisecond
 )
 
-// outageWorld is one world of the outage once it has run: the cluster and
-// its one crash.
-type outageWorld struct {
-	*cluster
-	crash scene.Crash
-}
-
-// outageScene builds and runs one world of the outage: kubectl writes and
+// outageWorld builds and runs one world of the outage: kubectl writes and
 // a dashboard reads while the apiserver is down once, from an instant drawn
-// from the seed for a while drawn from it. In one world of four it goes
+// from the seed for a while drawn from it; meanwhile there is no cluster,
+// and the honest answer says so (Unavailable). In one world of four it goes
 // down only after a second or more of writes, so that the log it comes back
 // to is a few pages long (tens of records, over 4 KiB), as the log of a
 // cluster that has run for a while is.
-func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
+func outageWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "kubectl", "dashboard"}, scene.RequestTimeout(clientTimeout))
 	r := c.W.Rand()
 	down := 150*time.Millisecond + time.Duration(r.Int63n(int64(150*time.Millisecond)))
@@ -47,8 +40,7 @@ func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
 	}
 	up := down + 300*time.Millisecond + time.Duration(r.Int63n(int64(1200*time.Millisecond)))
 	end := up + 500*time.Millisecond
-	crash := scene.Crash{Node: apiserver, At: down, For: up - down}
-	c.Inject(crash)
+	c.Inject(scene.Crash{Node: apiserver, At: down, For: up - down})
 	c.Client("kubectl", func(p *sim.Proc, k *kube.Client) {
 		for n := 1; p.Now() < end-100*time.Millisecond; n++ {
 			name := fmt.Sprintf("web-%d", n%4)
@@ -73,74 +65,79 @@ func outageScene(seed int64, open func(p *sim.Proc) kube.Storage) outageWorld {
 	})
 	c.auditAt(end-10*time.Millisecond, "deployments")
 	c.Run(end)
-	return outageWorld{c, crash}
+	return c
 }
 
-// outage crashes the apiserver once, for a random while, as kubectl writes
-// and a dashboard reads: while it is down every request must be refused at
-// once, and when it is back every acknowledged change must be there.
-func outage(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	scene.SearchOf[outageWorld]{
-		Seeds: suite.Seeds(60),
-		Build: func(seed int64) (*scene.Scene, outageWorld) {
-			w := outageScene(seed, open)
-			return w.Scene, w
-		},
-		Judge: func(t *testing.T, w outageWorld) bool { return w.judge(t) },
-	}.Run(t)
+// outage is the world's one crash: when the apiserver went down and when
+// it was back.
+func (c *cluster) outage() (down, up time.Duration) {
+	x := c.j.crashes()[0]
+	return x.at, x.restart
 }
 
-// judge tells the outage: an honest Unavailable while the apiserver is
-// down, every acknowledged change there when it is back, every answer
-// fitting one history, and an answer to every request while it is up.
-func (w outageWorld) judge(t testing.TB) bool {
-	c := w.cluster
-	if c.explained(t) || !c.reportRun(t) {
-		return false
-	}
-	down, up := w.crash.At, w.crash.At+w.crash.For
-	// While down: every request that reached the node must have been
-	// refused (Unavailable), within a round trip.
-	refused := 0
+// met reports whether op met the outage from down to up: sent while the
+// apiserver was down, early enough to be answered before it was back.
+func met(op check.Operation, down, up time.Duration) bool {
+	return op.Call >= down && op.Call <= up-maxRoundTrip
+}
+
+// honestOutage: every request that met the outage was refused
+// (Unavailable), within a round trip.
+func honestOutage(c *cluster) *suite.Failure {
+	down, up := c.outage()
 	for _, op := range c.History.Operations() {
-		if op.Call < down || op.Call > up-maxRoundTrip {
-			continue
-		}
-		if op.Result.Outcome != check.Refused || op.Return-op.Call > maxRoundTrip {
-			c.fail(t, suite.Failure{Name: "dishonest-outage", At: op.Call, Story: fmt.Sprintf(
+		if met(op, down, up) && (op.Result.Outcome != check.Refused || op.Return-op.Call > maxRoundTrip) {
+			return c.told(&suite.Failure{Name: "dishonest-outage", At: op.Call, Story: fmt.Sprintf(
 				"the apiserver was down from %s to %s, yet %s did not hear Unavailable at once: %s",
 				suite.FormatTime(down), suite.FormatTime(up), op.Client, op)})
-			return false
 		}
-		refused++
 	}
-	if refused < 10 {
-		c.fail(t, suite.Failure{Name: "vacuous-run", At: down, Story: fmt.Sprintf(
-			"only %d requests met the outage from %s to %s: it tested nothing", refused, suite.FormatTime(down), suite.FormatTime(up))})
-		return false
-	}
-	if v := c.lost(); v != nil {
-		story := fmt.Sprintf("for %s there was no cluster (the apiserver was down from %s to %s) and %d requests heard Unavailable, an honest answer; ",
-			suite.FormatTime(w.crash.For), suite.FormatTime(down), suite.FormatTime(up), refused)
-		at := up
-		if op, ok := firstEmptyAnswer(c, down, up); ok {
-			at = op.Return
-			story += fmt.Sprintf("back at %s, it told %s that %s was not found at %s, though it had acknowledged the object before the crash: an empty cluster is not an honest answer",
-				suite.FormatTime(up), op.Client, op.Input.Key, suite.FormatTime(op.Return))
-		} else {
-			story += "back at " + suite.FormatTime(up) + ", it had lost what it acknowledged: " + v.Story
+	return nil
+}
+
+// refused counts the requests that met the outage, each refused at once
+// once honestOutage holds.
+func (c *cluster) refused() int {
+	down, up := c.outage()
+	n := 0
+	for _, op := range c.History.Operations() {
+		if met(op, down, up) {
+			n++
 		}
-		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
-		return false
 	}
-	if !c.linearizable(t) || !c.stalled(t) {
-		return false
+	return n
+}
+
+// outageMet: ten requests or more met the outage, or it tested nothing.
+func outageMet(c *cluster) *suite.Failure {
+	if n := c.refused(); n < 10 {
+		down, up := c.outage()
+		return c.told(&suite.Failure{Name: "vacuous-run", At: down, Story: fmt.Sprintf(
+			"only %d requests met the outage from %s to %s: it tested nothing", n, suite.FormatTime(down), suite.FormatTime(up))})
 	}
-	if suite.Replaying() {
-		t.Logf("seed %d: for %s there was no cluster; %d requests heard Unavailable within %s each, and afterwards every acknowledged change was there",
-			c.Seed, suite.FormatTime(w.crash.For), refused, suite.FormatTime(maxRoundTrip))
+	return nil
+}
+
+// keptThroughOutage: when the apiserver was back it held every
+// acknowledged change; the first read it answered NotFound for one, if
+// any, is the story.
+func keptThroughOutage(c *cluster) *suite.Failure {
+	v := c.lost()
+	if v == nil {
+		return nil
 	}
-	return true
+	down, up := c.outage()
+	story := fmt.Sprintf("for %s there was no cluster (the apiserver was down from %s to %s) and %d requests heard Unavailable, an honest answer; ",
+		suite.FormatTime(up-down), suite.FormatTime(down), suite.FormatTime(up), c.refused())
+	at := up
+	if op, ok := firstEmptyAnswer(c, down, up); ok {
+		at = op.Return
+		story += fmt.Sprintf("back at %s, it told %s that %s was not found at %s, though it had acknowledged the object before the crash: an empty cluster is not an honest answer",
+			suite.FormatTime(up), op.Client, op.Input.Key, suite.FormatTime(op.Return))
+	} else {
+		story += "back at " + suite.FormatTime(up) + ", it had lost what it acknowledged: " + v.Story
+	}
+	return c.told(&suite.Failure{Name: "lost-acknowledged-write", At: at, Story: story, Details: v.Details + c.crashLines()})
 }
 
 // firstEmptyAnswer finds the first read after the restart that answered

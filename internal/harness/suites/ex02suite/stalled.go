@@ -2,7 +2,6 @@ package ex02suite
 
 import (
 	"fmt"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -46,14 +45,12 @@ func (c *cluster) stalledRequest() (op check.Operation, more int, ok bool) {
 	return op, more, ok
 }
 
-// stalled reports the first request that the apiserver, up all along, left
-// without an answer until its caller gave up; it says whether there was
-// none.
-func (c *cluster) stalled(t testing.TB) bool {
-	t.Helper()
+// stalled: the apiserver, up all along, left no request without an answer
+// until its caller gave up; the first it did is the story.
+func stalled(c *cluster) *suite.Failure {
 	op, more, found := c.stalledRequest()
 	if !found {
-		return true
+		return nil
 	}
 	name, what := "unanswered-request", "request"
 	if op.Input.Kind.Mutates() {
@@ -68,8 +65,7 @@ func (c *cluster) stalled(t testing.TB) bool {
 	if more > 0 {
 		story += fmt.Sprintf(", and %d more requests after it went unanswered too: the write path stayed shut (a lock a return left held?)", more)
 	}
-	c.fail(t, suite.Failure{Name: name, At: op.Return, Story: story, Details: op.String() + "\n" + c.crashLines()})
-	return false
+	return c.told(&suite.Failure{Name: name, At: op.Return, Story: story, Details: op.String() + "\n" + c.crashLines()})
 }
 
 // lastAnsweredWrite is the last write answered (ok, or a definite no such

@@ -2,9 +2,9 @@ package ex02suite
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -52,7 +52,7 @@ func (k *kubelet) run(p *sim.Proc) {
 					p.Logf("started container %s", o.Name)
 				}
 			}
-			for _, name := range sortedKeys(k.running) {
+			for _, name := range slices.Sorted(maps.Keys(k.running)) {
 				if !listed[name] {
 					delete(k.running, name)
 					if len(k.stopped) == 0 {
@@ -117,109 +117,82 @@ func reason(err error) string {
 	return err.Error()
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// pageWorld is the page's world once it has run: the cluster, and what
-// node-1's kubelet did.
-type pageWorld struct {
-	*cluster
-	k *kubelet
-}
-
-// pageScene builds and runs the page for seed, which decides only the
-// jitter: when kubectl creates web, and each message's delay.
-func pageScene(seed int64, open func(p *sim.Proc) kube.Storage) pageWorld {
+// pageWorld builds and runs the page itself for seed, which decides only
+// the jitter: when kubectl creates web, and each message's delay. kubectl
+// creates deployments/web with five replicas, the controller-manager
+// creates its pods, node-1 runs their containers; the apiserver crashes at
+// 02:14 and is restarted at 02:18.
+func pageWorld(seed int64, open func(p *sim.Proc) kube.Storage) *cluster {
 	c := newCluster(seed, open, []sim.NodeID{apiserver, "controller-manager", "node-1"})
-	k := &kubelet{running: map[string]bool{}}
+	c.node1 = &kubelet{running: map[string]bool{}}
 	c.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(time.Duration(p.Rand().Intn(500)) * time.Millisecond)
 		_, _ = api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 5})
 	})
 	c.Client("controller-manager", replicaController)
-	c.W.AddNode("node-1", k.run)
+	c.W.AddNode("node-1", c.node1.run)
 	c.Inject(page)
 	c.auditAt(storyEnd-time.Millisecond, "deployments", "pods")
 	c.Run(storyEnd)
-	return pageWorld{c, k}
+	return c
 }
 
-// story is the page: a crash at 02:14, a restart at 02:18, and whatever the
-// controllers make of what the apiserver holds afterwards.
-func story(t *testing.T, open func(p *sim.Proc) kube.Storage) {
-	scene.SearchOf[pageWorld]{
-		Seeds: suite.StorySeeds(3),
-		Build: func(seed int64) (*scene.Scene, pageWorld) {
-			w := pageScene(seed, open)
-			return w.Scene, w
-		},
-		Judge: func(t *testing.T, w pageWorld) bool { return w.judge(t) },
-	}.Run(t)
+// explainedButLost is the journal's explanation, unless it is an
+// acknowledged change lost, which the page tells in its own words
+// (pageLost), with the journal's in its details.
+func explainedButLost(c *cluster) *suite.Failure {
+	if f := c.j.explain(); f != nil && (f.Name != "lost-acknowledged-write" || c.lost() == nil) {
+		return c.told(f)
+	}
+	return nil
 }
 
-// judge tells the page: everything acknowledged before the crash is there
-// afterwards, node-1 never stopped a container because its pod vanished,
-// and every answer fits one history.
-func (w pageWorld) judge(t *testing.T) bool {
-	c, k := w.cluster, w.k
-	// The page's own telling below covers an acknowledged change lost
-	// (with the journal's cause in its details); any other cause the
-	// journal finds is told first.
-	found := c.j.explain()
-	if found != nil && (found.Name != "lost-acknowledged-write" || c.lost() == nil) {
-		c.fail(t, *found)
-		return false
-	}
-	if !c.reportRun(t) {
-		return false
-	}
-	acked := c.ackedBefore(crashAt)
-	if acked < 6 {
-		c.fail(t, suite.Failure{Name: "vacuous-run", At: crashAt, Story: fmt.Sprintf(
+// pageToldable: the apiserver acknowledged the deployment and its five pods
+// before the crash, or the page cannot be told.
+func pageToldable(c *cluster) *suite.Failure {
+	if acked := c.ackedBefore(crashAt); acked < 6 {
+		return c.told(&suite.Failure{Name: "vacuous-run", At: crashAt, Story: fmt.Sprintf(
 			"before the crash at %s the apiserver had acknowledged only %d changes (the deployment and its 5 pods make 6): the page cannot be told",
 			clock(crashAt), acked)})
-		return false
 	}
-	if v := c.lost(); v != nil {
-		kept := acked - len(v.Ops)
-		story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
-			"for %s (%.0f minutes) there was no cluster, and then a different one",
-			acked, clock(crashAt), suite.FormatTime(crashAt), clock(restartAt), suite.FormatTime(restartAt), kept, suite.FormatTime(page.For), page.For.Minutes())
-		if len(k.stopped) > 0 {
-			story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
-				len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt))
-		}
-		first := v.Story
-		if found != nil {
-			first = found.Story
-		}
-		c.fail(t, suite.Failure{Name: "lost-acknowledged-write", At: restartAt, Story: story,
-			Details: "first lost: " + first + "\n\n" + v.Details + c.crashLines()})
-		return false
+	return nil
+}
+
+// pageLost: everything acknowledged before the crash is there afterwards;
+// what was lost is told as the page, with what node-1 made of it.
+func pageLost(c *cluster) *suite.Failure {
+	v := c.lost()
+	if v == nil {
+		return nil
 	}
+	acked, k := c.ackedBefore(crashAt), c.node1
+	story := fmt.Sprintf("the apiserver acknowledged %d changes before it crashed at %s (%s) and came back at %s (%s) holding %d of them: "+
+		"for %s (%.0f minutes) there was no cluster, and then a different one",
+		acked, clock(crashAt), suite.FormatTime(crashAt), clock(restartAt), suite.FormatTime(restartAt), acked-len(v.Ops), suite.FormatTime(page.For), page.For.Minutes())
 	if len(k.stopped) > 0 {
-		c.fail(t, suite.Failure{Name: "acted-on-emptiness", At: k.firstAt, Story: fmt.Sprintf(
+		story += fmt.Sprintf("; taking it for the truth, node-1 stopped %d running containers (%s) at %s",
+			len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt))
+	}
+	first := v.Story
+	if found := c.j.explain(); found != nil {
+		first = found.Story
+	}
+	return c.told(&suite.Failure{Name: "lost-acknowledged-write", At: restartAt, Story: story,
+		Details: "first lost: " + first + "\n\n" + v.Details + c.crashLines()})
+}
+
+// containersKept: node-1 never stopped a container because the apiserver
+// stopped listing its pod, and runs the five web asks for.
+func containersKept(c *cluster) *suite.Failure {
+	k := c.node1
+	switch {
+	case len(k.stopped) > 0:
+		return c.told(&suite.Failure{Name: "acted-on-emptiness", At: k.firstAt, Story: fmt.Sprintf(
 			"every acknowledged change survived, yet node-1 stopped %d running containers (%s) at %s because the apiserver stopped listing their pods",
 			len(k.stopped), strings.Join(k.stopped, ", "), suite.FormatTime(k.firstAt)), Details: c.crashLines()})
-		return false
-	}
-	if len(k.running) != 5 {
-		c.fail(t, suite.Failure{Name: "acted-on-emptiness", At: storyEnd, Story: fmt.Sprintf(
+	case len(k.running) != 5:
+		return c.told(&suite.Failure{Name: "acted-on-emptiness", At: storyEnd, Story: fmt.Sprintf(
 			"at %s node-1 runs %d containers where deployments/web asks for 5", clock(storyEnd), len(k.running)), Details: c.crashLines()})
-		return false
 	}
-	if !c.linearizable(t) {
-		return false
-	}
-	if suite.Replaying() {
-		t.Logf("seed %d: the apiserver was down from %s to %s: for %s there was no cluster; afterwards it held all %d acknowledged changes and node-1 kept its 5 containers running",
-			c.Seed, clock(crashAt), clock(restartAt), suite.FormatTime(page.For), acked)
-	}
-	return true
+	return nil
 }

@@ -1,42 +1,14 @@
 // Package ex02suite is the hidden suite of chapter ex02, "The 2:14 a.m.
 // page": one apiserver whose store must outlive a crash of its node.
 //
-// Every check builds worlds in which the node "apiserver" boots the
-// learner's store (open) and serves it with kube.Serve, crashes, and boots
-// it again from what its disk kept. The checks, in the registry's order:
-//
-//   - story: the page itself. kubectl creates deployments/web with five
-//     replicas, the controller-manager creates its pods, node-1 runs their
-//     containers; the apiserver crashes at 02:14 and is restarted at 02:18.
-//     Everything acknowledged before the crash must be there afterwards,
-//     and node-1 must never have stopped a container because its pod
-//     vanished.
-//   - crash-points: three writers keep the write path busy (creations,
-//     blind and conditional updates and deletions, gets and lists, of
-//     deployments and pods interleaved) while the apiserver crashes twice
-//     at a random instant: before, during or after the sync of a change, or
-//     with its acknowledgement in flight. No acknowledged change may be
-//     lost (check.Durable), every answer, before and after the crashes,
-//     must fit one history (check.Linearizable): a change never
-//     half-applied, nothing seen that was later lost; and every request
-//     sent while the apiserver is up gets an answer (stalled.go). Across
-//     the seeds the crashes must have hit unsynced and torn records and
-//     acknowledgements in flight, or the check proved nothing.
-//   - outage: the apiserver goes down once (in one world of four after a
-//     second or more of writes, so that the log is a few pages long):
-//     meanwhile clients hear Unavailable at once (an honest answer: "there
-//     is no cluster right now"), and when it is back its first answers hold
-//     every acknowledged change (not an empty cluster, which is a dishonest
-//     answer), and it answers every request.
-//
-// A failure is reported for the first failing seed only, as a story with
-// the timeline around the decisive moment. Before any checker's symptom, the
-// journal (journal.go) of what the apiserver answered, what each crash left
-// on its disk and what each boot recovered names the cause at the first boot
-// that went wrong: a write the store failed, a torn record left in the log,
-// a deletion undone, an acknowledgement sent before the change was on disk,
-// a synced record the boot did not read back (or skipped), a change read
-// before it was on disk.
+// In every world the node "apiserver" boots the learner's store (open),
+// serves it with kube.Serve, crashes, and boots it again from what its disk
+// kept. Each check plays one world (pageWorld, crashWorld, outageWorld say
+// what happens in each) and asks its judges in the order chapter declares
+// them. Every check asks the journal first (journal.go), before even
+// whether the world ran to its end: from what the apiserver answered, what
+// each crash left on its disk and what each boot recovered, it names the
+// cause at the first boot that went wrong, before any checker's symptom.
 package ex02suite
 
 import (
@@ -55,9 +27,6 @@ import (
 	"onehistory/internal/harness/suite"
 )
 
-// chapter is this suite's chapter ID.
-const chapter = "ex02"
-
 // apiserver is the node that runs the learner's store: the scene's one
 // server.
 const apiserver sim.NodeID = "apiserver"
@@ -72,17 +41,40 @@ const (
 // the apiserver's store: it is called on the node "apiserver" at start and
 // after every restart, and the store it returns is served with kube.Serve.
 func Run[S kube.Storage](t *testing.T, open func(p *sim.Proc) S) {
-	boot := func(p *sim.Proc) kube.Storage { return open(p) }
-	suite.Run(t, chapter, map[string]suite.CheckFunc{
-		"story":        func(t *testing.T) { story(t, boot) },
-		"crash-points": func(t *testing.T) { crashPoints(t, boot) },
-		"outage":       func(t *testing.T) { outage(t, boot) },
-	})
+	chapter(func(p *sim.Proc) kube.Storage { return open(p) }).Run(t)
 }
 
-// cluster is one scene with the learner's apiserver in it: its one server
-// boots the learner's store (open) and serves it through the journal, which
-// notes what the apiserver answered and what each boot recovered.
+// chapter is the suite, declared, for the boot open.
+func chapter(open func(p *sim.Proc) kube.Storage) scene.Chapter[*cluster] {
+	return scene.Chapter[*cluster]{
+		ID: "ex02",
+		Worlds: map[string]scene.Build[*cluster]{
+			"page":    func(seed int64) *cluster { return pageWorld(seed, open) },
+			"crashes": func(seed int64) *cluster { return crashWorld(seed, open) },
+			"outage":  func(seed int64) *cluster { return outageWorld(seed, open) },
+		},
+		// Every check asks the journal first, then whether the world ran.
+		Ran: func(*cluster) *suite.Failure { return nil },
+		Checks: []scene.Check[*cluster]{{
+			Name:   "story",
+			Plays:  []scene.Play{{World: "page", Seeds: scene.Story(3)}},
+			Judges: []scene.Judge[*cluster]{explainedButLost, ran, pageToldable, pageLost, containersKept, linearizable},
+		}, {
+			Name:   "crash-points",
+			Plays:  []scene.Play{{World: "crashes", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 20, MinCovered: 0.9}}},
+			Judges: []scene.Judge[*cluster]{explained, ran, lostAtACrashPoint, linearizable, stalled},
+			Sum:    &scene.Sum[*cluster]{Count: crashPoints, Judge: struckTheWritePath},
+		}, {
+			Name:   "outage",
+			Plays:  []scene.Play{{World: "outage", Seeds: scene.Random(60)}},
+			Judges: []scene.Judge[*cluster]{explained, ran, honestOutage, outageMet, keptThroughOutage, linearizable, stalled},
+		}},
+	}
+}
+
+// cluster is one world of the chapter: its one server boots the learner's
+// store (open) and serves it through the journal, which notes what the
+// apiserver answered and what each boot recovered.
 type cluster struct {
 	*scene.Scene
 	j        *journal
@@ -90,6 +82,7 @@ type cluster struct {
 	boots    int
 	lanes    []sim.NodeID // the timeline's lanes
 	auditErr error        // why the audit could not read the store's history
+	node1    *kubelet     // the page's kubelet; nil in the other worlds
 }
 
 // newCluster builds the scene of seed: the apiserver booting open, links of
@@ -170,57 +163,43 @@ func quiet(e sim.Event) bool {
 	return true
 }
 
-// retell puts a failure in the chapter's words: under its clause, and, on a
-// replay, with a timeline three times as long as a search shows.
-func (c *cluster) retell(f *suite.Failure) {
+// told is f in the chapter's words: under its clause, and, on a replay,
+// with a timeline three times as long as a search shows.
+func (c *cluster) told(f *suite.Failure) *suite.Failure {
+	if f == nil {
+		return nil
+	}
 	f.Clause = course.DurableAgreement
 	if suite.Replaying() {
 		f.Timeline = c.W.Timeline(sim.TimelineOptions{Columns: c.lanes, Focus: f.At, MaxRows: 120, Filter: quiet})
 	}
+	return f
 }
 
-// fail reports f, retold, as the failure of this world.
-func (c *cluster) fail(t testing.TB, f suite.Failure) {
-	t.Helper()
-	c.retell(&f)
-	c.Fail(t, f)
-}
+// explained is the journal's explanation of the world, if it has one: the
+// most specific cause, before any checker's symptom.
+func explained(c *cluster) *suite.Failure { return c.told(c.j.explain()) }
 
-// explained reports the journal's explanation of the world, if it has one:
-// the most specific cause, before any checker's symptom.
-func (c *cluster) explained(t testing.TB) bool {
-	t.Helper()
-	f := c.j.explain()
-	if f == nil {
-		return false
-	}
-	c.fail(t, *f)
-	return true
-}
-
-// reportRun reports a run that could not go on (a panic, a deadlock, a
-// stuck process), telling a panic in the apiserver's boot as the boot that
-// failed, and says whether the check may go on.
-func (c *cluster) reportRun(t testing.TB) bool {
-	t.Helper()
+// ran: the world ran to its end; a panic in the apiserver's boot is told as
+// the boot that failed, with what the last crash left on the disk.
+func ran(c *cluster) *suite.Failure {
 	var pe *sim.PanicError
-	if errors.As(c.Err, &pe) && strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
-		f := suite.RunFailure(c.Err)
-		f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
-		if x := c.j.lastCrashBefore(pe.At); x != nil {
-			size, _ := c.j.disk()
-			f.Story += fmt.Sprintf("; it booted from what the crash at %s left on its disk, %dB", suite.FormatTime(x.at), size)
-			switch {
-			case x.torn():
-				f.Story += fmt.Sprintf(" ending in a torn record (the crash kept %dB of %dB unsynced)", x.kept, x.unsynced)
-			case x.unsynced > 0:
-				f.Story += fmt.Sprintf(" (the crash lost %dB unsynced)", x.unsynced-x.kept)
-			}
-		}
-		c.fail(t, f)
-		return false
+	if !errors.As(c.Err, &pe) || !strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
+		return scene.Ran(c.Scene)
 	}
-	return c.ReportRun(t)
+	f := suite.RunFailure(c.Err)
+	f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
+	if x := c.j.lastCrashBefore(pe.At); x != nil {
+		size, _ := c.j.disk()
+		f.Story += fmt.Sprintf("; it booted from what the crash at %s left on its disk, %dB", suite.FormatTime(x.at), size)
+		switch {
+		case x.torn():
+			f.Story += fmt.Sprintf(" ending in a torn record (the crash kept %dB of %dB unsynced)", x.kept, x.unsynced)
+		case x.unsynced > 0:
+			f.Story += fmt.Sprintf(" (the crash lost %dB unsynced)", x.unsynced-x.kept)
+		}
+	}
+	return c.told(&f)
 }
 
 // lost checks durability: every acknowledged change is in the final
@@ -248,17 +227,19 @@ func (c *cluster) ackedBefore(t time.Duration) int {
 	return n
 }
 
-// linearizable checks that every answer, before and after the crashes,
-// fits one history, and reports the first that does not.
-func (c *cluster) linearizable(t testing.TB) bool {
-	t.Helper()
-	return c.LinearizableRetold(t, func(f *suite.Failure) {
-		c.retell(f)
-		if f.Name != "undecided" {
-			f.Story = "across the crash the answers fit no single history: " + f.Story
-		}
-		f.Details += c.crashLines()
-	})
+// linearizable: every answer, before and after the crashes, fits one
+// history; a contradiction is told as one across the crash, with the
+// crashes in its details.
+func linearizable(c *cluster) *suite.Failure {
+	f := c.told(scene.Linearizable(c.Scene))
+	if f == nil {
+		return nil
+	}
+	if f.Name != "undecided" {
+		f.Story = "across the crash the answers fit no single history: " + f.Story
+	}
+	f.Details += c.crashLines()
+	return f
 }
 
 // crashLines lists the apiserver's crashes and restarts for a failure's

@@ -1,8 +1,13 @@
 // Package ex03suite is the hidden suite of chapter ex03, "Silence is not
 // agreement". The learner writes a chaos drill, func Drill(c *drill.Cluster)
 // error; the suite runs it against a zoo of two-server clusters (zoo.go),
-// four that break the contract and two that keep it, over many seeds, and
-// scores whether the drill tells them apart:
+// four that break the contract and two that keep it, and scores whether the
+// drill tells them apart.
+//
+// A world is one cluster of the zoo at one seed, with what the drill
+// concluded there. It fails when the drill could not run (ran), declared a
+// broken cluster healthy (missed) or reported a finding against a correct
+// one (falseAlarm). The checks count those worlds over the seeds (Tally):
 //
 //   - catches-async-replication, catches-lost-write, catches-divergence,
 //     catches-degraded-mode: the drill returns a finding for that broken
@@ -20,6 +25,7 @@
 package ex03suite
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -37,7 +43,6 @@ import (
 )
 
 const (
-	chapter = "ex03"
 	// defaultSeeds is how many worlds each cluster gets per run of the suite.
 	defaultSeeds = 30
 	// catchPercent is the share of seeds on which a broken cluster must be
@@ -48,87 +53,175 @@ const (
 	nameFalseAlarm = "false-alarm"
 )
 
-// Run grades drill, the learner's chaos drill, against the zoo.
-func Run(t *testing.T, impl func(c *drill.Cluster) error) {
-	g := &grading{impl: impl, seeds: suite.Seeds(defaultSeeds), cache: map[string][]outcome{}}
-	suite.Run(t, chapter, map[string]suite.CheckFunc{
-		"catches-async-replication": g.catches(asyncReplication),
-		"catches-lost-write":        g.catches(lostWrite),
-		"catches-divergence":        g.catches(divergence),
-		"catches-degraded-mode":     g.catches(degradedMode),
-		"passes-correct-clusters":   g.passesCorrect,
-	})
-}
+// Run grades impl, the learner's chaos drill, against the zoo.
+func Run(t *testing.T, impl func(c *drill.Cluster) error) { chapter(impl).Run(t) }
 
-// outcome is what one drill concluded about one cluster in one world.
-type outcome struct {
-	seed     int64
-	finding  error         // what the drill returned: nil is "healthy"
-	runErr   error         // the world could not go on (deadlock, panic in a process, ...)
-	panicked string        // the drill itself panicked: the value and stack
-	runs     int           // how many times the drill ran the world
-	end      time.Duration // the virtual time when the drill returned
-}
-
-func (o outcome) flagged() bool { return o.finding != nil }
-func (o outcome) broke() bool   { return o.runErr != nil || o.panicked != "" }
-
-// grading runs each cluster over the seeds once and remembers the outcomes,
-// since several checks look at the same clusters.
-type grading struct {
-	impl  func(c *drill.Cluster) error
-	seeds []int64
-	cache map[string][]outcome
-}
-
-func (g *grading) outcomes(cl cluster) []outcome {
-	if out, ok := g.cache[cl.name]; ok {
-		return out
+// chapter declares the suite for impl: a world for each cluster of the zoo,
+// and the checks that count what impl concluded about them.
+func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
+	worlds := map[string]scene.Build[*world]{}
+	for _, cl := range slices.Concat(brokenClusters, correctClusters) {
+		worlds[cl.name] = func(seed int64) *world { return play(impl, cl, seed) }
 	}
-	out := make([]outcome, len(g.seeds))
-	for i, seed := range g.seeds {
-		s, _, o := g.play(cl, seed)
-		s.Close()
-		out[i] = o
-	}
-	g.cache[cl.name] = out
-	return out
+	return scene.Chapter[*world]{ID: "ex03", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
+		catches("catches-async-replication", asyncReplication),
+		catches("catches-lost-write", lostWrite),
+		catches("catches-divergence", divergence),
+		catches("catches-degraded-mode", degradedMode),
+		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
+			Judges: []scene.Judge[*world]{missed, falseAlarm}, Tally: passesCorrect},
+	}}
+}
+
+// world is one cluster of the zoo at one seed, and what the drill concluded
+// there. Nothing runs in it once the drill has returned: its time is when
+// the drill returned, and drill.Ran says how often it ran the world and the
+// first error a run ended with (a deadlock, a panic in a process, ...).
+type world struct {
+	*scene.Scene
+	cluster  cluster
+	drill    *drill.Cluster
+	finding  error  // what the drill returned: nil is "healthy"
+	panicked string // the drill itself panicked: the value and stack
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
-// on links of 2–20ms, and runs the drill in it. The caller judges the
-// outcome and closes the scene.
-func (g *grading) play(cl cluster, seed int64) (*scene.Scene, *drill.Cluster, outcome) {
+// on links of 2–20ms, and runs impl in it.
+func play(impl func(c *drill.Cluster) error, cl cluster, seed int64) *world {
 	s := scene.New(seed, cl.boot, scene.Servers(2))
-	c := drill.New(s.W, s.Servers...)
-	o := outcome{seed: seed}
+	w := &world{Scene: s, cluster: cl, drill: drill.New(s.W, s.Servers...)}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				o.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				w.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
 			}
 		}()
-		o.finding = g.impl(c)
+		w.finding = impl(w.drill)
 	}()
-	o.runs, o.runErr = c.Ran()
-	o.end = s.W.Now()
 	// The timeline: the servers, then the first clients the drill added.
-	clients := c.Clients()
+	clients := w.drill.Clients()
 	s.Lanes(append(slices.Clone(s.Servers), clients[:min(len(clients), 3)]...)...)
-	return s, c, o
+	return w
 }
 
-// replay plays the world of o again, to tell its story; close it after.
-func (g *grading) replay(cl cluster, o outcome) (*scene.Scene, *drill.Cluster) {
-	s, c, _ := g.play(cl, o.seed)
-	return s, c
+// plays plays each of clusters over the chapter's seeds, in order.
+func plays(clusters []cluster) []scene.Play {
+	var out []scene.Play
+	for _, cl := range clusters {
+		out = append(out, scene.Play{World: cl.name, Seeds: scene.Random(defaultSeeds)})
+	}
+	return out
 }
 
-// caught counts the seeds on which the drill flagged the cluster.
-func caught(out []outcome) int {
+// ran judges whether the drill ran to its end: it may not panic, and its
+// world must be able to go on (no deadlock, no panic in a process).
+func ran(w *world) *suite.Failure {
+	var f suite.Failure
+	switch _, err := w.drill.Ran(); {
+	case w.panicked != "":
+		f = suite.Failure{Name: suite.PanicName, Story: fmt.Sprintf("your drill panicked on the cluster %q", w.cluster.name), Details: w.panicked}
+	case err != nil:
+		f = suite.RunFailure(err)
+		f.Story = fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", w.cluster.name, f.Story)
+		if f.Details == "" {
+			f.Details = err.Error()
+		}
+	default:
+		return nil
+	}
+	if f.At == 0 {
+		f.At = w.W.Now()
+	}
+	f.Clause = course.OneHistory
+	return &f
+}
+
+// missed judges a broken cluster the drill declared healthy: what the
+// cluster does, and what the drill did in its world. The tally says on how
+// many seeds.
+func missed(w *world) *suite.Failure {
+	if !w.cluster.broken || w.finding != nil {
+		return nil
+	}
+	did, focus := describe(w)
+	if runs, _ := w.drill.Ran(); w.cluster.needs != "" && runs > 0 {
+		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", w.cluster.needs)
+	}
+	return &suite.Failure{Name: nameSilence, Clause: course.OneHistory, At: focus, Details: did,
+		Story: fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)}
+}
+
+// falseAlarm judges a finding against a correct cluster. Its story begins
+// with a verb: the tally says whose ("your drill ").
+func falseAlarm(w *world) *suite.Failure {
+	if w.cluster.broken || w.finding == nil {
+		return nil
+	}
+	return &suite.Failure{Name: nameFalseAlarm, Clause: course.OneHistory, At: w.W.Now(),
+		Story: fmt.Sprintf("reported a finding against the cluster %q, which keeps the contract (seed %d): %s",
+			w.cluster.name, w.Seed, firstLine(w.finding.Error())),
+		Details: fmt.Sprintf("the cluster %q %s.\n"+
+			"A refusal (Unavailable, TooManyRequests) or a timeout is honest; only answers that contradict each other are findings.\n"+
+			"A drill that fails every cluster cannot tell a broken one from a correct one.\n\nyour drill's finding, in full:\n%s",
+			w.cluster.name, w.cluster.does, indent(w.finding.Error()))}
+}
+
+// catches is the check that the drill catches broken cluster cl on enough
+// seeds, and cries wolf on no correct cluster.
+func catches(name string, cl cluster) scene.Check[*world] {
+	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat([]cluster{cl}, correctClusters)),
+		Judges: []scene.Judge[*world]{missed, falseAlarm},
+		Tally: func(plays [][]*suite.Failure) *suite.Failure {
+			out := plays[0]
+			if f := broke(out); f != nil {
+				return f
+			}
+			n := caught(out)
+			if !enough(n, len(out)) {
+				return missedOn(out, "")
+			}
+			return noFalseAlarm(plays[1:], fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, but it also ", cl.name, n, len(out)))
+		}}
+}
+
+// passesCorrect tallies the check that the drill leaves the correct
+// clusters alone (the first plays) and is not simply silent: it catches at
+// least one of the broken ones (the plays after).
+func passesCorrect(plays [][]*suite.Failure) *suite.Failure {
+	if f := noFalseAlarm(plays[:len(correctClusters)], ""); f != nil {
+		return f
+	}
+	var first []*suite.Failure
+	for _, out := range plays[len(correctClusters):] {
+		if f := broke(out); f != nil {
+			return f
+		}
+		if enough(caught(out), len(out)) {
+			return nil // it tells at least one broken cluster from the correct ones
+		}
+		if first == nil {
+			first = out
+		}
+	}
+	return missedOn(first, "your drill passed every correct cluster, but it passes the broken ones too: a drill that never fails proves nothing.")
+}
+
+// broke is the first world of a play in which the drill could not run.
+func broke(out []*suite.Failure) *suite.Failure {
+	for _, f := range out {
+		if f != nil && f.Name != nameSilence && f.Name != nameFalseAlarm {
+			return f
+		}
+	}
+	return nil
+}
+
+// caught counts the seeds of a broken cluster's play on which the drill
+// flagged it.
+func caught(out []*suite.Failure) int {
 	n := 0
-	for _, o := range out {
-		if o.flagged() {
+	for _, f := range out {
+		if f == nil {
 			n++
 		}
 	}
@@ -137,151 +230,45 @@ func caught(out []outcome) int {
 
 func enough(n, of int) bool { return n*100 >= of*catchPercent }
 
-// catches is the check that the drill catches broken cluster cl.
-func (g *grading) catches(cl cluster) suite.CheckFunc {
-	return func(t *testing.T) {
-		out := g.outcomes(cl)
-		if g.reportBroken(t, cl, out) {
-			return
-		}
-		n := caught(out)
-		t.Logf("the drill caught the cluster %q on %d of %d seeds", cl.name, n, len(out))
-		if !enough(n, len(out)) {
-			for _, o := range out {
-				if !o.flagged() {
-					g.reportMissed(t, cl, o, n, len(out))
-					return
-				}
-			}
-		}
-		// Caught: but a drill that fails every cluster catches everything.
-		g.checkNoFalseAlarm(t, fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, but it also ", cl.name, n, len(out)))
+// missedOn tells the first seed of a broken cluster's play on which the
+// drill declared it healthy, and on how many it did, after lead if any.
+func missedOn(out []*suite.Failure, lead string) *suite.Failure {
+	f := *out[slices.IndexFunc(out, func(f *suite.Failure) bool { return f != nil })]
+	f.Story += fmt.Sprintf(" on %d of %d seeds (it must catch it on %d%%)", len(out)-caught(out), len(out), catchPercent)
+	if lead != "" {
+		f.Story = lead + " " + upperFirst(f.Story)
 	}
+	return &f
 }
 
-// passesCorrect is the check that the drill leaves correct clusters alone
-// and is not simply silent.
-func (g *grading) passesCorrect(t *testing.T) {
-	if !g.checkNoFalseAlarm(t, "") {
-		return
-	}
-	var first *outcome
-	var missed cluster
-	for _, cl := range brokenClusters {
-		out := g.outcomes(cl)
-		for _, o := range out {
-			if o.broke() {
-				g.reportBroken(t, cl, out)
-				return
-			}
+// noFalseAlarm is the first failure in the correct clusters' plays: a world
+// in which the drill could not run, then a finding. prefix, if any, starts
+// the story and ends where a verb follows ("your drill ... but it also ").
+func noFalseAlarm(plays [][]*suite.Failure, prefix string) *suite.Failure {
+	for _, out := range plays {
+		if f := broke(out); f != nil {
+			return f
 		}
-		if enough(caught(out), len(out)) {
-			return // it tells at least one broken cluster from the correct ones
-		}
-		if first == nil {
-			for i := range out {
-				if !out[i].flagged() {
-					first, missed = &out[i], cl
-					break
-				}
-			}
+		if i := slices.IndexFunc(out, func(f *suite.Failure) bool { return f != nil }); i >= 0 {
+			f := *out[i]
+			f.Story = cmp.Or(prefix, "your drill ") + f.Story
+			return &f
 		}
 	}
-	g.reportMissed(t, missed, *first, caught(g.outcomes(missed)), len(g.seeds),
-		"your drill passed every correct cluster, but it passes the broken ones too: a drill that never fails proves nothing.")
-}
-
-// checkNoFalseAlarm fails t if the drill flagged a correct cluster on any
-// seed; it reports whether all was well. prefix, if any, starts the story
-// and ends where a verb follows ("your drill ... but it also ").
-func (g *grading) checkNoFalseAlarm(t *testing.T, prefix string) bool {
-	for _, cl := range correctClusters {
-		out := g.outcomes(cl)
-		if g.reportBroken(t, cl, out) {
-			return false
-		}
-		for _, o := range out {
-			if !o.flagged() {
-				continue
-			}
-			if prefix == "" {
-				prefix = "your drill "
-			}
-			story := fmt.Sprintf("%sreported a finding against the cluster %q, which keeps the contract (seed %d): %s",
-				prefix, cl.name, o.seed, firstLine(o.finding.Error()))
-			s, _ := g.replay(cl, o)
-			defer s.Close()
-			s.Fail(t, suite.Failure{
-				Name:   nameFalseAlarm,
-				Clause: course.OneHistory,
-				Story:  story,
-				At:     o.end,
-				Details: fmt.Sprintf("the cluster %q %s.\n"+
-					"A refusal (Unavailable, TooManyRequests) or a timeout is honest; only answers that contradict each other are findings.\n"+
-					"A drill that fails every cluster cannot tell a broken one from a correct one.\n\nyour drill's finding, in full:\n%s",
-					cl.name, cl.does, indent(o.finding.Error())),
-			})
-			return false
-		}
-	}
-	return true
-}
-
-// reportBroken fails t if the drill could not run on some seed of cl (a run
-// error or a panic); it reports whether it did.
-func (g *grading) reportBroken(t *testing.T, cl cluster, out []outcome) bool {
-	for _, o := range out {
-		if !o.broke() {
-			continue
-		}
-		f := suite.Failure{Name: suite.PanicName, Story: fmt.Sprintf("your drill panicked on the cluster %q", cl.name), Details: o.panicked}
-		if o.panicked == "" {
-			f = suite.RunFailure(o.runErr)
-			f.Story = fmt.Sprintf("your drill's world could not go on, on the cluster %q: %s", cl.name, f.Story)
-			if f.Details == "" {
-				f.Details = o.runErr.Error()
-			}
-		}
-		if f.At == 0 {
-			f.At = o.end
-		}
-		f.Clause = course.OneHistory
-		s, _ := g.replay(cl, o)
-		defer s.Close()
-		s.Fail(t, f)
-		return true
-	}
-	return false
-}
-
-// reportMissed tells the story of a broken cluster the drill declared
-// healthy: what the cluster does, and what the drill did in that world.
-func (g *grading) reportMissed(t *testing.T, cl cluster, o outcome, n, of int, lead ...string) {
-	s, c := g.replay(cl, o)
-	defer s.Close()
-	did, focus := describe(s.W, c, o)
-	if cl.needs != "" && o.runs > 0 {
-		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", cl.needs)
-	}
-	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy on %d of %d seeds (it must catch it on %d%%)",
-		cl.name, cl.does, of-n, of, catchPercent)
-	if len(lead) > 0 {
-		story = lead[0] + " " + upperFirst(story)
-	}
-	s.Fail(t, suite.Failure{Name: nameSilence, Clause: course.OneHistory, Story: story, At: focus, Details: did})
+	return nil
 }
 
 // describe says what the drill did in one world: the faults, the writes
 // and reads its clients sent (and how many while a fault was on), the
 // servers they reached; and the moment to center the timeline on.
-func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration) {
+func describe(w *world) (string, time.Duration) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "what your drill did in this world (seed %d):\n", o.seed)
-	if o.runs == 0 {
+	fmt.Fprintf(&b, "what your drill did in this world (seed %d):\n", w.Seed)
+	if runs, _ := w.drill.Ran(); runs == 0 {
 		b.WriteString("  it never ran the world (c.Run): nothing happened, and it declared the cluster healthy\n")
 		return b.String(), 0
 	}
-	faults := w.Faults()
+	faults := w.W.Faults()
 	focus := time.Duration(-1)
 	if len(faults) == 0 {
 		b.WriteString("  faults: none\n")
@@ -300,36 +287,22 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 	if len(faults) > 0 {
 		b.WriteString("\n")
 	}
+	// on: fault f was on at at; otherAway: a fault that downs or cuts off
+	// a server other than id was.
+	on := func(f sim.Fault, at time.Duration) bool { return at >= f.Start && (f.Open || at <= f.End) }
 	during := func(at time.Duration) bool {
-		for _, f := range faults {
-			if at >= f.Start && (f.Open || at <= f.End) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(faults, func(f sim.Fault) bool { return on(f, at) })
 	}
-	clients := map[sim.NodeID]bool{}
-	for _, id := range c.Clients() {
-		clients[id] = true
-	}
-	// otherAway: a fault that downs or cuts off a server other than id.
 	otherAway := func(id sim.NodeID, at time.Duration) bool {
-		for _, f := range faults {
-			if at < f.Start || (!f.Open && at > f.End) {
-				continue
-			}
-			for _, s := range c.Servers() {
-				if s != id && f.Touches(s) {
-					return true
-				}
-			}
-		}
-		return false
+		return slices.ContainsFunc(faults, func(f sim.Fault) bool {
+			return on(f, at) && slices.ContainsFunc(w.drill.Servers(), func(s sim.NodeID) bool { return s != id && f.Touches(s) })
+		})
 	}
+	clients := w.drill.Clients()
 	var writes, writesDuring, reads, readsDuring int
 	readBy, readWhileOtherAway := map[sim.NodeID]int{}, map[sim.NodeID]int{}
-	for _, ev := range w.Trace().Events() {
-		if ev.Kind != sim.EvSend || !clients[ev.Node] {
+	for _, ev := range w.W.Trace().Events() {
+		if ev.Kind != sim.EvSend || !slices.Contains(clients, ev.Node) {
 			continue
 		}
 		switch ev.Msg.(type) {
@@ -364,7 +337,7 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 	}
 	if len(faults) > 0 {
 		var parts []string
-		for _, id := range c.Servers() {
+		for _, id := range w.drill.Servers() {
 			parts = append(parts, fmt.Sprintf("%s %d", id, readWhileOtherAway[id]))
 		}
 		fmt.Fprintf(&b, "\n  reads sent to a server while the other was down or cut off: %s", strings.Join(parts, ", "))
@@ -372,7 +345,7 @@ func describe(w *sim.World, c *drill.Cluster, o outcome) (string, time.Duration)
 	b.WriteString("\n  then it returned nil: \"healthy\"\n")
 	b.WriteString("a drill catches a broken cluster only by making it contradict itself: writes during the fault, reads from every server, a comparison.\n")
 	if focus < 0 {
-		focus = o.end
+		focus = w.W.Now()
 	}
 	return b.String(), focus
 }

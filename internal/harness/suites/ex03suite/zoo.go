@@ -100,13 +100,13 @@ var (
 	correctClusters = []cluster{oneStore, syncReplication}
 )
 
-// store is a single-node store: a kube.MemStore holding the state, an
-// optional write-ahead log on the node's disk (synced before a write is
-// acknowledged and replayed at boot), and two hooks where a cluster
-// replicates: before a write is applied (synchronously: the write waits)
-// and after (asynchronously: it does not).
+// store is a single-node store: a kube.MemStore holding the state and
+// serving reads, an optional write-ahead log on the node's disk (synced
+// before a write is acknowledged and replayed at boot), and two hooks where
+// a cluster replicates: before a write is applied (synchronously: the write
+// waits) and after (asynchronously: it does not).
 type store struct {
-	mem    *kube.MemStore
+	*kube.MemStore
 	wal    *sim.File // nil: memory only
 	mu     sim.Mutex
 	before func(p *sim.Proc, ev kube.Event) error
@@ -117,7 +117,7 @@ var _ kube.Storage = (*store)(nil)
 
 // openStore builds the node's store at boot, replaying its log if durable.
 func openStore(p *sim.Proc, durable bool) *store {
-	s := &store{mem: kube.NewMemStore(0), mu: sim.Mutex{Name: "store"}}
+	s := &store{MemStore: kube.NewMemStore(0), mu: sim.Mutex{Name: "store"}}
 	if durable {
 		s.wal = p.Disk().Open("wal")
 		s.replay(p)
@@ -138,7 +138,7 @@ func (s *store) replay(p *sim.Proc) {
 		if json.Unmarshal(data[good:good+i], &ev) != nil {
 			break
 		}
-		if s.mem.Apply(p, ev) != nil {
+		if s.Apply(p, ev) != nil {
 			break
 		}
 		good += i + 1
@@ -152,7 +152,7 @@ func (s *store) replay(p *sim.Proc) {
 func (s *store) write(p *sim.Proc, req any, replicate bool) (kube.Object, error) {
 	s.mu.Lock(p)
 	defer s.mu.Unlock()
-	ev, changed, err := s.mem.Propose(req)
+	ev, changed, err := s.Propose(req)
 	if err != nil || !changed {
 		return ev.Object, err
 	}
@@ -166,7 +166,7 @@ func (s *store) write(p *sim.Proc, req any, replicate bool) (kube.Object, error)
 		s.wal.Append(append(rec, '\n'))
 		s.wal.Sync(p)
 	}
-	if err := s.mem.Apply(p, ev); err != nil {
+	if err := s.Apply(p, ev); err != nil {
 		return kube.Object{}, err
 	}
 	if replicate && s.after != nil {
@@ -181,25 +181,13 @@ func (s *store) applyCopy(p *sim.Proc, ev kube.Event) {
 	o := ev.Object
 	o.ResourceVersion = 0
 	var req any = kube.UpdateRequest{Object: o}
-	switch _, err := s.mem.Get(p, o.Key(), kube.ReadOptions{}); {
+	switch _, err := s.Get(p, o.Key(), kube.ReadOptions{}); {
 	case ev.Type == kube.Deleted:
 		req = kube.DeleteRequest{Key: o.Key()}
 	case err != nil:
 		req = kube.CreateRequest{Object: o}
 	}
 	s.write(p, req, false) //nolint:errcheck // a copy that no longer applies is dropped
-}
-
-func (s *store) Get(p *sim.Proc, key string, opts kube.ReadOptions) (kube.Object, error) {
-	return s.mem.Get(p, key, opts)
-}
-
-func (s *store) List(p *sim.Proc, kind string, opts kube.ReadOptions) (kube.List, error) {
-	return s.mem.List(p, kind, opts)
-}
-
-func (s *store) Watch(p *sim.Proc, kind string, rv int64, wait time.Duration) ([]kube.Event, error) {
-	return s.mem.Watch(p, kind, rv, wait)
 }
 
 func (s *store) Create(p *sim.Proc, obj kube.Object) (kube.Object, error) {
@@ -299,7 +287,7 @@ func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		}
 		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			if _, ok := req.(Snapshot); ok {
-				return s.mem.Objects(), nil
+				return s.Objects(), nil
 			}
 			return api(p, from, req)
 		})
@@ -308,10 +296,10 @@ func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		switch m := req.(type) {
 		case Copy:
-			s.mem.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
+			s.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
 			return nil, nil
 		case Snapshot:
-			return s.mem.Objects(), nil
+			return s.Objects(), nil
 		}
 		if !kube.IsRequest(req) {
 			return api(p, from, req)
@@ -334,7 +322,7 @@ func restore(p *sim.Proc, s *store, from sim.NodeID) {
 	}
 	slices.SortFunc(objs, func(a, b kube.Object) int { return int(a.ResourceVersion - b.ResourceVersion) })
 	for _, o := range objs {
-		s.mem.Apply(p, kube.Event{Type: kube.Added, Object: o}) //nolint:errcheck // versions ascend
+		s.Apply(p, kube.Event{Type: kube.Added, Object: o}) //nolint:errcheck // versions ascend
 	}
 }
 

@@ -10,34 +10,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
-
-// recorder is a testing.TB that keeps what a report says.
-type recorder struct {
-	testing.TB
-	errors, logs []string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Name() string      { return "TestEx04/acknowledged" }
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
 
 // lonely servers say yes to every write and tell no one: the survivor of
 // the acknowledged scene holds nothing server-1 acknowledged.
 func lonely(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) }
 
+// oneStore is one store behind both servers: one history, whatever happens
+// to the link between them.
+func oneStore() scene.Boot {
+	shared := kube.NewMemStore(0)
+	return func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }
+}
+
 func TestAYesGivenBeforeTheCopyIsToldAsClauseThree(t *testing.T) {
-	s := acknowledgedScene(3, lonely)
-	defer s.Close()
-	r := &recorder{TB: t}
-	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
-	assert.False(t, reportLostOnCrash(r, s))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := chapter(lonely).Verdict("acknowledged", "acknowledged", 3)
+	require.NotNil(t, f)
 	assert.Equal(t, "lost-write", f.Name)
 	assert.EqualValues(t, 3, f.Clause, "a yes before the change is anywhere else breaks clause 3")
 	assert.True(t, strings.HasPrefix(f.Story, "server-1 told controller its create deployments/web=3 was accepted at "), f.Story)
@@ -47,25 +37,27 @@ func TestAYesGivenBeforeTheCopyIsToldAsClauseThree(t *testing.T) {
 
 // One store behind both servers loses nothing when server-1 dies.
 func TestOneStoreBehindBothServersLosesNothing(t *testing.T) {
-	shared := kube.NewMemStore(0)
-	s := acknowledgedScene(3, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) })
-	defer s.Close()
-	r := &recorder{TB: t}
-	assert.True(t, s.ReportRun(r) && reportLostOnCrash(r, s), strings.Join(r.errors, "\n"))
+	assert.Nil(t, chapter(oneStore()).Verdict("acknowledged", "acknowledged", 3))
 }
 
-// One store behind both servers is one history: in every read-index scene
-// every read fits one order, on every seed the check runs.
+// One store behind both servers is one history: every read-index scene
+// passes the linearizable check, on every seed the check runs.
 func TestTheReadIndexScenesPassOneStore(t *testing.T) {
 	for _, v := range riVariants {
 		for seed := int64(1); seed <= riSeeds; seed++ {
-			shared := kube.NewMemStore(0)
-			s := readIndexScene(seed, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }, v)
-			r := &recorder{TB: t}
-			assert.True(t, s.ReportRun(r) && s.LinearizableRetold(r, nil), "seed %d, scene %d: %s", seed, v, strings.Join(r.logs, "\n"))
-			s.Close()
+			f := chapter(oneStore()).Verdict("linearizable", "read-index "+v.String(), seed)
+			assert.Nil(t, f, "seed %d, scene %s", seed, v)
 		}
 	}
+}
+
+// readIndexWorld is the read-index scene v of seed 1 between lonely servers,
+// run to its end.
+func readIndexWorld(t *testing.T, v riVariant) *world {
+	w := &world{Scene: readIndexScene(1, lonely, v), readIndex: true}
+	t.Cleanup(w.Close)
+	require.Nil(t, scene.Ran(w.Scene))
+	return w
 }
 
 // Servers that copy nothing show dashboard-2 the second scale through the
@@ -73,14 +65,8 @@ func TestTheReadIndexScenesPassOneStore(t *testing.T) {
 // the stale read and its clause, and its details retell the scene from its
 // own values: the cut, the write it met, the rule.
 func TestAReadIndexSceneRetellsItsCutsAndTheRule(t *testing.T) {
-	s := readIndexScene(1, lonely, riSecondCut)
-	defer s.Close()
-	r := &recorder{TB: t}
-	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
-	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details }))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := linearizable(readIndexWorld(t, riSecondCut))
+	require.NotNil(t, f)
 	assert.Equal(t, "stale-read", f.Name)
 	assert.EqualValues(t, 1, f.Clause)
 	assert.Contains(t, f.Details, "the scene, as built:\n  link server-1 ↔ server-2 cut from ")
@@ -92,14 +78,8 @@ func TestAReadIndexSceneRetellsItsCutsAndTheRule(t *testing.T) {
 // story's suite reads server-2 seconds later, the yes is told as a write
 // server-2 never got, clause 3, not as a read or a timeout.
 func TestAYesTheOtherServerNeverGotIsToldInTheStory(t *testing.T) {
-	s := storyScene(1, lonely)
-	defer s.Close()
-	r := &recorder{TB: t}
-	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
-	assert.False(t, reportStoryCopied(r, s))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := chapter(lonely).Verdict("story", "story", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "lost-write", f.Name)
 	assert.EqualValues(t, 3, f.Clause, "a yes before the change is anywhere else breaks clause 3")
 	assert.True(t, strings.HasPrefix(f.Story, "server-1 told controller its create deployments/web=3 was accepted at "), f.Story)
@@ -107,14 +87,10 @@ func TestAYesTheOtherServerNeverGotIsToldInTheStory(t *testing.T) {
 	assert.NotContains(t, f.Story, "never told yes", "lonely servers said yes to the scale as well")
 }
 
-// One store behind both servers holds every write on both: the story's
-// copy judgement lets it through.
-func TestOneStoreBehindBothServersHoldsTheStorysWrites(t *testing.T) {
-	shared := kube.NewMemStore(0)
-	s := storyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) })
-	defer s.Close()
-	r := &recorder{TB: t}
-	assert.True(t, s.ReportRun(r) && reportStoryCopied(r, s), strings.Join(r.logs, "\n"))
+// One store behind both servers holds every write on both, and passes the
+// story.
+func TestOneStoreBehindBothServersPassesTheStory(t *testing.T) {
+	assert.Nil(t, chapter(oneStore()).Verdict("story", "story", 1))
 }
 
 // The long cut outlasts several calls of any sensible timeout to the other
@@ -130,14 +106,8 @@ func TestTheLongCutOutlastsTimeoutsButNotTheClients(t *testing.T) {
 // retelling says that the call the lagging server made then to the other
 // server was lost.
 func TestTheLostAskSceneRetellsTheLostCall(t *testing.T) {
-	s := readIndexScene(1, lonely, riLostAsk)
-	defer s.Close()
-	r := &recorder{TB: t}
-	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
-	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details }))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := linearizable(readIndexWorld(t, riLostAsk))
+	require.NotNil(t, f)
 	assert.Equal(t, "stale-read", f.Name)
 	assert.Contains(t, f.Details, fmt.Sprintf("controller sent its write deployments/web=%d to ", riFirst))
 	assert.Contains(t, f.Details, "dashboard-2 sent its read deployments/web to ")

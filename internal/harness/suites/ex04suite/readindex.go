@@ -3,10 +3,8 @@ package ex04suite
 import (
 	"fmt"
 	"math/rand"
-	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -103,6 +101,11 @@ const (
 
 var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut, riLostAsk}
 
+// String names the scene, as the chapter's worlds do.
+func (v riVariant) String() string {
+	return [...]string{"second cut", "overtaken", "joined", "long cut", "lost ask"}[v]
+}
+
 // readIndexScene builds and runs the read-index scene v of seed. The seed
 // decides which server takes the writes, when the faults begin and how long
 // they last, the jitter of every link, and whether the dashboards read the
@@ -116,8 +119,7 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 	case riLostAsk:
 		return lostAskScene(seed, serve)
 	}
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	second := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
@@ -144,16 +146,17 @@ func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
 }
 
 // newReadIndexScene begins every read-index scene: the scene of seed, its
-// random source, and which server takes the writes (the seed decides) and
-// which lags behind.
-func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, writer, lagging sim.NodeID) {
+// random source, a jitter of up to riJitter drawn from it, and which server
+// takes the writes (the seed decides) and which lags behind.
+func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, jitter func() time.Duration, writer, lagging sim.NodeID) {
 	s = scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
 	r = s.W.Rand()
+	jitter = func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
 	writer, lagging = server1, server2
 	if r.Intn(2) == 1 {
 		writer, lagging = lagging, writer
 	}
-	return s, r, writer, lagging
+	return s, r, jitter, writer, lagging
 }
 
 // kubectlCreates has kubectl create web with riCreated replicas through the
@@ -184,8 +187,7 @@ func lateRead(s *scene.Scene, list bool) func(p *sim.Proc, api *kube.Client) {
 
 // joinedScene builds and runs the joined read-index scene of seed.
 func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
 		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
 	// The cut begins just after the slow spell ends, not at the same instant,
@@ -206,8 +208,7 @@ func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // longCutScene builds and runs the long-cut read-index scene of seed.
 func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
 	s.Inject(cut)
@@ -224,8 +225,7 @@ func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
 
 // lostAskScene builds and runs the lost-ask read-index scene of seed.
 func lostAskScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, writer, lagging := newReadIndexScene(seed, serve)
-	jitter := func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
+	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
 	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
 	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
 	read := lateRead(s, r.Intn(3) == 0)
@@ -271,25 +271,6 @@ func runReadIndexScene(s *scene.Scene, writer, lagging sim.NodeID) {
 	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
 	s.AuditAt(riAuditAt, "deployments", web)
 	s.Run(riAuditAt + 30*time.Second)
-}
-
-// readIndexWorlds runs every read-index scene over its seeds and judges
-// each as the randomized worlds are judged; it says whether the check may
-// go on.
-func readIndexWorlds(t *testing.T, serve scene.Boot) bool {
-	for _, seed := range suite.SceneSeeds(riSeeds) {
-		for _, v := range riVariants {
-			s := readIndexScene(seed, serve, v)
-			ok := s.ReportRun(t) && s.ReportOneHistory(t) &&
-				s.Report(t, check.Durable(s.History, s.Longest())) &&
-				s.LinearizableRetold(t, func(f *suite.Failure) { f.Details = retellReadIndex(s) + "\n" + f.Details })
-			s.Close()
-			if !ok {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // retellReadIndex says what a read-index scene built, from the declared

@@ -24,13 +24,48 @@ const (
 
 // Run runs the hidden suite of chapter ex04 against serve, the boot function
 // of each server node.
-func Run(t *testing.T, serve scene.Boot) {
-	suite.Run(t, "ex04", map[string]suite.CheckFunc{
-		"story":        func(t *testing.T) { storyCheck(t, serve) },
-		"acknowledged": func(t *testing.T) { acknowledgedCheck(t, serve) },
-		"linearizable": func(t *testing.T) { linearizableCheck(t, serve) },
-		"progress":     func(t *testing.T) { progressCheck(t, serve) },
-	})
+func Run(t *testing.T, serve scene.Boot) { chapter(serve).Run(t) }
+
+// world is one world of the chapter: its scene and whether it is a
+// read-index scene (readindex.go), whose contradictions are retold in the
+// scene's words.
+type world struct {
+	*scene.Scene
+	readIndex bool
+}
+
+// chapter declares the suite for serve: its worlds, and its checks with
+// their judges in order, the most specific cause first. Each check names
+// scene.Ran in its place: first, but in acknowledged, which asks first
+// whether the survivor answered the auditor's kube.Any read (scene.Ran
+// would tell it as a reply the auditor could not read).
+func chapter(serve scene.Boot) scene.Chapter[*world] {
+	worlds := map[string]scene.Build[*world]{
+		"story":        func(seed int64) *world { return &world{Scene: storyScene(seed, serve)} },
+		"acknowledged": func(seed int64) *world { return &world{Scene: acknowledgedScene(seed, serve)} },
+		"linearizable": func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, linearizableFaults, 2)} },
+		"progress":     func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, progressFaults, 1)} },
+	}
+	var readIndex []scene.Play
+	for _, v := range riVariants {
+		name := "read-index " + v.String()
+		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, v), readIndex: true} }
+		readIndex = append(readIndex, scene.Play{World: name, Seeds: scene.Scenes(riSeeds)})
+	}
+	on := scene.OnStage[*world]
+	ran, oneHistory, converged, durable := on(scene.Ran), on(scene.OneHistoryOnce), on(scene.Converged), on(scene.Durable)
+	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
+	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, // each check names ran in its place
+		Checks: []scene.Check[*world]{
+			{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+				Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, linearizable, storyReads}},
+			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
+				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
+			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
+				Judges: []scene.Judge[*world]{ran, oneHistory, durable, linearizable}},
+			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
+				Judges: []scene.Judge[*world]{ran, unanswered, oneHistory, converged, durable}},
+		}}
 }
 
 // Default seeds per check: enough to meet the slow link, the lossy link and
@@ -86,43 +121,28 @@ func storyScene(seed int64, serve scene.Boot) *scene.Scene {
 	return s
 }
 
-// storyCheck: the dashboard, reading server-2 just after server-1 said yes,
-// sees 5, in its Get and in its List.
-func storyCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(storySeeds) {
-		s := storyScene(seed, serve)
-		ok := s.ReportRun(t) && reportStoryCopied(t, s) && reportStoryWrite(t, s) && s.ReportOneHistory(t) &&
-			s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t) && reportStoryReads(t, s)
-		s.Close()
-		if !ok {
-			return
-		}
-	}
-}
-
-// reportStoryCopied fails a story in which server-2, when the suite read it
+// storyCopied fails a story in which server-2, when the suite read it
 // seconds later, did not hold a write server-1 had said yes to: the yes came
 // while the change was only on server-1, and every change server-1 sends
 // after it waits on server-2 for the one in front of it.
-func reportStoryCopied(t testing.TB, s *scene.Scene) bool {
-	survivor, ok := s.Histories[string(server2)]
+func storyCopied(w *world) *suite.Failure {
+	survivor, ok := w.Histories[string(server2)]
 	if !ok {
-		return true // the read of server-2 failed: ReportRun tells it
+		return nil // the read of server-2 failed: scene.Ran tells it
 	}
-	v := check.Durable(s.History, survivor)
+	v := check.Durable(w.History, survivor)
 	if v == nil {
-		return true
+		return nil
 	}
-	op := s.History.Operations()[v.Ops[0]]
+	op := w.History.Operations()[v.Ops[0]]
 	story := fmt.Sprintf("server-1 told %s its %s was accepted at %s (when the answer was received), and at %s, when the suite read the servers, "+
 		"server-2's history still did not hold it: the yes came while the change was nowhere but on server-1, and had server-1 died then it was lost",
 		op.Client, op.Input, suite.FormatTime(op.Return), suite.FormatTime(storyAuditAt))
-	if !reportedYes(s, "controller", op.ID) {
+	if !reportedYes(w.Scene, "controller", op.ID) {
 		story += fmt.Sprintf("; the scale to 5 sent at %s was never told yes either: server-2 applies a change only after the one in front of it", suite.FormatTime(storyScaleAt))
 	}
-	s.Fail(t, suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
-		Details: "the scene: " + storyLink.String() + "\n" + v.Details})
-	return false
+	return &suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
+		Details: "the scene: " + storyLink.String() + "\n" + v.Details}
 }
 
 // reportedYes says whether client was told yes to a write after the
@@ -136,17 +156,17 @@ func reportedYes(s *scene.Scene, client string, after check.OpID) bool {
 	return false
 }
 
-// reportStoryWrite fails a story whose controller was never told yes: a
+// storyWrite fails a story whose controller was never told yes: a
 // cluster that refuses the write, or leaves it unanswered while the link is
 // slow, has nothing stale to show.
-func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
+func storyWrite(w *world) *suite.Failure {
 	var unanswered *check.Operation
-	for _, op := range s.History.Operations() {
+	for _, op := range w.History.Operations() {
 		if op.Client != "controller" {
 			continue
 		}
 		if op.Input.Kind == check.KindWrite && op.Acknowledged() {
-			return true
+			return nil
 		}
 		if !op.Acknowledged() && unanswered == nil {
 			unanswered = &op
@@ -154,7 +174,7 @@ func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
 	}
 	story := fmt.Sprintf("the controller asked server-1 to scale %s to 5 at %s and was never told yes", web, suite.FormatTime(storyScaleAt))
 	if op := unanswered; op != nil {
-		got := "no answer by " + suite.FormatTime(s.W.Now())
+		got := "no answer by " + suite.FormatTime(w.W.Now())
 		if op.Completed() {
 			got = fmt.Sprintf("%s at %s", op.Result.Outcome, suite.FormatTime(op.Return))
 		}
@@ -162,30 +182,28 @@ func reportStoryWrite(t testing.TB, s *scene.Scene) bool {
 			"a round trip over it is %s, so a call to the other server must wait longer than that",
 			op.Input, suite.FormatTime(op.Call), got, suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max))
 	}
-	s.Fail(t, suite.Failure{Name: "write-refused", Clause: course.OneHistory, At: s.W.Now(),
+	return &suite.Failure{Name: "write-refused", Clause: course.OneHistory, At: w.W.Now(),
 		Story:   story + "; a cluster that keeps one answer by accepting nothing is not the fix",
-		Details: "the scene: " + storyLink.String()})
-	return false
+		Details: "the scene: " + storyLink.String()}
 }
 
-// reportStoryReads fails a story whose dashboard got no answer: a read that
+// storyReads fails a story whose dashboard got no answer: a read that
 // waits forever is not stale, and not an answer either.
-func reportStoryReads(t testing.TB, s *scene.Scene) bool {
+func storyReads(w *world) *suite.Failure {
 	reads := 0
-	for _, op := range s.History.Operations() {
+	for _, op := range w.History.Operations() {
 		if op.Client == "dashboard" && op.Completed() {
 			reads++
 		}
 	}
 	if reads >= 2 {
-		return true
+		return nil
 	}
-	s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: s.W.Now(),
+	return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: w.W.Now(),
 		Story: fmt.Sprintf("the dashboard's Latest get and list of deployments through server-2 did not both get an answer by %s, when the suite read the servers, "+
 			"while the servers' link took %s each way: a read that waits on the other server must wait for it longer than a round trip, %s",
-			suite.FormatTime(s.W.Now()), suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max)),
-		Details: "the scene: " + storyLink.String()})
-	return false
+			suite.FormatTime(w.W.Now()), suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max)),
+		Details: "the scene: " + storyLink.String()}
 }
 
 // The acknowledged check's scene: from ackWritesFrom the controller scales
@@ -233,62 +251,47 @@ func acknowledgedScene(seed int64, serve scene.Boot) *scene.Scene {
 	return s
 }
 
-// acknowledgedCheck: every write server-1 acknowledged is on server-2 when
-// server-1 is gone.
-func acknowledgedCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(acknowledgedSeeds) {
-		s := acknowledgedScene(seed, serve)
-		ok := reportSurvivorAnyRead(t, s) && s.ReportRun(t) && reportLostOnCrash(t, s)
-		s.Close()
-		if !ok {
-			return
-		}
-	}
-}
-
-// reportSurvivorAnyRead fails a survivor that would not answer the
+// survivorAnyRead fails a survivor that would not answer the
 // auditor's kube.Any read: such a read is served from what the server
 // holds, stale if need be, and must not wait on a server that is gone.
-func reportSurvivorAnyRead(t testing.TB, s *scene.Scene) bool {
-	if s.Err != nil {
-		return true // ReportRun tells it
+func survivorAnyRead(w *world) *suite.Failure {
+	if w.Err != nil {
+		return nil // scene.Ran tells it
 	}
-	for _, u := range s.Unread {
+	for _, u := range w.Unread {
 		if u.Server != server2 || u.Key != web || !errors.Is(u.Err, sim.ErrTimeout) {
 			continue
 		}
 		var died time.Duration
-		for _, f := range s.Declared() {
+		for _, f := range w.Declared() {
 			if c, ok := f.(scene.Crash); ok {
 				died = c.At
 			}
 		}
-		s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: ackAuditAt,
+		return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: ackAuditAt,
 			Story: fmt.Sprintf("server-1 died at %s; at %s the suite asked server-2, the survivor, for %s with kube.Any (resourceVersion \"0\") "+
 				"and got no answer in %s: an Any read is answered from what the server holds, stale if need be, and must not wait on a server that is gone",
 				suite.FormatTime(died), suite.FormatTime(ackAuditAt), web, requestTimeout),
-			Details: "faults:\n" + s.Describe()})
-		return false
+			Details: "faults:\n" + w.Describe()}
 	}
-	return true
+	return nil
 }
 
-// reportLostOnCrash tells an acknowledged write the survivor never got as
+// lostOnCrash tells an acknowledged write the survivor never got as
 // what it is: a yes given before the change was anywhere but on the server
 // that then died.
-func reportLostOnCrash(t testing.TB, s *scene.Scene) bool {
-	survivor, ok := s.Histories[string(server2)]
+func lostOnCrash(w *world) *suite.Failure {
+	survivor, ok := w.Histories[string(server2)]
 	if !ok {
-		s.Fail(t, suite.Failure{Name: "no-audit", At: s.W.Now(), Story: "the suite could not read server-2's history after server-1 died"})
-		return false
+		return &suite.Failure{Name: "no-audit", At: w.W.Now(), Story: "the suite could not read server-2's history after server-1 died"}
 	}
-	v := check.Durable(s.History, survivor)
+	v := check.Durable(w.History, survivor)
 	if v == nil {
-		return true
+		return nil
 	}
-	op := s.History.Operations()[v.Ops[0]]
+	op := w.History.Operations()[v.Ops[0]]
 	var cut, died time.Duration
-	for _, f := range s.Declared() {
+	for _, f := range w.Declared() {
 		switch f := f.(type) {
 		case scene.Partition:
 			cut = f.From
@@ -302,56 +305,30 @@ func reportLostOnCrash(t testing.TB, s *scene.Scene) bool {
 	if n := len(v.Ops) - 1; n > 0 {
 		story += fmt.Sprintf(" (%d more acknowledged writes went with it)", n)
 	}
-	s.Fail(t, suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
-		Details: "faults:\n" + s.Describe() + "\n" + v.Details})
-	return false
+	return &suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
+		Details: "faults:\n" + w.Describe() + "\n" + v.Details}
 }
 
-// linearizableCheck: one history, nothing acknowledged lost, and one order
-// of every Get and List.
-func linearizableCheck(t *testing.T, serve scene.Boot) {
-	if !readIndexWorlds(t, serve) {
-		return
-	}
-	scene.Search{
-		Seeds: suite.Seeds(linearizableSeeds),
-		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, linearizableFaults, 2) },
-		Judge: func(t *testing.T, s *scene.Scene) bool {
-			return s.ReportRun(t) && s.ReportOneHistory(t) &&
-				s.Report(t, check.Durable(s.History, s.Longest())) && s.Linearizable(t)
-		},
-		MinCompleted: 20,
-		MinCovered:   0.9,
-	}.Run(t)
-}
-
-// progressCheck: every request answered, one history, the same objects on
-// both servers, nothing acknowledged lost.
-func progressCheck(t *testing.T, serve scene.Boot) {
-	scene.Search{
-		Seeds: suite.Seeds(progressSeeds),
-		Build: func(seed int64) *scene.Scene { return workloadScene(seed, serve, progressFaults, 1) },
-		Judge: func(t *testing.T, s *scene.Scene) bool {
-			return s.ReportRun(t) && reportUnanswered(t, s) && s.ReportOneHistory(t) &&
-				s.Report(t, check.Converged(s.States, s.AuditedAt)) &&
-				s.Report(t, check.Durable(s.History, s.Longest()))
-		},
-		MinCompleted: 20,
-		MinCovered:   0.9,
-	}.Run(t)
-}
-
-// reportUnanswered fails a run in which a Latest read or a write got no
-// definite answer, or most writes were refused.
-func reportUnanswered(t testing.TB, s *scene.Scene) bool {
-	for _, op := range s.History.Operations() {
+// unanswered judges a world in which a Latest read or a write got no
+// definite answer.
+func unanswered(w *world) *suite.Failure {
+	for _, op := range w.History.Operations() {
 		if !op.Completed() {
-			s.Fail(t, suite.Failure{Name: "unanswered-request", Clause: course.OneHistory, At: op.Call,
+			return &suite.Failure{Name: "unanswered-request", Clause: course.OneHistory, At: op.Call,
 				Story: fmt.Sprintf("%s asked %s to %s at %s (when it was sent) and got no answer from the cluster (%s); faults come and go, and a request sent while the link loses messages must still be answered",
 					op.Client, op.Server, op.Input, suite.FormatTime(op.Call), op.Result.Outcome),
-				Details: op.String() + "\nfaults:\n" + s.Describe()})
-			return false
+				Details: op.String() + "\nfaults:\n" + w.Describe()}
 		}
 	}
-	return true
+	return nil
+}
+
+// linearizable is scene.Linearizable; in a read-index scene the details
+// begin with what the scene built (retellReadIndex).
+func linearizable(w *world) *suite.Failure {
+	f := scene.Linearizable(w.Scene)
+	if f != nil && w.readIndex {
+		f.Details = retellReadIndex(w.Scene) + "\n" + f.Details
+	}
+	return f
 }

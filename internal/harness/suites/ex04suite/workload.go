@@ -7,7 +7,6 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suites/workload"
 )
 
 // requestTimeout is how long a client waits for any answer. A correct write
@@ -84,7 +83,7 @@ const (
 //     conditional on the version just read (a controller's update, now and
 //     then with a version one off either way, which must conflict),
 //     creations and deletions of batch, with and without a precondition,
-//     and now and then a burst of workload.BurstSize scales sent at once;
+//     and now and then a burst of scene.WorkloadBurst scales sent at once;
 //   - dashboard-1 (and dashboard-2, if dashboards is 2) get (Latest), list (Latest) and read with
 //     kube.Any through either server, until the writers are done;
 //   - the auditor reads both servers at auditAt.
@@ -108,7 +107,7 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 	writersDone := 0
 
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		for _, key := range workload.Lasting {
+		for _, key := range scene.WorkloadLasting {
 			_, name := kube.SplitKey(key)
 			api.Pin(first).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
@@ -118,13 +117,13 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 			defer func() { writersDone++ }()
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for p.Now() < phaseAEnd {
-				workload.Write(p, func() *kube.Client { return api.Pin(first) }, value)
+				scene.WorkloadWrite(p, func() *kube.Client { return api.Pin(first) }, value)
 			}
 			phaseA.Done()
 			p.Sleep(max(0, phaseBStart-p.Now()))
 			phaseA.Wait(p)
 			for end := p.Now() + phaseLength; p.Now() < end; {
-				workload.Write(p, func() *kube.Client { return api.Pin(second) }, value)
+				scene.WorkloadWrite(p, func() *kube.Client { return api.Pin(second) }, value)
 			}
 		})
 	}
@@ -132,12 +131,12 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for writersDone < len(writers) {
-				workload.Read(s, p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
+				s.WorkloadRead(p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
 				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
 		})
 	}
-	s.AuditAt(auditAt, "deployments", workload.Keys...)
+	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
 	s.Run(auditAt + 30*time.Second)
 	return s
 }

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
-	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -83,28 +81,27 @@ func unheldDelete(h *check.History, final []check.Change) *check.Violation {
 	return nil
 }
 
-// reportUnansweredAnyRead fails a server that was up and did not answer the
+// unansweredAnyRead judges a server that was up and did not answer the
 // auditor's kube.Any read: such a read is answered from what the server
 // holds, stale if need be, and must not wait on another server, least of
 // all on a sequencer that is gone.
-func reportUnansweredAnyRead(t testing.TB, s *scene.Scene) bool {
-	if s.Err != nil {
-		return true // ReportRun tells it
+func unansweredAnyRead(w *world) *suite.Failure {
+	if w.Err != nil {
+		return nil // scene.Ran tells it
 	}
-	for _, u := range s.Unread {
+	for _, u := range w.Unread {
 		if !errors.Is(u.Err, sim.ErrTimeout) {
 			continue
 		}
 		who := string(u.Server)
-		if c, ok := sequencerLost(s); ok {
+		if c, ok := sequencerLost(w.Scene); ok {
 			who = fmt.Sprintf("%s, the server left once %s (the sequencer) was lost for good at %s,", u.Server, server1, suite.FormatTime(c.At))
 		}
 		story := fmt.Sprintf("once the clients had stopped, the suite asked %s for %s with kube.Any (resourceVersion \"0\") and got no answer in %s",
 			who, u.Key, requestTimeout)
-		s.Fail(t, suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: s.AuditedAt,
+		return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: w.AuditedAt,
 			Story:   story + ": an Any read is answered from what the server holds, stale if need be, and must not wait on another server",
-			Details: "faults:\n" + s.Describe()})
-		return false
+			Details: "faults:\n" + w.Describe()}
 	}
-	return true
+	return nil
 }

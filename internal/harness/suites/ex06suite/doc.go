@@ -1,30 +1,24 @@
 // Package ex06suite is the hidden suite of chapter 6, "Both servers say
 // yes". It runs the learner's API server as server-1 and server-2 of
 // simulated clusters, has clients write through both at once, and then asks
-// every server for its history:
+// every server for its history.
+//
+// The chapter (chapter, in suite.go) declares its worlds and, for each check
+// in the registry's order, the worlds it plays and its judges, in order:
 //
 //   - story: the book's scene (Failure 03 of the source). controller-a
 //     scales deployments/web to 5 through server-1 while controller-b scales
-//     it to 2 through server-2, over the story's slow link. Both must be told
-//     yes, and both servers must end with one history and the same
-//     Deployment.
+//     it to 2 through server-2, over the story's slow link.
 //   - one-history: three controllers write through either server (gets,
 //     conditional and unconditional scales, creations and deletions, bursts)
 //     while the servers' link slows down, loses and repeats messages, and is
 //     cut for longer than a call to the other server waits; in one world of
-//     four the sequencer is lost for good during the cut. The servers'
-//     histories must be prefixes of one sequence, the servers must converge
-//     once the clients stop, no acknowledged write may be missing (from
-//     server-2's history, when it is the server left; a key may not be
-//     told yes to more deletions than the history holds), a server that is
-//     up must answer the auditor's kube.Any reads from its own copy, and
-//     most writes must be acknowledged.
+//     four the sequencer is lost for good during the cut (workload.go).
 //   - linearizable: the same with readers that get, list and read with
 //     kube.Any through both servers; then the own-copy scenes (owncopy.go):
 //     a change decided on server-1 while its copy to server-2 is slow, seen
 //     through server-1, and then a creation, deletion or conditional scale
-//     through server-2 that its own copy would refuse. Porcupine must find
-//     one order of every Get and List, and of every write's answer.
+//     through server-2 that its own copy would refuse.
 //
 // The servers' histories are read the way any client would: a watch of
 // deployments from resourceVersion 0, sent to each server (this workbook's

@@ -12,40 +12,30 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
 
-type recorder struct {
-	testing.TB
-	errors, logs []string
-}
+// lonely servers say yes to every write they can and tell no one.
+func lonely(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) }
 
-func (r *recorder) Helper()           {}
-func (r *recorder) Name() string      { return "TestEx06/story" }
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, args[0].(string)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, args[0].(string)) }
+// oneStore is one store behind both servers: one history, whatever happens
+// to the link between them.
+func oneStore() scene.Boot {
+	shared := kube.NewMemStore(0)
+	return func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }
+}
 
 // A server that knows nothing of the other refuses controller-b's scale
 // (web does not exist there): a cluster that says no is not the fix.
 func TestTheStoryCountsRefusals(t *testing.T) {
-	s := storyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) })
-	defer s.Close()
-	r := &recorder{TB: t}
-	assert.False(t, reportWritesRefused(r, s, 1.0, false))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := chapter(lonely).Verdict("story", "story", 1)
+	require.NotNil(t, f)
 	assert.Equal(t, "writes-refused", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, "only 2 of 3 writes sent while the servers' link was whole were accepted"), f.Story)
 }
 
 // One store behind both servers keeps one history in the story.
 func TestOneStoreKeepsTheStoryToOneHistory(t *testing.T) {
-	shared := kube.NewMemStore(0)
-	s := storyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) })
-	defer s.Close()
-	r := &recorder{TB: t}
-	assert.True(t, s.ReportRun(r) && reportWritesRefused(r, s, 1.0, false) && reportStoryDivergence(r, s), strings.Join(r.errors, "\n"))
+	assert.Nil(t, chapter(oneStore()).Verdict("story", "story", 1))
 }
 
 // A write in flight when the link is cut, or sent just after, is not held
@@ -106,11 +96,8 @@ func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
 	defer s.Close()
 	s.AuditAt(time.Second, "deployments", web)
 	s.Run(time.Minute)
-	r := &recorder{TB: t}
-	assert.False(t, reportUnansweredAnyRead(r, s))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	f := unansweredAnyRead(&world{Scene: s})
+	require.NotNil(t, f)
 	assert.Equal(t, "unanswered-read", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, `once the clients had stopped, the suite asked server-1 for deployments/web with kube.Any (resourceVersion "0") and got no answer in 4s`), f.Story)
 }
@@ -120,11 +107,8 @@ func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
 func TestTheOwnCopyScenesPassOneStore(t *testing.T) {
 	for _, v := range ocVariants {
 		for seed := int64(1); seed <= ocSeeds; seed++ {
-			shared := kube.NewMemStore(0)
-			s := ownCopyScene(seed, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, shared) }, v)
-			r := &recorder{TB: t}
-			assert.True(t, judgeOwnCopy(r, s), "seed %d, scene %d: %s", seed, v, strings.Join(append(r.logs, r.errors...), "\n"))
-			s.Close()
+			f := chapter(oneStore()).Verdict("linearizable", "own-copy "+v.String(), seed)
+			assert.Nil(t, f, "seed %d, scene %s", seed, v)
 		}
 	}
 }
@@ -135,14 +119,11 @@ func TestTheOwnCopyScenesPassOneStore(t *testing.T) {
 // refusal from the server's own copy, and the rule, and the details say
 // what the scene built.
 func TestARefusalFromTheFollowersOwnCopyIsToldAsTheScene(t *testing.T) {
-	s := ownCopyScene(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) { kube.Serve(p, kube.NewMemStore(0)) }, ocDelete)
-	defer s.Close()
-	r := &recorder{TB: t}
-	require.True(t, s.ReportRun(r), strings.Join(r.errors, "\n"))
-	assert.False(t, s.LinearizableRetold(r, func(f *suite.Failure) { retellOwnCopy(s, f) }))
-	require.Len(t, r.logs, 1)
-	f, ok := suite.ParseLine(r.logs[0])
-	require.True(t, ok)
+	w := &world{Scene: ownCopyScene(1, lonely, ocDelete), ownCopy: true}
+	defer w.Close()
+	require.Nil(t, scene.Ran(w.Scene))
+	f := linearizable(w)
+	require.NotNil(t, f)
 	assert.Equal(t, "non-linearizable", f.Name)
 	assert.EqualValues(t, 1, f.Clause)
 	assert.True(t, strings.HasPrefix(f.Story, "controller-b read deployments/batch=2 (rv 2) through server-1, the sequencer, at "), f.Story)

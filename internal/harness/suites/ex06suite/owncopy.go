@@ -3,7 +3,6 @@ package ex06suite
 import (
 	"fmt"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -11,7 +10,6 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
-	"onehistory/internal/harness/suites/workload"
 )
 
 // The own-copy scenes, scripted: a server that is not the sequencer may not
@@ -63,8 +61,11 @@ const (
 
 var ocVariants = []ocVariant{ocCreate, ocDelete, ocConflict}
 
-// batchName is the name of workload.Batch.
-var _, batchName = kube.SplitKey(workload.Batch)
+// String names the scene, as the chapter's worlds do.
+func (v ocVariant) String() string { return [...]string{"create", "delete", "conflict"}[v] }
+
+// batchName is the name of scene.WorkloadBatch.
+var _, batchName = kube.SplitKey(scene.WorkloadBatch)
 
 // ownCopyScene builds and runs the own-copy scene v of seed. The seed
 // decides when the slow spell begins and how long it lasts, the jitter of
@@ -80,7 +81,7 @@ func ownCopyScene(seed int64, serve scene.Boot, v ocVariant) *scene.Scene {
 
 	key := web
 	if v != ocConflict {
-		key = workload.Batch
+		key = scene.WorkloadBatch
 	}
 	var created sim.Group
 	created.Add(1)
@@ -98,7 +99,7 @@ func ownCopyScene(seed int64, serve scene.Boot, v ocVariant) *scene.Scene {
 		api = api.Pin(server1)
 		switch v {
 		case ocCreate:
-			api.Delete(workload.Batch, 0)
+			api.Delete(scene.WorkloadBatch, 0)
 		case ocDelete:
 			api.Create(kube.Object{Kind: "deployments", Name: batchName, Replicas: 2})
 		case ocConflict:
@@ -115,41 +116,17 @@ func ownCopyScene(seed int64, serve scene.Boot, v ocVariant) *scene.Scene {
 			api.Create(kube.Object{Kind: "deployments", Name: batchName, Replicas: 5})
 		case err != nil: // nothing to delete or scale: the scene did not happen
 		case v == ocDelete && conditional:
-			api.Delete(workload.Batch, obj.ResourceVersion)
+			api.Delete(scene.WorkloadBatch, obj.ResourceVersion)
 		case v == ocDelete:
-			api.Delete(workload.Batch, 0)
+			api.Delete(scene.WorkloadBatch, 0)
 		case v == ocConflict:
 			api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: obj.ResourceVersion})
 		}
 	})
 	s.Lanes("kubectl", "controller-a", server1, server2, "controller-b")
-	s.AuditAt(ocAuditAt, "deployments", web, workload.Batch)
+	s.AuditAt(ocAuditAt, "deployments", web, scene.WorkloadBatch)
 	s.Run(ocAuditAt + 30*time.Second)
 	return s
-}
-
-// ownCopyWorlds runs every own-copy scene over its seeds and judges each as
-// the randomized worlds are judged; it says whether the check may go on.
-func ownCopyWorlds(t testing.TB, serve scene.Boot) bool {
-	for _, seed := range suite.SceneSeeds(ocSeeds) {
-		for _, v := range ocVariants {
-			s := ownCopyScene(seed, serve, v)
-			ok := judgeOwnCopy(t, s)
-			s.Close()
-			if !ok {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// judgeOwnCopy judges an own-copy scene as the linearizable check judges
-// its randomized worlds, with contradictions told in the scene's words.
-func judgeOwnCopy(t testing.TB, s *scene.Scene) bool {
-	return reportUnansweredAnyRead(t, s) && s.ReportRun(t) && s.ReportOneHistory(t) &&
-		reportLostWrite(t, s) && s.Report(t, check.StaleDelete(s.History, s.Longest())) &&
-		s.LinearizableRetold(t, func(f *suite.Failure) { retellOwnCopy(s, f) })
 }
 
 // retellOwnCopy tells a contradiction found in an own-copy scene in the

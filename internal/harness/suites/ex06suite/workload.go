@@ -8,7 +8,6 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suites/workload"
 )
 
 // requestTimeout is how long a client waits for any answer. A write sent to
@@ -89,7 +88,7 @@ const lostEvery = 4
 //     (kubectl scale), scales conditional on the version just read (now and
 //     then one off either way, which must conflict), creations and
 //     deletions of batch with and without a precondition, and now and then a
-//     burst of workload.BurstSize scales sent at once;
+//     burst of scene.WorkloadBurst scales sent at once;
 //   - dashboards (as many as given) get (Latest), list (Latest) and read
 //     with kube.Any through either server while the controllers work;
 //   - the auditor reads both servers at auditAt.
@@ -119,7 +118,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 	created.Add(1)
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		defer created.Done()
-		for _, key := range workload.Lasting {
+		for _, key := range scene.WorkloadLasting {
 			_, name := kube.SplitKey(key)
 			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
 		}
@@ -129,7 +128,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			created.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
 			for p.Now() < end {
-				workload.Write(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
+				scene.WorkloadWrite(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
 			}
 		})
 	}
@@ -137,12 +136,12 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
 			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
 			for p.Now() < end {
-				workload.Read(s, p, api.Pin(servers[p.Rand().Intn(2)]))
+				s.WorkloadRead(p, api.Pin(servers[p.Rand().Intn(2)]))
 				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
 			}
 		})
 	}
-	s.AuditAt(auditAt, "deployments", workload.Keys...)
+	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
 	s.Run(auditAt + 30*time.Second)
 	return s
 }

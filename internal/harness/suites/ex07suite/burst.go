@@ -2,12 +2,10 @@ package ex07suite
 
 import (
 	"fmt"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
 
 // The calm burst: a world with no fault at all, in which a follower is
@@ -41,56 +39,33 @@ const (
 
 // burstWorld builds and runs the calm burst with seed.
 func burstWorld(seed int64, serve Server) *run {
-	s := newScene(seed, serve, 3)
-	r := &run{s: s, pl: newPlan(s.Servers), rec: &recorder{}}
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		newCtl(p, api, sequencer, r.rec).create(storyKey, 1)
-	})
+	r := newRun(seed, serve, 3)
+	r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, 1) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
 	for i := range burstWriters {
 		server := []sim.NodeID{sequencer, "server-2"}[i%2]
-		s.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, server, r.rec)
-			p.Sleep(burstFrom + time.Duration(p.Rand().Int63n(int64(5*time.Millisecond))))
-			for p.Now() < burstFrom+burstFor {
+		r.controller(fmt.Sprintf("controller-%c", 'a'+i), server, func(c ctl) {
+			c.Sleep(burstFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
+			for c.Now() < burstFrom+burstFor {
 				next++
 				c.scale(storyKey, next, 0)
 			}
 		})
 	}
 	for i := range burstReaders {
-		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			c := newCtl(p, api, "server-3", r.rec)
-			p.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
-			for j := 0; p.Now() < burstFrom+burstFor; j++ {
+		r.controller(fmt.Sprintf("dashboard-%d", i+1), "server-3", func(c ctl) {
+			c.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
+			for j := 0; c.Now() < burstFrom+burstFor; j++ {
 				if j%3 == 2 {
-					c.list("deployments")
+					c.list("deployments", kube.Latest)
 				} else {
-					c.get(storyKey)
+					c.get(storyKey, kube.Latest)
 				}
 			}
 		})
 	}
-	s.W.SetDefaultLink(sim.Link{Min: linkMin, Max: linkMin})
-	s.W.SetLink(sequencer, "server-3", sim.Link{Min: linkMin, Max: linkMax})
-	s.Lanes("server-1", "server-2", "server-3", "dashboard-1", "dashboard-2", "dashboard-3")
-	s.Show(showNotes)
-	s.AuditAt(burstAudit, "deployments", storyKey)
-	s.Run(burstAudit + 10*time.Second)
-	return r
-}
-
-// burstWorlds runs the calm burst over its seeds (see suite.SceneSeeds: a
-// replay plays it only at the seeds it was played) and judges each world as the randomized worlds are
-// judged; it says whether the check may go on.
-func burstWorlds(t *testing.T, serve Server, judge func(t *testing.T, r *run) bool) bool {
-	for _, seed := range suite.SceneSeeds(burstSeeds) {
-		r := burstWorld(seed, serve)
-		ok := judge(t, r)
-		r.s.Close()
-		if !ok {
-			return false
-		}
-	}
-	return true
+	r.W.SetDefaultLink(sim.Link{Min: linkMin, Max: linkMin})
+	r.W.SetLink(sequencer, "server-3", sim.Link{Min: linkMin, Max: linkMax})
+	r.Lanes("server-1", "server-2", "server-3", "dashboard-1", "dashboard-2", "dashboard-3")
+	return r.play(burstAudit, storyKey)
 }

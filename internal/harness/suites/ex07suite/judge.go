@@ -1,44 +1,36 @@
 package ex07suite
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
-// run is one world that ran: its scene, what its faults did, and the Any
-// reads its clients made.
-type run struct {
-	s   *scene.Scene
-	pl  *plan
-	rec *recorder
-}
-
-// The judges, in the order a world is judged: the most specific cause
-// first. Each reports its failure and says whether judging may go on.
+// The judges of a world: each returns the failure it finds, or nil.
 
 // splitBrain: the servers' histories are prefixes of one sequence. When two
 // differ, the story starts from the server that said yes on its own, cut
 // off from a majority, if one did, and says who wrote each of the two
 // changes at the first position where they differ.
-func (r *run) splitBrain(t testing.TB) bool {
-	v := check.OneHistory(r.s.Histories)
+func splitBrain(r *run) *suite.Failure {
+	v := check.OneHistory(r.Histories)
 	if v == nil {
-		return true
+		return nil
 	}
-	pos, a, b := firstDifference(r.s.Histories, r.s.Servers)
-	if pos < 0 { // the checker saw what this search did not: tell its story
-		return r.s.Report(t, &check.Violation{Name: "split-brain", Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details})
+	a, b, pos := v.Servers[0], v.Servers[1], 0 // the first two servers apart, and where
+	for r.Histories[a][pos].Equal(r.Histories[b][pos]) {
+		pos++
 	}
-	ca, cb := r.s.Histories[a][pos], r.s.Histories[b][pos]
+	ca, cb := r.Histories[a][pos], r.Histories[b][pos]
 	if r.alone(cb) && !r.alone(ca) {
 		a, b, ca, cb = b, a, cb, ca
 	}
@@ -53,15 +45,14 @@ func (r *run) splitBrain(t testing.TB) bool {
 		story = fmt.Sprintf("%s and %s hold different changes at rv %d: %s holds %s, %s holds %s. Two servers applied different changes at the same position, and nothing in the cluster will ever merge the two histories",
 			a, b, pos+1, a, r.describeChange(ca), b, r.describeChange(cb))
 	}
-	r.s.Fail(t, suite.Failure{Name: "split-brain", Clause: course.DurableAgreement, Story: story, At: at, Details: v.Details})
-	return false
+	return &suite.Failure{Name: "split-brain", Clause: course.DurableAgreement, Story: story, At: at, Details: v.Details}
 }
 
 // appliedTwice: the one history holds no client's write twice, as it does
 // when a write is sent to the sequencer a second time after the first try
 // timed out, and both are ordered.
-func (r *run) appliedTwice(t testing.TB) bool {
-	return r.s.Report(t, scene.AppliedTwice(r.s.History, r.s.Longest()))
+func appliedTwice(r *run) *suite.Failure {
+	return scene.Violated(scene.AppliedTwice(r.History, r.Longest()))
 }
 
 // alone reports whether c's write was acknowledged by a server that could
@@ -69,43 +60,6 @@ func (r *run) appliedTwice(t testing.TB) bool {
 func (r *run) alone(c check.Change) bool {
 	op, ok := r.writer(c)
 	return ok && op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server))
-}
-
-// firstDifference finds the first position where two servers' histories
-// differ, and the two servers (in the order of servers).
-func firstDifference(h map[string][]check.Change, servers []sim.NodeID) (int, string, string) {
-	for pos := 0; ; pos++ {
-		var first string
-		found := false
-		for _, id := range servers {
-			c, ok := at(h[string(id)], pos)
-			if !ok {
-				continue
-			}
-			found = true
-			if first == "" {
-				first = string(id)
-				continue
-			}
-			if f, _ := at(h[first], pos); !sameChange(f, c) {
-				return pos, first, string(id)
-			}
-		}
-		if !found {
-			return -1, "", ""
-		}
-	}
-}
-
-func at(h []check.Change, pos int) (check.Change, bool) {
-	if pos < len(h) {
-		return h[pos], true
-	}
-	return check.Change{}, false
-}
-
-func sameChange(a, b check.Change) bool {
-	return a.Version == b.Version && a.Key == b.Key && fmt.Sprint(a.Value) == fmt.Sprint(b.Value) && a.Deleted == b.Deleted
 }
 
 // describeChange says what a change is and who asked for it: "web=2
@@ -123,13 +77,13 @@ func (r *run) describeChange(c check.Change) string {
 	if !op.Acknowledged() {
 		return s + "never acknowledged)"
 	}
-	return s + "acknowledged at " + suite.FormatTime(op.Return.Round(100*time.Microsecond)) + ")"
+	return s + "acknowledged at " + suite.FormatTime(op.Return) + ")"
 }
 
 // writer finds the operation that wrote c: values are unique per key in
 // every world of the chapter.
 func (r *run) writer(c check.Change) (check.Operation, bool) {
-	for _, op := range r.s.History.Operations() {
+	for _, op := range r.History.Operations() {
 		if !op.Input.Kind.Mutates() || op.Input.Key != c.Key {
 			continue
 		}
@@ -142,167 +96,176 @@ func (r *run) writer(c check.Change) (check.Operation, bool) {
 
 // ackedAlone: no write is acknowledged by a server that could not have had
 // a majority at any moment while it was asked.
-func (r *run) ackedAlone(t testing.TB) bool {
-	var bad []check.Operation
-	for _, op := range r.s.History.Operations() {
-		if op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
-			bad = append(bad, op)
-		}
-	}
-	if len(bad) == 0 {
-		return true
-	}
-	op := bad[0]
-	story := fmt.Sprintf("%s told %s yes for %s at %s, although from the request (%s) to the answer it was %s: "+
-		"no majority of the %d servers could have held the write, so the yes was one side's opinion, not the cluster's agreement",
-		op.Server, op.Client, op.Input, suite.FormatTime(op.Return.Round(100*time.Microsecond)),
-		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), len(r.pl.servers))
-	r.s.Fail(t, suite.Failure{Name: "acknowledged-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "writes acknowledged without a majority:\n" + opLines(bad)})
-	return false
+func ackedAlone(r *run) *suite.Failure {
+	return r.answeredAlone("acknowledged-without-majority", "writes acknowledged without a majority", check.Operation.Acknowledged,
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s told %s yes for %s at %s", op.Server, op.Client, op.Input, suite.FormatTime(op.Return))
+		}, fmt.Sprintf("no majority of the %d servers could have held the write, so the yes was one side's opinion, not the cluster's agreement", len(r.pl.servers)))
 }
 
 // readAlone: no Latest read is answered by a server that could not have
-// had a majority at any moment while it was asked; and no write is refused
-// with a definite no (NotFound, AlreadyExists, Conflict), a claim about the
-// latest state as much as a read is, by one either (the sequencer
-// included: the page promises Unavailable from every server without a
-// majority).
-func (r *run) readAlone(t testing.TB) bool {
+// had a majority at any moment while it was asked.
+func readAlone(r *run) *suite.Failure {
+	return r.answeredAlone("read-without-majority", "Latest reads answered without a majority",
+		func(op check.Operation) bool { return op.Input.Kind == check.KindRead && op.Completed() },
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s", op.Server, op.Client, op.Input.Key, suite.FormatTime(op.Return), result(op))
+		}, "a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest read claims it knows")
+}
+
+// refusedAlone: no write is refused with a definite no (NotFound,
+// AlreadyExists, Conflict), a claim about the latest state as much as a
+// read is, by a server that could not have had a majority at any moment
+// while it was asked (the sequencer included: the page promises
+// Unavailable from every server without a majority).
+func refusedAlone(r *run) *suite.Failure {
+	return r.answeredAlone("read-without-majority", "writes refused with a definite no without a majority",
+		func(op check.Operation) bool { return op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() },
+		func(op check.Operation) string {
+			return fmt.Sprintf("%s refused %s's %s at %s with %s", op.Server, op.Client, op.Input, suite.FormatTime(op.Return), result(op))
+		}, "a definite no says what the cluster holds now, as a Latest read does, and a server that cannot reach a majority cannot know it; it must say Unavailable")
+}
+
+// answeredAlone finds the operations that match and were answered by a
+// server that could not have had a majority at any moment while it was
+// asked, and tells the first: what its server did, that it had no
+// majority, and why that breaks the promise.
+func (r *run) answeredAlone(name, details string, match func(check.Operation) bool, did func(check.Operation) string, why string) *suite.Failure {
 	var bad []check.Operation
-	for _, op := range r.s.History.Operations() {
-		if op.Input.Kind == check.KindRead && op.Completed() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
+	for _, op := range r.History.Operations() {
+		if match(op) && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
 			bad = append(bad, op)
 		}
 	}
 	if len(bad) == 0 {
-		return r.listedAlone(t) && r.refusedAlone(t)
+		return nil
 	}
 	op := bad[0]
-	story := fmt.Sprintf("%s answered %s's Latest read of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
-		"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest read claims it knows",
-		op.Server, op.Client, op.Input.Key, suite.FormatTime(op.Return.Round(100*time.Microsecond)), result(op),
-		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
-	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "Latest reads answered without a majority:\n" + opLines(bad)})
-	return false
+	return &suite.Failure{Name: name, Clause: course.AgreementFirst, At: op.Return,
+		Story: fmt.Sprintf("%s, although from the request (%s) to the answer it was %s: %s",
+			did(op), suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), why),
+		Details: details + ":\n" + opLines(bad)}
 }
 
 // listedAlone: no Latest list is answered by a server that could not have
 // had a majority at any moment while it was asked. The history holds a list
 // only as a read of each item it returned, so an empty list answered alone
 // is found here or nowhere.
-func (r *run) listedAlone(t testing.TB) bool {
-	for _, l := range r.rec.lists {
-		if l.err != nil || r.pl.majorityDuring(l.call, l.ret, sim.NodeID(l.server)) {
+func listedAlone(r *run) *suite.Failure {
+	for _, l := range r.latestLists() {
+		if l.Err != nil || r.pl.majorityDuring(l.Call, l.Return, l.Server) {
 			continue
 		}
-		story := fmt.Sprintf("%s answered %s's Latest list of %s at %s with %d items (rv %d), although from the request (%s) to the answer it was %s: "+
+		story := fmt.Sprintf("%s answered %s's Latest list of %s at %s with %s, although from the request (%s) to the answer it was %s: "+
 			"a server that cannot reach a majority cannot know whether it is the one cut off, and a Latest list claims it knows",
-			l.server, l.client, l.kind, suite.FormatTime(l.ret.Round(100*time.Microsecond)), l.items, l.rv,
-			suite.FormatTime(l.call.Round(100*time.Microsecond)), r.pl.cutOff(l.call, sim.NodeID(l.server)))
-		r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.ret})
-		return false
+			l.Server, l.Client, kindOf(l), suite.FormatTime(l.Return), listResult(l), suite.FormatTime(l.Call), r.pl.cutOff(l.Call, l.Server))
+		return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.Return}
 	}
-	return true
+	return nil
 }
 
-// refusedAlone: no write is refused with a definite no by a server that
-// could not have had a majority at any moment while it was asked (see
-// readAlone).
-func (r *run) refusedAlone(t testing.TB) bool {
-	var bad []check.Operation
-	for _, op := range r.s.History.Operations() {
-		if op.Input.Kind.Mutates() && op.Completed() && !op.Acknowledged() && !r.pl.majorityDuring(op.Call, op.Return, sim.NodeID(op.Server)) {
-			bad = append(bad, op)
+// slowAnswer: every write and Latest read is answered within the bound,
+// unless the server crashed while it was asked: a crashed server answers
+// nothing.
+func slowAnswer(r *run) *suite.Failure {
+	for _, op := range r.History.Operations() {
+		took := op.Return - op.Call
+		if op.Result.Outcome != check.Pending && took > bound && !r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
+			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took))
+			f.Details = "the request:\n  " + op.String()
+			return f
 		}
 	}
-	if len(bad) == 0 {
-		return true
+	for _, l := range r.latestLists() {
+		if took := l.Return - l.Call; took > bound && !r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
+			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took))
+		}
 	}
-	op := bad[0]
-	story := fmt.Sprintf("%s refused %s's %s at %s with %s, although from the request (%s) to the answer it was %s: "+
-		"a definite no says what the cluster holds now, as a Latest read does, and a server that cannot reach a majority cannot know it; it must say Unavailable",
-		op.Server, op.Client, op.Input, suite.FormatTime(op.Return.Round(100*time.Microsecond)), result(op),
-		suite.FormatTime(op.Call.Round(100*time.Microsecond)), r.pl.cutOff(op.Call, sim.NodeID(op.Server)))
-	r.s.Fail(t, suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: op.Return,
-		Details: "writes refused with a definite no without a majority:\n" + opLines(bad)})
-	return false
+	return nil
 }
 
-// lostWrite: every acknowledged write is in the longest history left.
-func (r *run) lostWrite(t testing.TB) bool {
-	return r.s.Report(t, check.Durable(r.s.History, r.s.Longest()))
+// late tells of a request answered after the bound, or not at all.
+func late(client, server, what string, call time.Duration, how string) *suite.Failure {
+	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound,
+		Story: fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+			client, server, what, suite.FormatTime(call), how, bound)}
 }
 
-// slowAnswer: every write and Latest read is answered within the bound, and
-// every Any read is answered (found or not found) within it too, unless the
-// server crashed while it was asked: a crashed server answers nothing.
-func (r *run) slowAnswer(t testing.TB) bool {
-	for _, op := range r.s.History.Operations() {
-		if r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
-			continue
-		}
-		if took := op.Return - op.Call; op.Result.Outcome != check.Pending && took > bound {
-			story := fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), answered(op, took), bound)
-			r.s.Fail(t, suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: op.Call + bound,
-				Details: "the request:\n  " + op.String()})
-			return false
-		}
+// waited says how a late answer came: "heard nothing for 2000ms, when it
+// gave up", "heard Unavailable only after 1200ms".
+func waited(heard string, gaveUp bool, took time.Duration) string {
+	if gaveUp {
+		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
 	}
-	for _, l := range r.rec.lists {
-		if r.pl.crashedDuring(l.call, l.call+bound, sim.NodeID(l.server)) {
+	return fmt.Sprintf("heard %s only after %s", heard, suite.FormatTime(took))
+}
+
+// anyReadRefused: every Any read is answered (found or not found) within
+// the bound, unless the server crashed while it was asked.
+func anyReadRefused(r *run) *suite.Failure {
+	for _, a := range r.Requests.All() {
+		read, isAny := anyRead(a)
+		if !isAny || r.pl.crashedDuring(a.Call, a.Call+bound, a.Server) {
 			continue
 		}
-		if took := l.ret - l.call; took > bound {
-			how := fmt.Sprintf("heard %s only after %s", listResult(l), suite.FormatTime(took.Round(100*time.Microsecond)))
-			if took >= clientTimeout {
-				how = fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
-			}
-			story := fmt.Sprintf("%s asked %s (list %s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), how, bound)
-			r.s.Fail(t, suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, Story: story, At: l.call + bound})
-			return false
-		}
-	}
-	for _, a := range r.rec.anyReads {
-		if r.pl.crashedDuring(a.call, a.call+bound, sim.NodeID(a.server)) {
-			continue
-		}
-		if took := a.ret - a.call; took > bound || refused(a.err) {
-			how := fmt.Sprintf("got %v after %s", a.err, suite.FormatTime(took))
-			if a.err == nil {
+		if took := a.Return - a.Call; took > bound || refused(a.Err) {
+			how := fmt.Sprintf("got %v after %s", a.Err, suite.FormatTime(took))
+			if a.Err == nil {
 				how = "waited " + suite.FormatTime(took)
 			}
 			story := fmt.Sprintf("%s %s from %s with resourceVersion \"0\" at %s and %s: an Any read asks for whatever the server holds, and a server cut off from the others still holds something",
-				a.client, a.what, a.server, suite.FormatTime(a.call.Round(100*time.Microsecond)), how)
-			r.s.Fail(t, suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.ret})
-			return false
+				a.Client, read, a.Server, suite.FormatTime(a.Call), how)
+			return &suite.Failure{Name: "stale-read-refused", Clause: course.AgreementFirst, Story: story, At: a.Return}
 		}
 	}
-	for _, u := range r.rec.unclear {
+	return nil
+}
+
+// unclearRefusal: a write or a Latest read refused in time is refused with
+// kube.Unavailable (the client's own timeout is slowAnswer's to judge).
+func unclearRefusal(r *run) *suite.Failure {
+	for _, u := range r.Requests.All() {
+		if _, isAny := anyRead(u); isAny || !refused(u.Err) || errors.Is(u.Err, kube.ErrUnavailable) ||
+			errors.Is(u.Err, kube.ErrTimeout) && u.Return-u.Call >= clientTimeout {
+			continue
+		}
 		story := fmt.Sprintf("%s asked %s (%s) at %s and got %q at %s: a server that cannot get a majority says so with kube.Unavailable (500), so that a client knows to wait and retry rather than guess what went wrong",
-			u.client, u.server, u.what, suite.FormatTime(u.call.Round(100*time.Microsecond)), u.err.Error(), suite.FormatTime(u.ret.Round(100*time.Microsecond)))
-		r.s.Fail(t, suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.ret})
-		return false
+			u.Client, u.Server, what(u.Ask), suite.FormatTime(u.Call), u.Err.Error(), suite.FormatTime(u.Return))
+		return &suite.Failure{Name: "unclear-refusal", Clause: course.AgreementFirst, Story: story, At: u.Return}
 	}
-	return true
+	return nil
 }
 
 // listResult is what a Latest list came to: "3 items (rv 7)", "Unavailable".
-func listResult(l listRead) string {
-	if l.err != nil {
-		return reason(l.err)
+func listResult(q kube.Request) string {
+	if q.Err != nil {
+		return reason(q.Err)
 	}
-	return fmt.Sprintf("%d items (rv %d)", l.items, l.rv)
+	l, _ := q.Reply.(kube.List)
+	return fmt.Sprintf("%d items (rv %d)", len(l.Items), l.ResourceVersion)
 }
 
-func answered(op check.Operation, took time.Duration) string {
-	if op.Result.Outcome == check.Indefinite && took >= clientTimeout {
-		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
+// latestLists are the Latest lists the controllers made. The history holds
+// a list only as a read of each item it returned, so a list that came back
+// empty, late or refused is found here or nowhere.
+func (r *run) latestLists() []kube.Request {
+	return slices.DeleteFunc(kube.Of[kube.ListRequest](r.Requests), func(q kube.Request) bool { return !q.Latest() })
+}
+
+// kindOf is the kind a list asked for.
+func kindOf(q kube.Request) string { return q.Ask.(kube.ListRequest).Kind }
+
+// anyRead says what an Any read ("0") read, "read deployments/web" or
+// "listed deployments", and whether q is one: it promises no freshness,
+// but the chapter promises an answer.
+func anyRead(q kube.Request) (string, bool) {
+	switch a := q.Ask.(type) {
+	case kube.GetRequest:
+		return "read " + a.Key, !q.Latest()
+	case kube.ListRequest:
+		return "listed " + a.Kind, !q.Latest()
 	}
-	return fmt.Sprintf("heard %s only after %s", result(op), suite.FormatTime(took.Round(100*time.Microsecond)))
+	return "", false
 }
 
 // result is what an operation came to, in a word or a value: "replicas=5
@@ -322,19 +285,19 @@ func result(op check.Operation) string {
 
 // converged: once every fault has healed, every server that is up holds
 // the same objects. A world whose sequencer is gone promises nothing here.
-func (r *run) converged(t testing.TB) bool {
-	if !r.pl.up(r.s.AuditedAt, sequencer) {
-		return true
+func converged(r *run) *suite.Failure {
+	if !r.pl.up(r.AuditedAt, sequencer) {
+		return nil
 	}
-	v := check.Converged(r.s.States, r.s.AuditedAt)
+	v := check.Converged(r.States, r.AuditedAt)
 	if v == nil {
-		return true
+		return nil
 	}
 	// The most specific cause: a server that never caught up.
 	if id, story := r.behind(); id != "" {
 		v.Story = story + " " + upperFirst(v.Story)
 	}
-	return r.s.Report(t, v)
+	return scene.Violated(v)
 }
 
 // caughtUp: once every fault has healed, every server that is up holds the
@@ -342,31 +305,26 @@ func (r *run) converged(t testing.TB) bool {
 // restarted with its memory gone. Objects alone can hide a server that
 // never caught up: once every object is deleted, an empty server holds the
 // same none. It is judged last, when nothing that server did had shown.
-func (r *run) caughtUp(t testing.TB) bool {
-	if !r.pl.up(r.s.AuditedAt, sequencer) {
-		return true
+func caughtUp(r *run) *suite.Failure {
+	if !r.pl.up(r.AuditedAt, sequencer) {
+		return nil
 	}
 	id, story := r.behind()
 	if id == "" {
-		return true
+		return nil
 	}
-	r.s.Fail(t, suite.Failure{Name: "no-convergence", Clause: course.DurableAgreement, At: r.s.AuditedAt,
-		Story: story + " Its objects happen to agree with the others' (what it misses ends with the objects as it holds them), yet it does not hold the one history, and a server that was cut off or restarted must catch up to it"})
-	return false
+	return &suite.Failure{Name: "no-convergence", Clause: course.DurableAgreement, At: r.AuditedAt,
+		Story: story + " Its objects happen to agree with the others' (what it misses ends with the objects as it holds them), yet it does not hold the one history, and a server that was cut off or restarted must catch up to it"}
 }
 
 // behind finds the first server whose history at the audit is shorter than
 // the one history, and says so: "server-3 never caught up: ...".
 func (r *run) behind() (sim.NodeID, string) {
-	longest := len(r.s.Longest())
-	for _, id := range r.s.Servers {
-		if h, ok := r.s.Histories[string(id)]; ok && len(h) < longest {
-			healed := time.Duration(0)
-			for _, e := range r.pl.episodes {
-				healed = max(healed, e.until)
-			}
+	longest := len(r.Longest())
+	for _, id := range r.Servers {
+		if h, ok := r.Histories[string(id)]; ok && len(h) < longest {
 			return id, fmt.Sprintf("%s never caught up: at %s it holds %d of the %d changes of the one history, although the last fault ended at %s.",
-				id, suite.FormatTime(r.s.AuditedAt.Round(100*time.Microsecond)), len(h), longest, suite.FormatTime(healed))
+				id, suite.FormatTime(r.AuditedAt), len(h), longest, suite.FormatTime(r.pl.healed()))
 		}
 	}
 	return "", ""
@@ -384,38 +342,38 @@ func upperFirst(s string) string {
 // definite no (NotFound, AlreadyExists, Conflict). The story says when the
 // refusal came, and, for a read, how far the one history had been
 // acknowledged before it was asked: all the server had to hold to answer.
-func (r *run) refusedWhileCalm(t testing.TB) bool {
-	for _, op := range r.s.History.Operations() {
+func refusedWhileCalm(r *run) *suite.Failure {
+	for _, op := range r.History.Operations() {
 		if r.pl.calm(op.Call) && !op.Completed() {
 			owed := ""
 			if op.Input.Kind == check.KindRead {
 				owed = r.owed(op.Call, op.Return, op.Server)
 			}
-			story := fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
-				"A cluster that keeps one history by refusing everything keeps nothing",
-				op.Client, op.Server, op.Input, suite.FormatTime(op.Call.Round(100*time.Microsecond)), settle, bound, result(op),
-				when(op.Call, op.Return), owed)
-			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: op.Return,
-				Details: "the request:\n  " + op.String()})
-			return false
+			f := refusedCalm(op.Client, op.Server, op.Input.String(), result(op), op.Call, op.Return, owed)
+			f.Details = "the request:\n  " + op.String()
+			return f
 		}
 	}
-	for _, l := range r.rec.lists {
-		if r.pl.calm(l.call) && refused(l.err) {
-			story := fmt.Sprintf("%s asked %s (list %s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
-				"A cluster that keeps one history by refusing everything keeps nothing",
-				l.client, l.server, l.kind, suite.FormatTime(l.call.Round(100*time.Microsecond)), settle, bound, listResult(l),
-				when(l.call, l.ret), r.owed(l.call, l.ret, l.server))
-			r.s.Fail(t, suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, Story: story, At: l.ret})
-			return false
+	for _, l := range r.latestLists() {
+		if r.pl.calm(l.Call) && refused(l.Err) {
+			return refusedCalm(l.Client, string(l.Server), "list "+kindOf(l), listResult(l), l.Call, l.Return, r.owed(l.Call, l.Return, string(l.Server)))
 		}
 	}
-	return true
+	return nil
+}
+
+// refusedCalm tells of a request refused while the cluster was calm, and
+// what its server owed (owed).
+func refusedCalm(client, server, what, heard string, call, ret time.Duration, owed string) *suite.Failure {
+	return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, At: ret,
+		Story: fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
+			"A cluster that keeps one history by refusing everything keeps nothing",
+			client, server, what, suite.FormatTime(call), settle, bound, heard, when(call, ret), owed)}
 }
 
 // when says when an answer came: "at 412.3ms, 12.6ms after asking".
 func when(call, ret time.Duration) string {
-	return fmt.Sprintf("at %s, %s after asking", suite.FormatTime(ret.Round(100*time.Microsecond)), suite.FormatTime((ret - call).Round(100*time.Microsecond)))
+	return fmt.Sprintf("at %s, %s after asking", suite.FormatTime(ret), suite.FormatTime(ret-call))
 }
 
 // owed says how much of the one history a Latest read asked of server at
@@ -427,7 +385,7 @@ func when(call, ret time.Duration) string {
 func (r *run) owed(call, ret time.Duration, server string) string {
 	var last check.Operation
 	found := false
-	for _, op := range r.s.History.Operations() {
+	for _, op := range r.History.Operations() {
 		if op.Input.Kind.Mutates() && op.Acknowledged() && op.Return < call && (!found || op.Result.Version > last.Result.Version) {
 			last, found = op, true
 		}
@@ -437,10 +395,10 @@ func (r *run) owed(call, ret time.Duration, server string) string {
 	}
 	left := "."
 	if took := ret - call; took < bound {
-		left = fmt.Sprintf(", and %s of its %s left to catch up.", suite.FormatTime((bound - took).Round(100*time.Microsecond)), bound)
+		left = fmt.Sprintf(", and %s of its %s left to catch up.", suite.FormatTime(bound-took), bound)
 	}
 	return fmt.Sprintf("Before it asked, the cluster had acknowledged writes up to rv %d (the last, %s from %s at %s): %s had only to hold that much of the one history%s ",
-		last.Result.Version, last.Input, last.Client, suite.FormatTime(last.Return.Round(100*time.Microsecond)), server, left)
+		last.Result.Version, last.Input, last.Client, suite.FormatTime(last.Return), server, left)
 }
 
 func opLines(ops []check.Operation) string {

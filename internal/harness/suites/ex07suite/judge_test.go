@@ -1,6 +1,7 @@
 package ex07suite
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -16,31 +17,14 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
-
-// reported is a testing.TB that keeps the failures a judge reports.
-type reported struct {
-	testing.TB
-	failures []suite.Failure
-}
-
-func (r *reported) Helper()           {}
-func (r *reported) Name() string      { return "TestEx07/story" }
-func (r *reported) Error(args ...any) {}
-func (r *reported) Log(args ...any) {
-	if f, ok := suite.ParseLine(args[0].(string)); ok {
-		r.failures = append(r.failures, f)
-	}
-}
 
 // storySplit is the story's fault on its own: server-3 and controller-b
 // cut off from 1000ms for 2000ms.
 func storySplit() *run {
 	s := scene.New(1, nil, scene.Servers(3))
-	r := &run{s: s, pl: newPlan(s.Servers), rec: &recorder{}}
-	r.pl.partition(s, [][]sim.NodeID{{"server-1", "server-2", "controller-a"}, {"server-3", "controller-b"}}, cutAt, cutFor)
-	return r
+	s.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-1", "server-2", "controller-a"}, {"server-3", "controller-b"}}, From: cutAt, For: cutFor})
+	return &run{Scene: s, pl: newPlan(s)}
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -58,8 +42,8 @@ func TestACutOffServerHasNoMajorityAndTheOtherSideHasOne(t *testing.T) {
 
 func TestAnEvenSplitLeavesNeitherSideAMajority(t *testing.T) {
 	s := scene.New(1, nil, scene.Servers(4))
-	pl := newPlan(s.Servers)
-	pl.partition(s, [][]sim.NodeID{{"server-1", "server-2"}, {"server-3", "server-4"}}, cutAt, cutFor)
+	s.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-1", "server-2"}, {"server-3", "server-4"}}, From: cutAt, For: cutFor})
+	pl := newPlan(s)
 	for _, id := range s.Servers {
 		assert.False(t, pl.majorityFor(ms(1500), id), "%s: two of four is not a majority", id)
 	}
@@ -68,8 +52,8 @@ func TestAnEvenSplitLeavesNeitherSideAMajority(t *testing.T) {
 
 func TestALostSequencerLeavesNoMajorityAndNoCalm(t *testing.T) {
 	s := scene.New(1, nil, scene.Servers(3))
-	pl := newPlan(s.Servers)
-	pl.crash(s, sequencer, ms(1000), 0)
+	s.Inject(scene.Crash{Node: sequencer, At: ms(1000)})
+	pl := newPlan(s)
 	assert.True(t, pl.calm(ms(-600)), "before anything happens, with nothing coming within the bound")
 	assert.False(t, pl.calm(ms(100)), "a fault begins within the bound")
 	assert.False(t, pl.majorityFor(ms(5000), "server-2"))
@@ -86,21 +70,19 @@ func TestCalmBeginsSettleAfterTheHeal(t *testing.T) {
 // said yes while cut off, and names both writes.
 func TestTheSplitBrainStoryStartsFromTheServerThatSaidYesAlone(t *testing.T) {
 	r := storySplit()
-	h := r.s.History
+	h := r.History
 	a := h.Call("controller-a", "server-1", check.Write(storyKey, scaleA), ms(1200))
 	h.Return(a, check.Acked(2), ms(1210))
 	b := h.Call("controller-b", "server-3", check.Write(storyKey, scaleB), ms(1200))
 	h.Return(b, check.Acked(2), ms(1700))
 	three := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
-	r.s.Histories = map[string][]check.Change{
+	r.Histories = map[string][]check.Change{
 		"server-1": {three, {Version: 2, Key: storyKey, Value: scaleA, At: ms(1210)}},
 		"server-2": {three, {Version: 2, Key: storyKey, Value: scaleA, At: ms(1210)}},
 		"server-3": {three, {Version: 2, Key: storyKey, Value: scaleB, At: ms(1700)}},
 	}
-	rep := &reported{TB: t}
-	require.False(t, r.splitBrain(rep))
-	require.Len(t, rep.failures, 1)
-	f := rep.failures[0]
+	f := splitBrain(r)
+	require.NotNil(t, f)
 	assert.Equal(t, "split-brain", f.Name)
 	assert.Equal(t, course.DurableAgreement, f.Clause)
 	assert.Equal(t, ms(1700), f.At, "the moment the lone yes was given")
@@ -108,48 +90,46 @@ func TestTheSplitBrainStoryStartsFromTheServerThatSaidYesAlone(t *testing.T) {
 	assert.Contains(t, f.Story, "web=2 (controller-b through server-3, acknowledged at 1700ms)")
 	assert.Contains(t, f.Story, "server-1 holds web=5 (controller-a through server-1, acknowledged at 1210ms) at rv 2")
 
-	rep = &reported{TB: t}
-	assert.False(t, r.ackedAlone(rep), "server-3's yes had no majority behind it")
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "acknowledged-without-majority", rep.failures[0].Name)
-	assert.Contains(t, rep.failures[0].Story, "server-3 told controller-b yes for write deployments/web=2 at 1700ms")
+	f = ackedAlone(r)
+	require.NotNil(t, f, "server-3's yes had no majority behind it")
+	assert.Equal(t, "acknowledged-without-majority", f.Name)
+	assert.Contains(t, f.Story, "server-3 told controller-b yes for write deployments/web=2 at 1700ms")
 }
 
 // A refusal that comes late is a failure, unless the server crashed while
 // it was asked; a refusal in time is not.
 func TestAnswersMustComeWithinTheBound(t *testing.T) {
 	r := storySplit()
-	h := r.s.History
+	h := r.History
 	late := h.Call("controller-b", "server-3", check.Write(storyKey, scaleB), ms(1200))
 	h.Timeout(late, ms(1200)+clientTimeout)
-	rep := &reported{TB: t}
-	assert.False(t, r.slowAnswer(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "no-answer-in-time", rep.failures[0].Name)
-	assert.Contains(t, rep.failures[0].Story, "heard nothing for 2000ms")
+	f := slowAnswer(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-answer-in-time", f.Name)
+	assert.Contains(t, f.Story, "heard nothing for 2000ms")
 
 	r = storySplit()
-	r.pl.crash(r.s, "server-3", ms(1300), ms(500))
-	late = r.s.History.Call("controller-b", "server-3", check.Write(storyKey, scaleB), ms(1200))
-	r.s.History.Timeout(late, ms(1200)+clientTimeout)
-	inTime := r.s.History.Call("controller-a", "server-2", check.Read(storyKey), ms(1200))
-	r.s.History.Timeout(inTime, ms(1200)+bound)
-	assert.True(t, r.slowAnswer(&reported{TB: t}), "server-3 crashed while it was asked; server-2 answered at the bound")
+	r.Inject(scene.Crash{Node: "server-3", At: ms(1300), For: ms(500)})
+	r.pl = newPlan(r.Scene)
+	late = r.History.Call("controller-b", "server-3", check.Write(storyKey, scaleB), ms(1200))
+	r.History.Timeout(late, ms(1200)+clientTimeout)
+	inTime := r.History.Call("controller-a", "server-2", check.Read(storyKey), ms(1200))
+	r.History.Timeout(inTime, ms(1200)+bound)
+	assert.Nil(t, slowAnswer(r), "server-3 crashed while it was asked; server-2 answered at the bound")
 }
 
 // A cluster that refuses everything keeps one history and loses nothing;
 // the liveness judge is what fails it.
 func TestRefusingWhileCalmIsAFailure(t *testing.T) {
 	r := storySplit()
-	during := r.s.History.Call("controller-b", "server-3", check.Write(storyKey, 7), ms(1500))
-	r.s.History.Timeout(during, ms(2300))
-	assert.True(t, r.refusedWhileCalm(&reported{TB: t}), "a refusal during the split is the chapter's answer")
-	after := r.s.History.Call("controller-b", "server-3", check.Write(storyKey, 8), ms(3600))
-	r.s.History.Timeout(after, ms(4400))
-	rep := &reported{TB: t}
-	assert.False(t, r.refusedWhileCalm(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "refused-while-healthy", rep.failures[0].Name)
+	during := r.History.Call("controller-b", "server-3", check.Write(storyKey, 7), ms(1500))
+	r.History.Timeout(during, ms(2300))
+	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
+	after := r.History.Call("controller-b", "server-3", check.Write(storyKey, 8), ms(3600))
+	r.History.Timeout(after, ms(4400))
+	f := refusedWhileCalm(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "refused-while-healthy", f.Name)
 }
 
 // A Latest read refused while calm is told with what the server owed: every
@@ -158,17 +138,16 @@ func TestRefusingWhileCalmIsAFailure(t *testing.T) {
 // on their way, must learn from its story.
 func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 	r := storySplit()
-	h := r.s.History
+	h := r.History
 	w := h.Call("controller-a", "server-1", check.Write(storyKey, 6), ms(3600))
 	h.Return(w, check.Result{Outcome: check.OK, Version: 4}, ms(3610))
 	late := h.Call("controller-a", "server-1", check.Write(storyKey, 9), ms(3700))
 	h.Return(late, check.Result{Outcome: check.OK, Version: 5}, ms(3760))
 	read := h.Call("controller-b", "server-3", check.Read(storyKey), ms(3700))
 	h.Timeout(read, ms(3723))
-	rep := &reported{TB: t}
-	assert.False(t, r.refusedWhileCalm(rep))
-	require.Len(t, rep.failures, 1)
-	story := rep.failures[0].Story
+	f := refusedWhileCalm(r)
+	require.NotNil(t, f)
+	story := f.Story
 	assert.Contains(t, story, "at 3723ms, 23ms after asking")
 	assert.Contains(t, story, "acknowledged writes up to rv 4 (the last, write deployments/web=6 from controller-a at 3610ms)",
 		"the write acknowledged after the read was asked is not owed")
@@ -176,55 +155,74 @@ func TestARefusedReadSaysHowMuchOfTheHistoryItOwed(t *testing.T) {
 }
 
 // A Latest list leaves the history nothing when it comes back empty, late or
-// refused: the judges read it from the recorder. An empty list from a server
-// cut off is answered without a majority; one that took longer than the
-// bound is late; one refused while calm is a refusal while healthy.
+// refused: the judges read it from the scene's log of requests. An empty
+// list from a server cut off is answered without a majority; one that took
+// longer than the bound is late; one refused while calm is a refusal while
+// healthy.
 func TestALatestListIsJudgedEvenWhenItHoldsNoItem(t *testing.T) {
 	r := storySplit()
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1510)})
-	rep := &reported{TB: t}
-	assert.False(t, r.readAlone(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "read-without-majority", rep.failures[0].Name)
-	assert.Contains(t, rep.failures[0].Story, "server-3 answered controller-b's Latest list of deployments at 1510ms with 0 items (rv 0), although from the request (1500ms)")
-	assert.Contains(t, rep.failures[0].Story, "cut off from the sequencer server-1")
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1510), kube.List{}, nil))
+	assert.Nil(t, readAlone(r), "the history holds no read of an empty list")
+	f := listedAlone(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "read-without-majority", f.Name)
+	assert.Contains(t, f.Story, "server-3 answered controller-b's Latest list of deployments at 1510ms with 0 items (rv 0), although from the request (1500ms)")
+	assert.Contains(t, f.Story, "cut off from the sequencer server-1")
 
 	r = storySplit()
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(1500) + clientTimeout,
-		err: kube.ErrTimeout})
-	assert.True(t, r.readAlone(&reported{TB: t}), "no answer is not an answer without a majority")
-	rep = &reported{TB: t}
-	assert.False(t, r.slowAnswer(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "no-answer-in-time", rep.failures[0].Name)
-	assert.Contains(t, rep.failures[0].Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(1500)+clientTimeout, nil, kube.ErrTimeout))
+	assert.Nil(t, listedAlone(r), "no answer is not an answer without a majority")
+	f = slowAnswer(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-answer-in-time", f.Name)
+	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 1500ms and heard nothing for 2000ms")
 
 	r = storySplit()
-	r.rec.lists = append(r.rec.lists,
-		listRead{client: "controller-a", server: "server-2", kind: "deployments", call: ms(1500), ret: ms(1520), items: 1, rv: 2},
-		listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(1500), ret: ms(2350), err: kube.Unavailable("cut off")})
-	assert.True(t, r.readAlone(&reported{TB: t}), "server-2 is on the majority side; server-3 refused")
-	assert.True(t, r.slowAnswer(&reported{TB: t}), "both answered within the bound")
-	assert.True(t, r.refusedWhileCalm(&reported{TB: t}), "a refusal during the split is the chapter's answer")
-	r.rec.lists = append(r.rec.lists, listRead{client: "controller-b", server: "server-3", kind: "deployments", call: ms(3600), ret: ms(4400), err: kube.Unavailable("behind")})
-	rep = &reported{TB: t}
-	assert.False(t, r.refusedWhileCalm(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "refused-while-healthy", rep.failures[0].Name)
-	assert.Contains(t, rep.failures[0].Story, "controller-b asked server-3 (list deployments) at 3600ms")
-	assert.Contains(t, rep.failures[0].Story, "and heard Unavailable")
+	r.Requests.Add(listed("controller-a", "server-2", kube.Latest, ms(1500), ms(1520), kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web"}}, ResourceVersion: 2}, nil))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(1500), ms(2350), nil, kube.Unavailable("cut off")))
+	assert.Nil(t, listedAlone(r), "server-2 is on the majority side; server-3 refused")
+	assert.Nil(t, slowAnswer(r), "both answered within the bound")
+	assert.Nil(t, refusedWhileCalm(r), "a refusal during the split is the chapter's answer")
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(3600), ms(4400), nil, kube.Unavailable("behind")))
+	f = refusedWhileCalm(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "refused-while-healthy", f.Name)
+	assert.Contains(t, f.Story, "controller-b asked server-3 (list deployments) at 3600ms")
+	assert.Contains(t, f.Story, "and heard Unavailable")
 }
 
 // An Any list is an Any read: it must be answered, even cut off.
 func TestAnAnyListMustBeAnswered(t *testing.T) {
 	r := storySplit()
-	r.rec.anyReads = append(r.rec.anyReads, anyRead{client: "controller-b", server: "server-3", what: "listed deployments", call: ms(1500), ret: ms(1520),
-		err: kube.Unavailable("cut off")})
-	rep := &reported{TB: t}
-	assert.False(t, r.slowAnswer(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "stale-read-refused", rep.failures[0].Name)
-	assert.True(t, strings.HasPrefix(rep.failures[0].Story, `controller-b listed deployments from server-3 with resourceVersion "0" at 1500ms and got`), rep.failures[0].Story)
+	r.Requests.Add(listed("controller-b", "server-3", kube.Any, ms(1500), ms(1520), nil, kube.Unavailable("cut off")))
+	assert.Nil(t, slowAnswer(r), "an Any read is answered in time")
+	f := anyReadRefused(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-read-refused", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `controller-b listed deployments from server-3 with resourceVersion "0" at 1500ms and got`), f.Story)
+}
+
+// A refusal in time that is not kube.Unavailable leaves the client
+// guessing; the story names the request as the timeline does.
+func TestARefusalMustSayUnavailable(t *testing.T) {
+	r := storySplit()
+	web := kube.Object{Kind: "deployments", Name: "web", Replicas: scaleB, ResourceVersion: 3}
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1500), Return: ms(1510), Err: kube.Unavailable("cut off")})
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1600), Return: ms(1600) + clientTimeout, Err: kube.ErrTimeout})
+	assert.Nil(t, unclearRefusal(r), "Unavailable, and the client's own timeout, are clear")
+	r.Requests.Add(kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.UpdateRequest{Object: web}, Call: ms(1700), Return: ms(1705),
+		Err: errors.New("connection reset")})
+	f := unclearRefusal(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "unclear-refusal", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `controller-b asked server-3 (web=2 if rv 3) at 1700ms and got "connection reset" at 1705ms`), f.Story)
+}
+
+// listed is a list of the deployments client made through server, with
+// resourceVersion rv, and its answer.
+func listed(client string, server sim.NodeID, rv string, call, ret time.Duration, reply any, err error) kube.Request {
+	return kube.Request{Client: client, Server: server, Ask: kube.ListRequest{Kind: "deployments", Opts: kube.ReadOptions{ResourceVersion: rv}},
+		Call: call, Return: ret, Reply: reply, Err: err}
 }
 
 // A server that restarted empty and never caught up can hold the same
@@ -232,21 +230,20 @@ func TestAnAnyListMustBeAnswered(t *testing.T) {
 // agree, and the history is what shows it.
 func TestAServerBehindTheOneHistoryHasNotConverged(t *testing.T) {
 	r := storySplit()
-	r.s.AuditedAt = ms(5000)
+	r.AuditedAt = ms(5000)
 	created := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
 	deleted := check.Change{Version: 2, Key: storyKey, Deleted: true}
-	r.s.Histories = map[string][]check.Change{"server-1": {created, deleted}, "server-2": {created, deleted}, "server-3": nil}
-	r.s.States = map[string]map[string]any{"server-1": {}, "server-2": {}, "server-3": {}}
-	assert.True(t, r.converged(&reported{TB: t}), "the objects agree: none anywhere")
-	rep := &reported{TB: t}
-	assert.False(t, r.caughtUp(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Equal(t, "no-convergence", rep.failures[0].Name)
-	assert.Equal(t, course.DurableAgreement, rep.failures[0].Clause)
-	assert.True(t, strings.HasPrefix(rep.failures[0].Story, "server-3 never caught up: at 5000ms it holds 0 of the 2 changes of the one history, although the last fault ended at 3000ms."), rep.failures[0].Story)
+	r.Histories = map[string][]check.Change{"server-1": {created, deleted}, "server-2": {created, deleted}, "server-3": nil}
+	r.States = map[string]map[string]any{"server-1": {}, "server-2": {}, "server-3": {}}
+	assert.Nil(t, converged(r), "the objects agree: none anywhere")
+	f := caughtUp(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-convergence", f.Name)
+	assert.Equal(t, course.DurableAgreement, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 never caught up: at 5000ms it holds 0 of the 2 changes of the one history, although the last fault ended at 3000ms."), f.Story)
 
-	r.s.Histories["server-3"] = []check.Change{created, deleted}
-	assert.True(t, r.caughtUp(&reported{TB: t}))
+	r.Histories["server-3"] = []check.Change{created, deleted}
+	assert.Nil(t, caughtUp(r))
 }
 
 // The registry's titles print the chapter's bound as the suite states it.

@@ -18,19 +18,12 @@
 //     randomized splits, heals, crashes of servers other than the sequencer
 //     (and, now and then, the sequencer lost for good) and links slowed
 //     past every timeout, under clients making every kind of request
-//     through every server. One history, nothing acknowledged lost, no yes
-//     and no definite no without a majority (the sequencer included), every
-//     answer within the bound, convergence after the heal, and yes whenever
-//     the cluster is calm.
+//     through every server. Every promise of the page holds.
 //   - linearizable: the same worlds with more reads; porcupine must find one
 //     order of all operations that explains every answer.
 //
-// A world is judged in this order, the most specific cause first:
-// split-brain, write-applied-twice, acknowledged-without-majority, lost-write,
-// read-without-majority, no-answer-in-time, stale-read-refused,
-// unclear-refusal, no-convergence (the objects), refused-while-healthy,
-// no-convergence (a server that holds the same objects but not the whole
-// history), then porcupine's verdict.
+// Each check names its judges once, in chapter, in the order a world is
+// judged: the most specific cause first.
 //
 // The chapter's promise, which the suite holds a server to: every write and
 // Latest read is answered within bound (1 s), with kube.Unavailable when no
@@ -43,11 +36,11 @@
 package ex07suite
 
 import (
+	"slices"
 	"testing"
 
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
 
 // Server is the learner's API server, as the thin test file hands it over
@@ -57,14 +50,7 @@ import (
 type Server func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID)
 
 // Run runs the chapter's checks against serve.
-func Run(t *testing.T, serve Server) {
-	suite.Run(t, "ex07", map[string]suite.CheckFunc{
-		"story":        func(t *testing.T) { storyCheck(t, serve) },
-		"even-split":   func(t *testing.T) { evenSplitCheck(t, serve) },
-		"partitions":   func(t *testing.T) { partitionsCheck(t, serve) },
-		"linearizable": func(t *testing.T) { linearizableCheck(t, serve) },
-	})
-}
+func Run(t *testing.T, serve Server) { chapter(serve).Run(t) }
 
 // Default seeds per check: enough to meet every kind of fault at every
 // moment of a request many times over, few enough that the suite stays
@@ -76,45 +62,58 @@ const (
 	linearizableSeeds = 80
 )
 
-// partitionsCheck: the calm burst, then randomized faults; every judge but
-// porcupine.
-func partitionsCheck(t *testing.T, serve Server) {
-	if !burstWorlds(t, serve, partitionsJudge) {
-		return
+// guard asks that the randomized worlds met their faults. A world runs
+// about three seconds of traffic, and a server may take up to the bound
+// over each request: a correct server that takes a few hundred milliseconds
+// over a Latest read completes fewer than twenty requests in some worlds,
+// and the guard must not blame it for the world's length.
+var guard = &scene.Guard{MinCompleted: 10, MinCovered: 0.9}
+
+// chapter declares the chapter's worlds and checks. promises are what the
+// page promises of every world, whatever its faults; the split scenes add
+// porcupine's verdict and what they promise of each controller; the
+// linearizable check asks for one history, then porcupine's verdict.
+func chapter(serve Server) scene.Chapter[*run] {
+	durable, linearizable := scene.OnStage[*run](scene.Durable), scene.OnStage[*run](scene.Linearizable)
+	promises := []scene.Judge[*run]{
+		splitBrain, appliedTwice, // one history
+		ackedAlone, durable, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
+		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
+		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
 	}
-	search(t, serve, partitionsSeeds, partitionsWork, partitionsJudge)
-}
-
-// partitionsJudge judges one world of the partitions check.
-func partitionsJudge(t *testing.T, r *run) bool {
-	return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.ackedAlone(t) && r.lostWrite(t) && r.readAlone(t) &&
-		r.slowAnswer(t) && r.converged(t) && r.refusedWhileCalm(t) && r.caughtUp(t)
-}
-
-// linearizableCheck: randomized faults, more reads; one history, then
-// porcupine.
-func linearizableCheck(t *testing.T, serve Server) {
-	search(t, serve, linearizableSeeds, linearizableWork, func(t *testing.T, r *run) bool {
-		return r.s.ReportRun(t) && r.splitBrain(t) && r.appliedTwice(t) && r.s.Linearizable(t)
-	})
-}
-
-// search runs the randomized worlds of wl over the check's seeds, with the
-// guard against worlds whose faults met an idle cluster.
-func search(t *testing.T, serve Server, seeds int, wl workload, judge func(t *testing.T, r *run) bool) {
-	scene.SearchOf[*run]{
-		Seeds: suite.Seeds(seeds),
-		Build: func(seed int64) (*scene.Scene, *run) {
-			r := runWorkload(seed, serve, wl)
-			return r.s, r
+	splitJudges := func(sp split) []scene.Judge[*run] {
+		return append(slices.Clip(promises), linearizable, sp.promised)
+	}
+	return scene.Chapter[*run]{
+		ID: "ex07",
+		Worlds: map[string]scene.Build[*run]{
+			"story":        story.world(serve),
+			"even-split":   evenSplit.world(serve),
+			"burst":        func(seed int64) *run { return burstWorld(seed, serve) },
+			"partitions":   partitionsWork.world(serve),
+			"linearizable": linearizableWork.world(serve),
 		},
-		Judge: judge,
-		// A world runs about three seconds of traffic, and a server may
-		// take up to the bound over each request: a correct server that
-		// takes a few hundred milliseconds over a Latest read completes
-		// fewer than twenty requests in some worlds, and the guard must
-		// not blame it for the world's length.
-		MinCompleted: 10,
-		MinCovered:   0.9,
-	}.Run(t)
+		Checks: []scene.Check[*run]{{
+			Name:   "story",
+			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+			Judges: splitJudges(story),
+			// The book quotes the solution's, where the cut-off side refuses.
+			Figures: []scene.Figure[*run]{{Name: "split", Text: func(r *run) string { return r.Timeline(cutAt + cutFor/2) }}},
+		}, {
+			Name:   "even-split",
+			Plays:  []scene.Play{{World: "even-split", Seeds: scene.Story(evenSplitSeeds)}},
+			Judges: splitJudges(evenSplit),
+		}, {
+			Name: "partitions",
+			Plays: []scene.Play{
+				{World: "burst", Seeds: scene.Scenes(burstSeeds)},
+				{World: "partitions", Seeds: scene.Random(partitionsSeeds), Guard: guard},
+			},
+			Judges: promises,
+		}, {
+			Name:   "linearizable",
+			Plays:  []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}},
+			Judges: []scene.Judge[*run]{splitBrain, appliedTwice, linearizable},
+		}},
+	}
 }

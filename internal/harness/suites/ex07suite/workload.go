@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
@@ -41,74 +42,71 @@ var (
 	linearizableWork = workload{keys: []string{"deployments/web", "deployments/api"}, reads: 0.6}
 )
 
-// runWorkload runs one randomized world of wl with seed.
-func runWorkload(seed int64, serve Server, wl workload) *run {
-	s := newScene(seed, serve, 3)
-	r := &run{s: s, pl: newPlan(s.Servers), rec: &recorder{}}
-	rnd := s.W.Rand()
-	homes := map[sim.NodeID]sim.NodeID{}
-	var clients []sim.NodeID
-	for i, server := range s.Servers {
-		c := sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i))
-		homes[c] = server
-		clients = append(clients, c)
-	}
-	r.faults(rnd, homes)
-
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		for _, key := range wl.keys {
-			newCtl(p, api, sequencer, r.rec).create(key, 1)
+// world builds and runs the randomized worlds of wl.
+func (wl workload) world(serve Server) scene.Build[*run] {
+	return func(seed int64) *run {
+		r := newRun(seed, serve, 3)
+		rnd := r.W.Rand()
+		homes := map[sim.NodeID]sim.NodeID{}
+		var clients []sim.NodeID
+		for i, server := range r.Servers {
+			c := sim.NodeID(fmt.Sprintf("controller-%c", 'a'+i))
+			homes[c] = server
+			clients = append(clients, c)
 		}
-	})
-	next := 1 // replica counts are unique across the world, so a change is found by its value
-	for _, c := range clients {
-		s.Client(string(c), func(p *sim.Proc, api *kube.Client) {
-			ctl := newCtl(p, api, homes[c], r.rec)
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
-			for p.Now() < workEnd {
-				next++
-				err := ctl.request(wl, next)
-				pause := 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(80*time.Millisecond)))
-				switch {
-				case refused(err): // a controller backs off when the cluster says no
-					pause += 100*time.Millisecond + time.Duration(p.Rand().Int63n(int64(150*time.Millisecond)))
-				case p.Rand().Intn(10) == 0: // now and then a burst: the next request at once
-					pause = 0
-				}
-				p.Sleep(pause)
+		r.Inject(faults(rnd, r.Servers, homes)...)
+
+		r.controller("kubectl", sequencer, func(c ctl) {
+			for _, key := range wl.keys {
+				c.create(key, 1)
 			}
 		})
+		next := 1 // replica counts are unique across the world, so a change is found by its value
+		for _, name := range clients {
+			r.controller(string(name), homes[name], func(c ctl) {
+				c.Sleep(workStart + time.Duration(c.Rand().Int63n(int64(20*time.Millisecond))))
+				for c.Now() < workEnd {
+					next++
+					err := c.request(wl, next)
+					pause := 20*time.Millisecond + time.Duration(c.Rand().Int63n(int64(80*time.Millisecond)))
+					switch {
+					case refused(err): // a controller backs off when the cluster says no
+						pause += 100*time.Millisecond + time.Duration(c.Rand().Int63n(int64(150*time.Millisecond)))
+					case c.Rand().Intn(10) == 0: // now and then a burst: the next request at once
+						pause = 0
+					}
+					c.Sleep(pause)
+				}
+			})
+		}
+		r.Lanes(append(clients, r.Servers...)...)
+		return r.play(workAudit, wl.keys...)
 	}
-	s.Lanes(append(clients, s.Servers...)...)
-	s.Show(showNotes)
-	s.AuditAt(workAudit, "deployments", wl.keys...)
-	s.Run(workAudit + 10*time.Second)
-	return r
 }
 
 // request makes one request of every kind a controller makes: reads and
-// lists, Latest and Any, scales and deletes with and without a precondition, and
-// creates. value is unique to this request. It returns the error of a
-// request the cluster refused, nil for a yes or a definite no.
+// lists, Latest and Any, scales and deletes with and without a
+// precondition, and creates. value is unique to this request. It returns
+// the error of the last request it made.
 func (c ctl) request(wl workload, value int) error {
-	rnd := c.p.Rand()
+	rnd := c.Rand()
 	key := wl.keys[rnd.Intn(len(wl.keys))]
 	var err error
 	switch x := rnd.Float64(); {
 	case x < wl.reads*0.5:
-		_, err = c.get(key)
+		_, err = c.get(key, kube.Latest)
 	case x < wl.reads*0.75:
-		_, err = c.getAny(key)
+		_, err = c.get(key, kube.Any)
 	case x < wl.reads*0.9:
-		err = c.list("deployments")
+		err = c.list("deployments", kube.Latest)
 	case x < wl.reads:
-		err = c.listAny("deployments")
+		err = c.list("deployments", kube.Any)
 	case x < wl.reads+(1-wl.reads)*0.5:
 		err = c.scale(key, value, 0)
 	case x < wl.reads+(1-wl.reads)*0.75:
 		// read, then scale only if nobody changed it since
 		var cur kube.Object
-		if cur, err = c.get(key); err == nil {
+		if cur, err = c.get(key, kube.Latest); err == nil {
 			err = c.scale(key, value, cur.ResourceVersion)
 		}
 	case x < wl.reads+(1-wl.reads)*0.8:
@@ -117,7 +115,7 @@ func (c ctl) request(wl workload, value int) error {
 		// read, then delete only if nobody changed it since (now and then
 		// at the version before, which must conflict)
 		var cur kube.Object
-		if cur, err = c.get(key); err == nil {
+		if cur, err = c.get(key, kube.Latest); err == nil {
 			rv := cur.ResourceVersion
 			if rnd.Intn(4) == 0 {
 				rv--
@@ -127,37 +125,33 @@ func (c ctl) request(wl workload, value int) error {
 	default:
 		err = c.create(key, value)
 	}
-	if refused(err) {
-		return err
-	}
-	return nil
+	return err
 }
 
 // faults plans one to three faults, one after another, between faultsFrom
 // and faultsUntil: a partition of the servers (each controller on its
 // server's side), a crash of a server other than the sequencer that comes
-// back with its memory gone,
-// a link between the sequencer and another server slowed past every
-// timeout, or, last and now and then, the sequencer lost for good.
-func (r *run) faults(rnd *rand.Rand, homes map[sim.NodeID]sim.NodeID) {
-	servers := r.s.Servers
+// back with its memory gone, a link between the sequencer and another
+// server slowed past every timeout, or, last and now and then, the
+// sequencer lost for good.
+func faults(rnd *rand.Rand, servers []sim.NodeID, homes map[sim.NodeID]sim.NodeID) []scene.Fault {
+	var planned []scene.Fault
 	at := faultsFrom + time.Duration(rnd.Int63n(int64(300*time.Millisecond)))
 	for n := 1 + rnd.Intn(3); n > 0 && at < faultsUntil-300*time.Millisecond; n-- {
 		length := min(300*time.Millisecond+time.Duration(rnd.Int63n(int64(1200*time.Millisecond))), faultsUntil-at)
 		switch x := rnd.Float64(); {
 		case x < 0.5:
-			r.pl.partition(r.s, randomSplit(rnd, servers, homes), at, length)
+			planned = append(planned, scene.Partition{Groups: randomSplit(rnd, servers, homes), From: at, For: length})
 		case x < 0.7:
-			follower := servers[1+rnd.Intn(len(servers)-1)]
-			r.pl.slowLink(r.s, sequencer, follower, slow, at, length)
+			planned = append(planned, scene.SlowLink{A: sequencer, B: servers[1+rnd.Intn(len(servers)-1)], Link: slow, From: at, For: length})
 		case x < 0.9 || n > 1:
-			r.pl.crash(r.s, servers[1+rnd.Intn(len(servers)-1)], at, length)
+			planned = append(planned, scene.Crash{Node: servers[1+rnd.Intn(len(servers)-1)], At: at, For: length})
 		default:
-			r.pl.crash(r.s, sequencer, at, 0)
-			return
+			return append(planned, scene.Crash{Node: sequencer, At: at})
 		}
 		at += length + time.Duration(rnd.Int63n(int64(400*time.Millisecond)))
 	}
+	return planned
 }
 
 // randomSplit splits the servers in two or three groups, each with the

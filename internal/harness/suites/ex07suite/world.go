@@ -37,75 +37,89 @@ const (
 	linkMax = 20 * time.Millisecond
 )
 
-// episode is one fault of a world, as the judges see it: what it did to
-// which nodes, from when until when (forever: math.MaxInt64).
-type episode struct {
-	fault       scene.Fault
-	from, until time.Duration
-	groups      [][]sim.NodeID // a partition: the groups (servers and their clients)
-	down        sim.NodeID     // a crash: the node that is down
-	slow        [2]sim.NodeID  // a slow link: its two ends
+// run is one world of the chapter that ran: its scene, and what its faults
+// did.
+type run struct {
+	*scene.Scene
+	pl plan
 }
 
-const forever = time.Duration(math.MaxInt64)
+// newRun builds a world of n servers running serve, with the chapter's
+// links and client timeout.
+func newRun(seed int64, serve Server, n int) *run {
+	s := scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
+	return &run{Scene: s}
+}
 
-func (e episode) active(t time.Duration) bool { return e.from <= t && t < e.until }
+// play runs the world until the auditor has read keys from every server at
+// audit, and plans its faults for the judges.
+func (r *run) play(audit time.Duration, keys ...string) *run {
+	r.Show(showNotes)
+	r.AuditAt(audit, "deployments", keys...)
+	r.Run(audit + 10*time.Second)
+	r.pl = newPlan(r.Scene)
+	return r
+}
 
-// plan is what a world's faults do, second by second: which servers can
+// showNotes keeps what a person follows in a split: each request and its
+// answer, what the servers log, crashes, restarts and faults. Messages
+// between servers are left out: a sequencer's heartbeats would fill the
+// page.
+func showNotes(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	}
+	return false
+}
+
+// plan is what a world's faults do, moment by moment: which servers can
 // reach which, which are up. The judges ask it whether a server could have
-// had a majority at a moment, and whether a moment was calm.
+// had a majority at a moment, and whether a moment was calm. It reads the
+// faults the world declared (a partition, a crash, a slow link), each with
+// its own fields, so that what a story says of a fault is what was built.
 type plan struct {
-	servers  []sim.NodeID
-	episodes []episode
+	servers []sim.NodeID
+	faults  []scene.Fault
 }
 
-func newPlan(servers []sim.NodeID) *plan { return &plan{servers: servers} }
+func newPlan(s *scene.Scene) plan { return plan{servers: s.Servers, faults: s.Declared()} }
+
+// span is when f is in force: from its start until its end (forever, for a
+// crash the node never comes back from).
+func span(f scene.Fault) (from, until time.Duration) {
+	switch f := f.(type) {
+	case scene.Partition:
+		return f.From, f.From + f.For
+	case scene.SlowLink:
+		return f.From, f.From + f.For
+	case scene.Crash:
+		if f.For == 0 {
+			return f.At, time.Duration(math.MaxInt64)
+		}
+		return f.At, f.At + f.For
+	}
+	panic(fmt.Sprintf("ex07suite: no plan for the fault %s", f))
+}
+
+func active(f scene.Fault, t time.Duration) bool {
+	from, until := span(f)
+	return from <= t && t < until
+}
 
 // majority is the fewest servers any two groups of that size share.
-func (pl *plan) majority() int { return len(pl.servers)/2 + 1 }
-
-// partition records and injects a partition of the servers into groups
-// (each with its clients) from from for length.
-func (pl *plan) partition(s *scene.Scene, groups [][]sim.NodeID, from, length time.Duration) {
-	f := scene.Partition{Groups: groups, From: from, For: length}
-	s.Inject(f)
-	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, groups: groups})
-}
-
-// crash records and injects a crash of node at at, restarted length later
-// (zero: it stays down).
-func (pl *plan) crash(s *scene.Scene, node sim.NodeID, at, length time.Duration) {
-	f := scene.Crash{Node: node, At: at, For: length}
-	s.Inject(f)
-	until := at + length
-	if length == 0 {
-		until = forever
-	}
-	pl.episodes = append(pl.episodes, episode{fault: f, from: at, until: until, down: node})
-}
-
-// slowLink records and injects a slow link between a and b.
-func (pl *plan) slowLink(s *scene.Scene, a, b sim.NodeID, l sim.Link, from, length time.Duration) {
-	f := scene.SlowLink{A: a, B: b, Link: l, From: from, For: length}
-	s.Inject(f)
-	pl.episodes = append(pl.episodes, episode{fault: f, from: from, until: from + length, slow: [2]sim.NodeID{a, b}})
-}
+func (pl plan) majority() int { return len(pl.servers)/2 + 1 }
 
 // up reports whether node is up at t.
-func (pl *plan) up(t time.Duration, node sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.down == node && e.active(t) {
-			return false
-		}
-	}
-	return true
-}
+func (pl plan) up(t time.Duration, node sim.NodeID) bool { return !pl.crashedDuring(t, t, node) }
 
 // crashedDuring reports whether node was down at any moment from a to b.
-func (pl *plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.down == node && e.from <= b && e.until > a {
-			return true
+func (pl plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
+	for _, f := range pl.faults {
+		if c, ok := f.(scene.Crash); ok && c.Node == node {
+			if from, until := span(f); from <= b && until > a {
+				return true
+			}
 		}
 	}
 	return false
@@ -114,9 +128,9 @@ func (pl *plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
 // connected reports whether a and b can reach each other at t: no active
 // partition puts them in different groups (nodes in no group are one more
 // group).
-func (pl *plan) connected(t time.Duration, a, b sim.NodeID) bool {
-	for _, e := range pl.episodes {
-		if e.groups != nil && e.active(t) && group(e.groups, a) != group(e.groups, b) {
+func (pl plan) connected(t time.Duration, a, b sim.NodeID) bool {
+	for _, f := range pl.faults {
+		if p, ok := f.(scene.Partition); ok && active(f, t) && group(p.Groups, a) != group(p.Groups, b) {
 			return false
 		}
 	}
@@ -124,17 +138,12 @@ func (pl *plan) connected(t time.Duration, a, b sim.NodeID) bool {
 }
 
 func group(groups [][]sim.NodeID, id sim.NodeID) int {
-	for i, g := range groups {
-		if slices.Contains(g, id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(groups, func(g []sim.NodeID) bool { return slices.Contains(g, id) })
 }
 
 // reachable counts the servers up and connected to the sequencer at t, the
 // sequencer included (zero if it is down).
-func (pl *plan) reachable(t time.Duration) int {
+func (pl plan) reachable(t time.Duration) int {
 	if !pl.up(t, sequencer) {
 		return 0
 	}
@@ -150,18 +159,19 @@ func (pl *plan) reachable(t time.Duration) int {
 // majorityFor reports whether server could have had a majority behind it at
 // t: it is up and connected to the sequencer, which is up and connected to
 // a majority of the servers.
-func (pl *plan) majorityFor(t time.Duration, server sim.NodeID) bool {
+func (pl plan) majorityFor(t time.Duration, server sim.NodeID) bool {
 	return pl.up(t, server) && pl.connected(t, server, sequencer) && pl.reachable(t) >= pl.majority()
 }
 
 // majorityDuring reports whether server could have had a majority at any
 // moment from call to ret.
-func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
+func (pl plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
 	if pl.majorityFor(call, server) {
 		return true
 	}
-	for _, e := range pl.episodes {
-		for _, t := range []time.Duration{e.from, e.until} {
+	for _, f := range pl.faults {
+		from, until := span(f)
+		for _, t := range []time.Duration{from, until} {
 			if t > call && t <= ret && pl.majorityFor(t, server) {
 				return true
 			}
@@ -173,198 +183,149 @@ func (pl *plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool 
 // calm reports whether t is a moment of the chapter's liveness promise: no
 // fault active from settle before t to bound after it, and the sequencer
 // up.
-func (pl *plan) calm(t time.Duration) bool {
-	for _, e := range pl.episodes {
-		if e.from <= t+bound && e.until > t-settle {
+func (pl plan) calm(t time.Duration) bool {
+	for _, f := range pl.faults {
+		if from, until := span(f); from <= t+bound && until > t-settle {
 			return false
 		}
 	}
 	return true
 }
 
+// healed is when the last fault ended.
+func (pl plan) healed() time.Duration {
+	var at time.Duration
+	for _, f := range pl.faults {
+		_, until := span(f)
+		at = max(at, until)
+	}
+	return at
+}
+
 // cutOff describes how server stood at t, for stories: "cut off from
 // server-1 (partition server-3 controller-b | the rest from 1000ms for
 // 2000ms)", or "" when it could reach a majority.
-func (pl *plan) cutOff(t time.Duration, server sim.NodeID) string {
+func (pl plan) cutOff(t time.Duration, server sim.NodeID) string {
 	if pl.majorityFor(t, server) {
 		return ""
 	}
 	var why []string
-	for _, e := range pl.episodes {
-		if e.active(t) && (e.groups != nil || e.down != "") {
-			why = append(why, e.fault.String())
+	for _, f := range pl.faults {
+		if _, slow := f.(scene.SlowLink); !slow && active(f, t) {
+			why = append(why, f.String())
 		}
 	}
-	if !pl.up(t, sequencer) {
-		return fmt.Sprintf("the sequencer %s was down (%s)", sequencer, strings.Join(why, "; "))
+	because := strings.Join(why, "; ")
+	switch {
+	case !pl.up(t, sequencer):
+		return fmt.Sprintf("the sequencer %s was down (%s)", sequencer, because)
+	case !pl.connected(t, server, sequencer):
+		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, because)
+	case server == sequencer:
+		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), because)
 	}
-	if !pl.connected(t, server, sequencer) {
-		return fmt.Sprintf("cut off from the sequencer %s (%s)", sequencer, strings.Join(why, "; "))
-	}
-	if server == sequencer {
-		return fmt.Sprintf("the sequencer with only %d of %d servers on its side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
-	}
-	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), strings.Join(why, "; "))
+	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), because)
 }
 
-// anyRead is one Any read ("0") of an object or a list, which kube.Client
-// does not record: it promises no freshness, but the chapter promises an
-// answer.
-type anyRead struct {
-	client, server string
-	what           string // "read deployments/web", "listed deployments"
-	call, ret      time.Duration
-	err            error
-}
-
-// listRead is one Latest list. kube.Client records a list only as one read
-// per item it returned, so a list that came back empty, late or refused
-// leaves nothing in the history: the judges read it here.
-type listRead struct {
-	client, server string
-	kind           string
-	call, ret      time.Duration
-	items          int
-	rv             int64
-	err            error
-}
-
-// unclear is a refusal that came in time but was not kube.Unavailable.
-type unclear struct {
-	client, server, what string
-	call, ret            time.Duration
-	err                  error
-}
-
-// recorder keeps what the judges need beyond the scene's history.
-type recorder struct {
-	anyReads []anyRead
-	lists    []listRead
-	unclear  []unclear
-}
-
-// ctl is one controller inside a world: a quiet recording kube.Client
-// pinned to its server, that writes one short note per request for the
-// timeline ("web=5 → yes rv 2", "get web → Unavailable"), and records the Any
-// reads kube.Client does not.
+// ctl is one controller inside a world: a quiet kube.Client pinned to its
+// server, that writes one short note per request for the timeline, what it
+// asked and what it heard ("web=5 → yes rv 2", "get web → Unavailable").
+// The scene's log keeps the requests themselves, for the judges.
 type ctl struct {
-	p   *sim.Proc
+	*sim.Proc
 	api *kube.Client
-	rec *recorder
 }
 
-func newCtl(p *sim.Proc, api *kube.Client, server sim.NodeID, rec *recorder) ctl {
-	return ctl{p: p, api: api.Pin(server).Quiet(), rec: rec}
+// controller adds a client node, name, that runs f as a controller working
+// through server.
+func (r *run) controller(name string, server sim.NodeID, f func(c ctl)) {
+	r.Client(name, func(p *sim.Proc, api *kube.Client) { f(ctl{Proc: p, api: api.Pin(server).Quiet()}) })
 }
 
 // scale sets key's replicas, with a resourceVersion precondition if rv is
 // not zero: kubectl scale [--resource-version].
 func (c ctl) scale(key string, replicas int, rv int64) error {
 	kind, name := kube.SplitKey(key)
-	call := c.p.Now()
-	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
-	what := fmt.Sprintf("%s=%d", name, replicas)
-	if rv != 0 {
-		what += fmt.Sprintf(" if rv %d", rv)
-	}
-	c.note(what, call, obj, err)
-	return err
+	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv}
+	got, err := c.api.Update(obj)
+	return c.note(kube.UpdateRequest{Object: obj}, got, err)
 }
 
 // create creates key with replicas.
 func (c ctl) create(key string, replicas int) error {
 	kind, name := kube.SplitKey(key)
-	call := c.p.Now()
-	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
-	c.note(fmt.Sprintf("create %s=%d", name, replicas), call, obj, err)
-	return err
+	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas}
+	got, err := c.api.Create(obj)
+	return c.note(kube.CreateRequest{Object: obj}, got, err)
 }
 
 // del deletes key, with a resourceVersion precondition if rv is not zero.
 func (c ctl) del(key string, rv int64) error {
-	call := c.p.Now()
-	obj, err := c.api.Delete(key, rv)
-	what := "delete " + short(key)
-	if rv != 0 {
-		what += fmt.Sprintf(" if rv %d", rv)
+	got, err := c.api.Delete(key, rv)
+	return c.note(kube.DeleteRequest{Key: key, ResourceVersion: rv}, got, err)
+}
+
+// get reads key, with resourceVersion rv: kube.Latest or kube.Any.
+func (c ctl) get(key, rv string) (kube.Object, error) {
+	opts := kube.ReadOptions{ResourceVersion: rv}
+	obj, err := c.api.Get(key, opts)
+	return obj, c.note(kube.GetRequest{Key: key, Opts: opts}, obj, err)
+}
+
+// list lists kind, with resourceVersion rv: kube.Latest or kube.Any.
+func (c ctl) list(kind, rv string) error {
+	opts := kube.ReadOptions{ResourceVersion: rv}
+	l, err := c.api.List(kind, opts)
+	return c.note(kube.ListRequest{Kind: kind, Opts: opts}, l, err)
+}
+
+// note writes what the controller asked and what it heard, and returns err.
+func (c ctl) note(ask, reply any, err error) error {
+	var heard string
+	switch reply := reply.(type) {
+	case kube.List:
+		heard = fmt.Sprintf("%d items rv %d", len(reply.Items), reply.ResourceVersion)
+	case kube.Object:
+		heard = fmt.Sprintf("yes rv %d", reply.ResourceVersion)
+		if _, read := ask.(kube.GetRequest); read {
+			heard = fmt.Sprintf("%d rv %d", reply.Replicas, reply.ResourceVersion)
+		}
 	}
-	c.note(what, call, obj, err)
+	if err != nil {
+		heard = reason(err)
+	}
+	c.Logf("%s → %s", what(ask), heard)
 	return err
 }
 
-// get reads key, Latest.
-func (c ctl) get(key string) (kube.Object, error) {
-	call := c.p.Now()
-	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Latest})
-	c.refusal("get "+short(key), call, err)
-	c.noteRead("get "+short(key), obj, err)
-	return obj, err
-}
-
-// getAny reads key with resourceVersion "0" and records the read.
-func (c ctl) getAny(key string) (kube.Object, error) {
-	call := c.p.Now()
-	obj, err := c.api.Get(key, kube.ReadOptions{ResourceVersion: kube.Any})
-	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "read " + key, call: call, ret: c.p.Now(), err: err})
-	c.noteRead("get(0) "+short(key), obj, err)
-	return obj, err
-}
-
-// list lists kind, Latest, and records the list.
-func (c ctl) list(kind string) error {
-	call := c.p.Now()
-	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Latest})
-	c.rec.lists = append(c.rec.lists, listRead{client: c.api.Name(), server: c.server(), kind: kind, call: call, ret: c.p.Now(),
-		items: len(l.Items), rv: l.ResourceVersion, err: err})
-	c.refusal("list", call, err)
-	c.noteList("list", l, err)
-	return err
-}
-
-// listAny lists kind with resourceVersion "0" and records the list.
-func (c ctl) listAny(kind string) error {
-	call := c.p.Now()
-	l, err := c.api.List(kind, kube.ReadOptions{ResourceVersion: kube.Any})
-	c.rec.anyReads = append(c.rec.anyReads, anyRead{client: c.api.Name(), server: c.server(), what: "listed " + kind, call: call, ret: c.p.Now(), err: err})
-	c.noteList("list(0)", l, err)
-	return err
-}
-
-// server is the server the controller is pinned to.
-func (c ctl) server() string { return string(c.api.Servers()[0]) }
-
-func (c ctl) noteList(what string, l kube.List, err error) {
-	if err == nil {
-		c.p.Logf("%s → %d items rv %d", what, len(l.Items), l.ResourceVersion)
-		return
+// what names a request as the timeline and the stories do: "web=5 if rv 3",
+// "create web=5", "delete web", "get web", "get(0) web", "list", "list(0)".
+func what(ask any) string {
+	ifRV := func(rv int64) string {
+		if rv == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" if rv %d", rv)
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-func (c ctl) note(what string, call time.Duration, obj kube.Object, err error) {
-	c.refusal(what, call, err)
-	if err == nil {
-		c.p.Logf("%s → yes rv %d", what, obj.ResourceVersion)
-		return
+	mode := func(opts kube.ReadOptions) string {
+		if opts.ResourceVersion == kube.Any {
+			return "(0)"
+		}
+		return ""
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-func (c ctl) noteRead(what string, obj kube.Object, err error) {
-	if err == nil {
-		c.p.Logf("%s → %d rv %d", what, obj.Replicas, obj.ResourceVersion)
-		return
+	switch a := ask.(type) {
+	case kube.CreateRequest:
+		return fmt.Sprintf("create %s=%d", a.Object.Name, a.Object.Replicas)
+	case kube.UpdateRequest:
+		return fmt.Sprintf("%s=%d", a.Object.Name, a.Object.Replicas) + ifRV(a.Object.ResourceVersion)
+	case kube.DeleteRequest:
+		return "delete " + short(a.Key) + ifRV(a.ResourceVersion)
+	case kube.GetRequest:
+		return "get" + mode(a.Opts) + " " + short(a.Key)
+	case kube.ListRequest:
+		return "list" + mode(a.Opts)
 	}
-	c.p.Logf("%s → %s", what, reason(err))
-}
-
-// refusal records a refusal that is not kube.Unavailable, unless it is the
-// client's own timeout (which the bound judges).
-func (c ctl) refusal(what string, call time.Duration, err error) {
-	if !refused(err) || errors.Is(err, kube.ErrUnavailable) || errors.Is(err, kube.ErrTimeout) && c.p.Now()-call >= clientTimeout {
-		return
-	}
-	c.rec.unclear = append(c.rec.unclear, unclear{client: c.api.Name(), server: c.server(), what: what, call: call, ret: c.p.Now(), err: err})
+	return fmt.Sprint(ask)
 }
 
 // reason is an error's API reason: "Unavailable", "Timeout", "NotFound".
@@ -380,21 +341,6 @@ func reason(err error) string {
 // definite no: Unavailable, Timeout, or a failure to reach the server.
 func refused(err error) bool {
 	return err != nil && !errors.Is(err, kube.ErrNotFound) && !errors.Is(err, kube.ErrAlreadyExists) && !errors.Is(err, kube.ErrConflict)
-}
-
-// servers lists n server names, server-1 first.
-func serverNames(n int) []sim.NodeID {
-	out := make([]sim.NodeID, n)
-	for i := range out {
-		out[i] = sim.NodeID(fmt.Sprintf("server-%d", i+1))
-	}
-	return out
-}
-
-// newScene builds a world of n servers running serve, with the chapter's
-// links and client timeout.
-func newScene(seed int64, serve Server, n int) *scene.Scene {
-	return scene.New(seed, scene.Boot(serve), scene.Servers(n), scene.Latency(linkMin, linkMax), scene.RequestTimeout(clientTimeout))
 }
 
 // short is a Deployment's name without its kind: "web".

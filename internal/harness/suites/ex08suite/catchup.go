@@ -3,7 +3,6 @@ package ex08suite
 import (
 	"fmt"
 	"math/rand"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -30,7 +29,6 @@ import (
 // sends only the newest entries, or a follower that answers before it has
 // caught up, shows here and nowhere else.
 const (
-	catchUpSeeds   = 6
 	catchUpServers = 3
 	awayAt         = 300 * time.Millisecond
 	awayFor        = 2500 * time.Millisecond
@@ -52,16 +50,8 @@ const (
 // catchUpLink is every link of the scene: fast, so the burst is large.
 var catchUpLink = sim.Link{Min: time.Millisecond, Max: 4 * time.Millisecond}
 
-// catchUpWorld is a catch-up scene after its run: the world, the follower
-// that went away and when it came back.
-type catchUpWorld struct {
-	*world
-	away sim.NodeID
-	back time.Duration
-}
-
 // catchUp builds and runs the catch-up scene of seed.
-func catchUp(seed int64, boot scene.Boot) *catchUpWorld {
+func catchUp(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
 	s := scene.New(seed, boot, scene.Servers(catchUpServers), scene.Latency(catchUpLink.Min, catchUpLink.Max),
 		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
@@ -80,6 +70,7 @@ func catchUp(seed int64, boot scene.Boot) *catchUpWorld {
 		s.Inject(scene.Partition{Groups: [][]sim.NodeID{{away}}, From: awayAt, For: awayFor})
 	}
 	back := awayAt + awayFor
+	w.away, w.back = away, back
 
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
 		c := client{w: w, p: p, api: api}
@@ -112,34 +103,14 @@ func catchUp(seed int64, boot scene.Boot) *catchUpWorld {
 	})
 	s.AuditAt(back+catchUpAuditAfter, "deployments", chaosKeys...)
 	s.Run(back + catchUpAuditAfter + 30*time.Second)
-	return &catchUpWorld{world: w, away: away, back: back}
-}
-
-// catchUpCheck: a follower far behind answers Latest reads only with what
-// the one history has committed by then, and catches up.
-func catchUpCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(catchUpSeeds) {
-		w := catchUp(seed, serve)
-		ok := w.ReportRun(t) &&
-			failure(t, w.world, w.burst()) &&
-			failure(t, w.world, w.early) &&
-			w.Linearizable(t) &&
-			w.Report(t, check.Durable(w.History, w.Longest())) &&
-			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-			failure(t, w.world, w.parkedReads())
-		w.Close()
-		if !ok {
-			return
-		}
-	}
+	return w
 }
 
 // burst checks that the scene did what it is for: more than burstAtLeast
 // writes acknowledged while the follower was away. Too few is the
 // cluster's failure either way: it left the writers' requests unanswered,
 // or it answered them too slowly for any follower to fall behind.
-func (w *catchUpWorld) burst() *suite.Failure {
+func burst(w *world) *suite.Failure {
 	var acked, sent int
 	for _, op := range w.History.Operations() {
 		if !op.Input.Kind.Mutates() || op.Call < awayAt || op.Call >= w.back {
@@ -154,7 +125,7 @@ func (w *catchUpWorld) burst() *suite.Failure {
 		return nil
 	}
 	if v := check.Exercised(w.History, w.Faults, burstAtLeast); v != nil && v.Name == check.Unanswered {
-		return w.violation(v)
+		return scene.Violated(v)
 	}
 	return &suite.Failure{Name: "burst-too-slow", Clause: course.OneHistory, At: w.back,
 		Story: fmt.Sprintf("while %s was away, from %s to %s, the %d writers sent %d writes through the other servers and only %d "+
@@ -166,7 +137,7 @@ func (w *catchUpWorld) burst() *suite.Failure {
 // parkedReads checks that the follower answered the reads parked on it as
 // it caught up: a follower that refuses every read until long after it is
 // back would pass the rest of the scene without ever serving one.
-func (w *catchUpWorld) parkedReads() *suite.Failure {
+func parkedReads(w *world) *suite.Failure {
 	var sent, answered int
 	var first *check.Operation
 	ops := w.History.Operations()

@@ -3,6 +3,7 @@ package ex08suite
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -66,6 +67,7 @@ func chaos(seed int64, boot scene.Boot) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(normal.Min, normal.Max),
 		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
 	w := newWorld(s, chaosKeys...)
+	w.randomized = true
 	workers := []string{"client-a", "client-b", "client-c"}
 
 	for _, id := range s.Servers {
@@ -129,7 +131,7 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 	case 0: // one server crashes, the leader as often as any
 		return []scene.Fault{scene.Crash{Node: pick(), At: at, For: length}}
 	case 1: // one server crashes in the middle of a write to its log
-		return []scene.Fault{scene.CrashMidWrite{Node: pick(), File: logFile, From: at, For: length, Within: length}}
+		return []scene.Fault{scene.CrashMidWrite{Node: pick(), File: LogFile, From: at, For: length, Within: length}}
 	case 2: // two servers crash, overlapping
 		a := pick()
 		b := pick()
@@ -146,7 +148,7 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 		for _, i := range order[:len(servers)/2] {
 			cut = append(cut, servers[i])
 		}
-		if rnd.Intn(2) == 0 && !contains(cut, leader) {
+		if rnd.Intn(2) == 0 && !slices.Contains(cut, leader) {
 			cut[0] = leader
 		}
 		side := append([]sim.NodeID(nil), cut...)
@@ -160,15 +162,6 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 		follower := servers[1+rnd.Intn(len(servers)-1)]
 		return []scene.Fault{scene.SlowLink{A: leader, B: follower, Link: slow, From: at, For: length, Normal: normal}}
 	}
-}
-
-func contains(ids []sim.NodeID, id sim.NodeID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // jitter is a random duration in [0, d), drawn from a scenario's own

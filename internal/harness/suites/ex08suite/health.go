@@ -1,11 +1,16 @@
 package ex08suite
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // healthEvery is how often the suite looks at the cluster for the liveness
@@ -89,4 +94,46 @@ func (h *health) whole(client, server sim.NodeID, from, to time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// stalled finds a request the cluster should have answered and did not:
+// one sent in the work, at least calmMargin after the moment its server
+// last could not have answered its client (the leader down, no majority up
+// and connected to the leader, the server cut off: the health samples),
+// and whole until it returned, that got no answer about the store (a
+// timeout, Unavailable). A cluster that keeps one history by refusing
+// everything fails here.
+func stalled(w *world) *suite.Failure {
+	var due, failed []check.Operation
+	for _, op := range w.History.Operations() {
+		if op.Call < workStart || op.Result.Outcome == check.Pending {
+			continue // before the work, or still waiting when the world stopped
+		}
+		if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-calmMargin, op.Return) {
+			continue
+		}
+		due = append(due, op)
+		if op.Indefinite() { // a timeout or an Unavailable: no answer about the store
+			failed = append(failed, op)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	first := failed[0]
+	lines := make([]string, len(failed))
+	for i, op := range failed {
+		lines[i] = "  " + op.String()
+	}
+	return &suite.Failure{
+		Name:   "unavailable-while-majority-up",
+		Clause: course.OneHistory,
+		At:     first.Return,
+		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although for %s before it the leader and a majority of the servers "+
+			"had been up and connected, %s among them and reachable. %d of %d such requests failed; "+
+			"a cluster keeps one history by agreeing, not by refusing",
+			first.Client, first.Input, first.Server, suite.FormatTime(first.Call), first.Result.Outcome,
+			suite.FormatTime(first.Return), suite.FormatTime(calmMargin), first.Server, len(failed), len(due)),
+		Details: "requests with no answer while the leader and a majority were up and connected:\n" + strings.Join(lines, "\n"),
+	}
 }

@@ -2,14 +2,11 @@ package ex08suite
 
 import (
 	"math/rand"
-	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
 )
 
 // The minority scene. Five servers; at cutAt a partition leaves the leader
@@ -27,7 +24,6 @@ import (
 // and then does a read reach that follower between an entry's arrival and
 // its commit; here every read of the cut does.
 const (
-	minoritySeeds   = 3
 	minorityServers = 5
 	cutAt           = 500 * time.Millisecond
 	cutFor          = 2500 * time.Millisecond
@@ -84,23 +80,4 @@ func minority(seed int64, boot scene.Boot) *world {
 	s.AuditAt(heal+minorityAuditAfter, "deployments", chaosKeys...)
 	s.Run(heal + minorityAuditAfter + 30*time.Second)
 	return w
-}
-
-// minorityCheck: a leader cut off with one follower of five shows no
-// reader, even an Any one, a change only the two of them hold, and once
-// the cut heals the one history holds it everywhere.
-func minorityCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.SceneSeeds(minoritySeeds) {
-		w := minority(seed, serve)
-		ok := w.ReportRun(t) &&
-			failure(t, w, w.early) &&
-			w.Linearizable(t) &&
-			w.Report(t, check.Durable(w.History, w.Longest())) &&
-			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt))
-		w.Close()
-		if !ok {
-			return
-		}
-	}
 }

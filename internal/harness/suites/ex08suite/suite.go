@@ -2,40 +2,32 @@
 // not more truth". It runs the learner's API server on every server of
 // three- and five-server clusters whose servers[0] is the leader, sends
 // every kind of request to every server, and judges what the clients were
-// told against what the servers' disks and histories hold:
+// told against what the servers' disks and histories hold. Its worlds:
 //
 //   - story: the book's scenario. Five servers, server-5's clock 400ms
 //     ahead; web is scaled to 5 through server-5, then to 2 through
-//     server-1. The later write must be the one that stays, on every
-//     server, and every answer must fit one order.
-//   - agreement-first: randomized worlds. The moment a client hears yes
-//     for a change, or reads a value with any read (Latest or Any, a get or
-//     a list), a majority of the servers' disks must hold that change,
-//     synced, at the position its resourceVersion names. Then the minority
-//     scene: five servers, the leader cut off with one follower for longer
-//     than a write waits, a write that reaches them both, and a reader on
-//     their side.
-//   - one-history: randomized worlds with crashes of any server (the leader
-//     included), partitions, links slower than any timeout, skewed clocks
-//     and torn log tails. The servers' histories are prefixes of one, each
-//     server's log on its disk gives back every change it has applied, no
-//     acknowledged write is lost or overwritten by an older one, and the
-//     servers converge once the faults end.
-//   - linearizable: the same worlds; porcupine must find one order of all
-//     operations that explains every answer (timeouts are indefinite, a
-//     history it cannot decide fails), and every acknowledged conditional
-//     delete must have found its object at the version it named.
-//   - available: the same worlds; every request sent to a server while the
-//     leader and a majority, that server among them, had been up and
-//     connected for a second gets an answer.
+//     server-1, and read back through two other servers.
+//   - chaos: randomized worlds of three or five servers with crashes of any
+//     server (the leader included), partitions, links slower than any
+//     timeout, skewed clocks and torn log tails; the four randomized checks
+//     judge the same worlds, each built once.
+//   - minority: five servers, the leader cut off with one follower for
+//     longer than a write waits, a write that reaches them both, and a
+//     reader on their side.
 //   - catch-up: a follower away (crashed or cut off) while a burst of
-//     writes, more than one Append's worth, is committed; Latest reads
-//     parked on it as it comes back must reflect every acknowledged write,
-//     be answered, and it must catch up to the one history.
+//     writes, more than one Append's worth, is committed, and Latest reads
+//     parked on it as it comes back.
 //
-// The servers' histories are read the way any client would, with a watch
-// from resourceVersion 0 sent to each server; their logs are read straight
-// off their disks, in the format the exercise's record.go gives.
+// While a world runs, the suite reads every server's disk the moment a
+// client hears yes or gets any read's answer (a Latest or an Any read, a get
+// or a list): a majority of the disks must hold that change, synced, at the
+// position its resourceVersion names (the early judge). The servers'
+// histories are read the way any client would, with a watch from
+// resourceVersion 0 sent to each server; their logs are read straight off
+// their disks (Disks), in the format the exercise's record.go gives, which
+// chapter 10 uses again. The checks, their worlds and their judges, in
+// order, are declared once, in chapter; every failure lists its world's
+// faults after its details.
 package ex08suite
 
 import (
@@ -47,142 +39,119 @@ import (
 )
 
 // Run runs the chapter's checks against serve, the exercise's Serve.
-func Run(t *testing.T, serve scene.Boot) {
-	r := &runner{serve: serve, judged: map[int64]*verdicts{}}
-	suite.Run(t, "ex08", map[string]suite.CheckFunc{
-		"story": func(t *testing.T) { storyCheck(t, serve) },
-		"agreement-first": func(t *testing.T) {
-			if r.search(t, "agreement-first"); !t.Failed() {
-				minorityCheck(t, serve)
-			}
-		},
-		"one-history":  func(t *testing.T) { r.search(t, "one-history") },
-		"linearizable": func(t *testing.T) { r.search(t, "linearizable") },
-		"available":    func(t *testing.T) { r.search(t, "available") },
-		"catch-up":     func(t *testing.T) { catchUpCheck(t, serve) },
-	})
-}
+func Run(t *testing.T, serve scene.Boot) { chapter(serve).Run(t) }
 
 // Default seeds: the story's jitter a few ways, and enough randomized
 // worlds that every kind of fault meets every kind of request, few enough
-// that the chapter stays well under a second or two. The four randomized
-// checks judge the same worlds, each world built once.
+// that the chapter stays well under a second or two.
 const (
-	storySeeds = 10
-	chaosSeeds = 60
+	storySeeds    = 10
+	chaosSeeds    = 60
+	minoritySeeds = 3
+	catchUpSeeds  = 6
 )
 
-// The vacuous-run guard: a world counts when at least minCompleted
-// requests got an answer and a fault overlapped one, and nearly every
-// world must count.
-const (
-	minCompleted = 30
-	minCovered   = 0.9
+// chapter is the chapter declared, its worlds booting serve on every
+// server. A randomized world counts against the vacuous-run guard when at
+// least 30 requests got an answer and a fault overlapped one, and nearly
+// every world must count.
+func chapter(serve scene.Boot) scene.Chapter[*world] {
+	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
+		return func(seed int64) *world { return build(seed, serve) }
+	}
+	chaosPlay := []scene.Play{{World: "chaos", Seeds: scene.Random(chaosSeeds), Guard: &scene.Guard{MinCompleted: 30, MinCovered: 0.9}}}
+	return scene.Chapter[*world]{
+		ID:     "ex08",
+		Worlds: map[string]scene.Build[*world]{"story": built(story), "chaos": built(chaos), "minority": built(minority), "catch-up": built(catchUp)},
+		Ran:    told(scene.OnStage[*world](scene.Ran))[0],
+		Checks: []scene.Check[*world]{{
+			// The later write stays, everywhere, and every answer fits one
+			// order. The notes of its first world are a figure.
+			Name:    "story",
+			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+			Judges:  told(overwritten(storySkewSays()), early, unanswered, durable, oneHistory, converged, linearizable),
+			Figures: []scene.Figure[*world]{{Name: "notes", Text: (*world).notes}},
+		}, {
+			// No answer before a majority holds the change; a minority
+			// shows no reader what only it holds, and the cut heals into
+			// the one history.
+			Name:   "agreement-first",
+			Plays:  append(chaosPlay, scene.Play{World: "minority", Seeds: scene.Scenes(minoritySeeds)}),
+			Judges: told(early, scripted(linearizable), scripted(durable), scripted(oneHistory), scripted(converged)),
+		}, {
+			// The histories are prefixes of one, each server's disk gives
+			// back what it applied, no acknowledged write is lost or
+			// overwritten by an older one, and the servers converge.
+			Name:   "one-history",
+			Plays:  chaosPlay,
+			Judges: told(overwritten(""), lostOnRestart, oneHistory, durable, converged),
+		}, {
+			// One order explains every answer, and every acknowledged
+			// conditional delete found its object at the version it named.
+			Name:   "linearizable",
+			Plays:  chaosPlay,
+			Judges: told(staleDelete, linearizable),
+		}, {
+			// A request to a server that, with the leader and a majority,
+			// had been up and connected for a second gets an answer.
+			Name:   "available",
+			Plays:  chaosPlay,
+			Judges: told(stalled),
+		}, {
+			// A follower far behind answers Latest reads only with what
+			// the one history has committed by then, and catches up.
+			Name:   "catch-up",
+			Plays:  []scene.Play{{World: "catch-up", Seeds: scene.Story(catchUpSeeds)}},
+			Judges: told(burst, early, linearizable, durable, oneHistory, converged, parkedReads),
+		}},
+	}
+}
+
+// The judges the chapter shares with every chapter, and its own simplest.
+var (
+	linearizable = scene.OnStage[*world](scene.Linearizable)
+	durable      = scene.OnStage[*world](scene.Durable)
+	oneHistory   = scene.OnStage[*world](scene.OneHistory)
+	converged    = scene.OnStage[*world](scene.Converged)
 )
 
-// storyCheck: the later write stays, everywhere, and every answer fits one
-// order. Its first world's notes are the figure "notes": what each client
-// asked and got, and what each server noted, when.
-func storyCheck(t *testing.T, serve scene.Boot) {
-	for i, seed := range suite.StorySeeds(storySeeds) {
-		w := story(seed, serve)
-		if i == 0 {
-			suite.Figure(t, "notes", w.notes())
+func staleDelete(w *world) *suite.Failure {
+	return scene.Violated(check.StaleDelete(w.History, w.Longest()))
+}
+
+// early is the first answer a client got before a majority of the disks
+// held its change: a yes (acknowledged) or a read (readCommitted).
+func early(w *world) *suite.Failure { return w.early }
+
+// scripted narrows judge to the scripted scenes: agreement-first asks a
+// randomized world only whether an answer came early, since the other
+// randomized checks judge the rest of it.
+func scripted(judge scene.Judge[*world]) scene.Judge[*world] {
+	return func(w *world) *suite.Failure {
+		if w.randomized {
+			return nil
 		}
-		ok := w.ReportRun(t) &&
-			failure(t, w, overwritten(w, storySkewSays())) &&
-			failure(t, w, w.early) &&
-			failure(t, w, unanswered(w)) &&
-			w.Report(t, check.Durable(w.History, w.Longest())) &&
-			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-			w.Linearizable(t)
-		w.Close()
-		if !ok {
-			return
-		}
+		return judge(w)
 	}
 }
 
-// runner runs the randomized checks. Each chaos world is built and run
-// once, and judged for all four checks at once; a check reads the verdicts
-// of its seeds, so the four cost what one costs.
-type runner struct {
-	serve  scene.Boot
-	judged map[int64]*verdicts
-}
-
-// verdicts is what one chaos world showed: each check's failure (nil: it
-// passed) and whether the run exercised anything (nil: it did).
-type verdicts struct {
-	failures  map[string]*suite.Failure
-	exercised *check.Violation
-}
-
-// search is one randomized check over its seeds: the first failing seed is
-// reported, and a search whose faults mostly met an idle cluster fails.
-func (r *runner) search(t *testing.T, name string) {
-	var cov check.Coverage
-	for _, seed := range suite.Seeds(chaosSeeds) {
-		v := r.verdicts(t, seed)
-		cov.Add(seed, v.exercised)
-		if f := v.failures[name]; f != nil {
-			suite.Report(t, *f)
-			return
+// told lists the world's faults after the details of every failure judges
+// find.
+func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
+	out := make([]scene.Judge[*world], len(judges))
+	for i, judge := range judges {
+		out[i] = func(w *world) *suite.Failure {
+			f := judge(w)
+			if f == nil || len(w.Declared()) == 0 {
+				return f
+			}
+			g := *f
+			if g.Details != "" {
+				g.Details += "\n"
+			}
+			g.Details += describe(w)
+			return &g
 		}
 	}
-	suite.Coverage(t, &cov, minCovered)
-}
-
-// verdicts builds, runs and judges the world of seed, once.
-func (r *runner) verdicts(t *testing.T, seed int64) *verdicts {
-	if v, ok := r.judged[seed]; ok {
-		return v
-	}
-	w := chaos(seed, r.serve)
-	defer w.Close()
-	v := &verdicts{failures: map[string]*suite.Failure{}, exercised: check.Exercised(w.History, w.Faults, minCompleted)}
-	if f := ran(w); f != nil {
-		for _, name := range []string{"agreement-first", "one-history", "linearizable", "available"} {
-			v.failures[name] = f
-		}
-	} else {
-		v.failures["agreement-first"] = w.early
-		v.failures["one-history"] = first(overwritten(w, ""),
-			lostOnRestart(w),
-			w.violation(check.OneHistory(w.Histories)),
-			w.violation(check.Durable(w.History, w.Longest())),
-			w.violation(check.Converged(w.States, w.AuditedAt)))
-		v.failures["linearizable"] = first(w.violation(check.StaleDelete(w.History, w.Longest())), w.linearizable(t))
-		v.failures["available"] = stalled(w, workStart, calmMargin)
-	}
-	for _, f := range v.failures {
-		if f != nil {
-			w.finish(f)
-		}
-	}
-	r.judged[seed] = v
-	return v
-}
-
-// first is the first failure that is not nil.
-func first(fs ...*suite.Failure) *suite.Failure {
-	for _, f := range fs {
-		if f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// failure reports f, if there is one, with the world's faults, and says
-// whether the check may go on.
-func failure(t *testing.T, w *world, f *suite.Failure) bool {
-	t.Helper()
-	if f == nil {
-		return true
-	}
-	w.finish(f)
-	w.Fail(t, *f)
-	return false
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -14,7 +13,6 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
-	"onehistory/internal/harness/suites/disklog"
 )
 
 // world is one scene of the chapter and what the suite notes while it runs:
@@ -23,16 +21,23 @@ import (
 // disks held the change it was about.
 type world struct {
 	*scene.Scene
-	keys    []string
-	value   map[string]int   // the next replicas to write, per key: values are unique per key
-	seen    map[string]int64 // the last resourceVersion a client saw, per key
-	early   *suite.Failure   // the first answer before agreement
-	health  *health          // when each server could answer each client (watchHealth)
-	decoded disklog.Decoder  // the log entries read off the disks so far
+	keys   []string
+	value  map[string]int   // the next replicas to write, per key: values are unique per key
+	seen   map[string]int64 // the last resourceVersion a client saw, per key
+	early  *suite.Failure   // the first answer before agreement
+	health *health          // when each server could answer each client (watchHealth)
+	disks  *Disks           // the servers' logs, read off their disks
+	// randomized is set in the randomized worlds (chaos), which the four
+	// randomized checks share.
+	randomized bool
+	// away is the catch-up scene's follower that went away, and back when
+	// it came back.
+	away sim.NodeID
+	back time.Duration
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
-	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, decoded: disklog.Decoder{}}
+	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, disks: NewDisks(s)}
 	s.Show(w.show)
 	for i, k := range keys {
 		w.value[k] = 10 * (i + 1)
@@ -58,7 +63,7 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 	if w.early != nil {
 		return
 	}
-	holders := w.decoded.Holders(w.W, w.Servers, index, key, deleted, replicas)
+	holders := w.disks.Holders(index, key, deleted, replicas)
 	if len(holders) >= w.majority() {
 		return
 	}
@@ -74,33 +79,20 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 			"a majority of the %d servers is %d. A yes before a majority holds the change is one machine's opinion: "+
 			"a crash can still take it back", server, client, what, index, suite.FormatTime(p.Now()), held, index,
 			len(w.Servers), w.majority()),
-		Details: w.disks(index),
+		Details: w.disks.Around(index),
 	}
 }
 
-// How a client read, as readCommitted's stories name it.
-const (
-	latestRead = disklog.LatestRead
-	anyRead    = disklog.AnyRead
-	latestList = disklog.LatestList
-	anyList    = disklog.AnyList
-)
-
 // readCommitted is called the moment a client gets the answer to a read,
 // a Latest or an Any one, or an item of a list (how names which): the
-// change that wrote what it read (at position obj's resourceVersion) must
-// be committed, held by a majority of the servers' disks
-// (disklog.Decoder.Uncommitted). The first read that was not is kept as
-// the run's failure.
+// change that wrote what it read must be committed (Disks.Uncommitted).
+// The first read that was not is kept as the run's failure.
 func (w *world) readCommitted(p *sim.Proc, client, server, how, key string, obj kube.Object) {
 	if w.early != nil {
 		return
 	}
-	w.early = w.decoded.Uncommitted(w.Scene, p.Now(), disklog.Read{Client: client, Server: server, How: how, Key: key, Object: obj})
+	w.early = w.disks.Uncommitted(p.Now(), Read{Client: client, Server: server, How: how, Key: key, Object: obj})
 }
-
-// disks tells what each server's disk held, synced, around position index.
-func (w *world) disks(index int64) string { return disklog.Disks(w.W, w.Servers, index) }
 
 // client is one worker's view: its recording kube.Client and the world.
 type client struct {
@@ -126,7 +118,7 @@ func (c client) op() (unknown bool) {
 		l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{})
 		for _, o := range l.Items {
 			c.w.seen[o.Key()] = o.ResourceVersion
-			c.w.readCommitted(c.p, c.api.Name(), string(server), latestList, o.Key(), o)
+			c.w.readCommitted(c.p, c.api.Name(), string(server), LatestList, o.Key(), o)
 		}
 		return indefinite(err)
 	case r < 0.66:
@@ -185,9 +177,9 @@ func (c client) read(server sim.NodeID, key, rv string) bool {
 	obj, err := c.api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: rv})
 	if err == nil {
 		c.w.seen[key] = obj.ResourceVersion
-		how := latestRead
+		how := LatestRead
 		if rv == kube.Any {
-			how = anyRead
+			how = AnyRead
 		}
 		c.w.readCommitted(c.p, c.api.Name(), string(server), how, key, obj)
 	}
@@ -199,7 +191,7 @@ func (c client) read(server sim.NodeID, key, rv string) bool {
 func (c client) listAny(server sim.NodeID) bool {
 	l, err := c.api.Pin(server).List("deployments", kube.ReadOptions{ResourceVersion: kube.Any})
 	for _, o := range l.Items {
-		c.w.readCommitted(c.p, c.api.Name(), string(server), anyList, o.Key(), o)
+		c.w.readCommitted(c.p, c.api.Name(), string(server), AnyList, o.Key(), o)
 	}
 	return indefinite(err)
 }
@@ -242,56 +234,55 @@ func (c client) remove(server sim.NodeID, key string) bool {
 	return indefinite(err)
 }
 
-// overwritten finds an acknowledged write that is gone although the
+// overwritten judges an acknowledged write that is gone although the
 // servers agree: a server's value for a key was written by an operation
 // that had already been acknowledged before another acknowledged write to
 // the key began. In one history the later write comes after it, so the
 // older value cannot be the last one. Only keys on which every audited
-// server agrees count: servers that disagree have another failure. skew,
+// server agrees count: servers that disagree have another failure. lead,
 // if not empty, is the story's first sentence: why the older write won.
-func overwritten(w *world, skew string) *suite.Failure {
-	ops := w.History.Operations()
-	for _, id := range w.Servers {
-		state := w.States[string(id)]
-		for _, key := range w.keys {
-			v, ok := state[key]
-			if !ok || w.agreeing(key, v) < len(w.States) {
-				continue // servers that disagree have not converged: another failure
-			}
-			var older *check.Operation
-			for i := range ops {
-				op := &ops[i]
-				if op.Acknowledged() && op.Input.Key == key && op.Input.Kind != check.KindDelete && fmt.Sprint(op.Input.Value) == fmt.Sprint(v) {
-					older = op
+func overwritten(lead string) scene.Judge[*world] {
+	if lead == "" {
+		lead = "an older write won over a newer one"
+	}
+	return func(w *world) *suite.Failure {
+		ops := w.History.Operations()
+		for _, id := range w.Servers {
+			for _, key := range w.keys {
+				v, ok := w.States[string(id)][key]
+				if !ok || w.agreeing(key, v) < len(w.States) {
+					continue // servers that disagree have not converged: another failure
 				}
-			}
-			if older == nil {
-				continue
-			}
-			for i := range ops {
-				later := &ops[i]
-				if !later.Acknowledged() || later.Input.Key != key || later.Call <= older.Return {
+				var older *check.Operation
+				for i := range ops {
+					op := &ops[i]
+					if op.Acknowledged() && op.Input.Key == key && op.Input.Kind != check.KindDelete && fmt.Sprint(op.Input.Value) == fmt.Sprint(v) {
+						older = op
+					}
+				}
+				if older == nil {
 					continue
 				}
-				holders := fmt.Sprintf("%s holds", id)
-				if len(w.States) > 1 {
-					holders = fmt.Sprintf("all %d servers hold", len(w.States))
+				for _, later := range ops {
+					if !later.Acknowledged() || later.Input.Key != key || later.Call <= older.Return {
+						continue
+					}
+					holders := fmt.Sprintf("%s holds", id)
+					if len(w.States) > 1 {
+						holders = fmt.Sprintf("all %d servers hold", len(w.States))
+					}
+					story := fmt.Sprintf("%s. %s's %s through %s, acknowledged at %s, is gone: at %s %s %s=%v, "+
+						"the value of %s's %s through %s, acknowledged at %s, before the later write began at %s",
+						lead, later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
+						suite.FormatTime(w.AuditedAt), holders, key, v,
+						older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
+					return &suite.Failure{Name: "overwritten-by-older-write", Clause: course.DurableAgreement, At: later.Return,
+						Story: story, Details: statesTable(w)}
 				}
-				lead := "an older write won over a newer one"
-				if skew != "" {
-					lead = skew
-				}
-				story := fmt.Sprintf("%s. %s's %s through %s, acknowledged at %s, is gone: at %s %s %s=%v, "+
-					"the value of %s's %s through %s, acknowledged at %s, before the later write began at %s",
-					lead, later.Client, later.Input, later.Server, suite.FormatTime(later.Return),
-					suite.FormatTime(w.AuditedAt), holders, key, v,
-					older.Client, older.Input, older.Server, suite.FormatTime(older.Return), suite.FormatTime(later.Call))
-				return &suite.Failure{Name: "overwritten-by-older-write", Clause: course.DurableAgreement, At: later.Return,
-					Story: story, Details: statesTable(w)}
 			}
 		}
+		return nil
 	}
-	return nil
 }
 
 // agreeing counts the servers that hold value v for key.
@@ -326,124 +317,6 @@ func statesTable(w *world) string {
 		b.WriteString("\n")
 	}
 	return b.String()
-}
-
-// stalled finds a request the cluster should have answered and did not:
-// one sent at least margin after the moment its server last could not
-// have answered its client (the leader down, no majority up and connected
-// to the leader, the server cut off), and whole until it returned, that got
-// no answer about the store (a timeout, Unavailable). Without health
-// samples, only requests at least margin after every fault count. A
-// cluster that keeps one history by refusing everything fails here.
-func stalled(w *world, from, margin time.Duration) *suite.Failure {
-	var due, failed []check.Operation
-	for _, op := range w.History.Operations() {
-		if op.Call < from || op.Result.Outcome == check.Pending {
-			continue // before the work, or still waiting when the world stopped
-		}
-		if w.health != nil {
-			if !w.health.whole(sim.NodeID(op.Client), sim.NodeID(op.Server), op.Call-margin, op.Return) {
-				continue
-			}
-		} else if !calm(w.Faults, op.Call-margin, op.Return) {
-			continue
-		}
-		due = append(due, op)
-		if op.Indefinite() { // a timeout or an Unavailable: no answer about the store
-			failed = append(failed, op)
-		}
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	first := failed[0]
-	lines := make([]string, len(failed))
-	for i, op := range failed {
-		lines[i] = "  " + op.String()
-	}
-	return &suite.Failure{
-		Name:   "unavailable-while-majority-up",
-		Clause: course.OneHistory,
-		At:     first.Return,
-		Story: fmt.Sprintf("%s's %s through %s at %s got no answer (%s at %s), although for %s before it the leader and a majority of the servers "+
-			"had been up and connected, %s among them and reachable. %d of %d such requests failed; "+
-			"a cluster keeps one history by agreeing, not by refusing",
-			first.Client, first.Input, first.Server, suite.FormatTime(first.Call), first.Result.Outcome,
-			suite.FormatTime(first.Return), suite.FormatTime(margin), first.Server, len(failed), len(due)),
-		Details: "requests with no answer while the leader and a majority were up and connected:\n" + strings.Join(lines, "\n"),
-	}
-}
-
-// calm reports whether no fault with a duration was in force at any moment
-// of [from, to].
-func calm(faults []check.Fault, from, to time.Duration) bool {
-	for _, f := range faults {
-		if f.End <= f.Start {
-			continue // a clock skew: it changes a reading, not the network
-		}
-		if f.Start <= to && from <= f.End {
-			return false
-		}
-	}
-	return true
-}
-
-// finish completes a failure of w while the world is still there to tell
-// it: the seed, the time rounded to a tenth of a millisecond, the declared
-// faults after the details, and the timeline around it.
-func (w *world) finish(f *suite.Failure) {
-	if f.Seed != 0 || f.Timeline != "" {
-		return // finished already (one failure can serve several checks)
-	}
-	f.Seed = w.Seed
-	f.At = f.At.Round(100 * time.Microsecond)
-	if len(w.Declared()) > 0 {
-		if f.Details != "" {
-			f.Details += "\n"
-		}
-		f.Details += describe(w)
-	}
-	f.Timeline = w.Timeline(f.At)
-}
-
-// violation turns a checker's verdict into a failure of w.
-func (w *world) violation(v *check.Violation) *suite.Failure {
-	if v == nil {
-		return nil
-	}
-	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
-}
-
-// linearizable checks w's client history with porcupine; a contradiction
-// comes with its HTML view, written to .onehistory/.
-func (w *world) linearizable(t *testing.T) *suite.Failure {
-	l := check.Linearizable(w.History, 0)
-	if l.OK() {
-		return nil
-	}
-	f := w.violation(l.Violation)
-	if html, err := suite.WriteHTML(suite.OutputDir(), fmt.Sprintf("ex08-linearizable-seed-%d", w.Seed), l, w.Faults); err == nil {
-		f.HTML = html
-	}
-	return f
-}
-
-// ran is what went wrong with the run itself, if anything: the world's own
-// error (a panic, a deadlock, a stuck process), answers the auditor could
-// not read, or an audit that never finished.
-func ran(w *world) *suite.Failure {
-	switch {
-	case w.Err != nil:
-		f := suite.RunFailure(w.Err)
-		return &f
-	case len(w.Problems) > 0:
-		return &suite.Failure{Name: "bad-reply", Clause: course.OneHistory, At: w.W.Now(), Story: w.Problems[0],
-			Details: strings.Join(w.Problems, "\n")}
-	case !w.Audited:
-		return &suite.Failure{Name: "no-audit", At: w.W.Now(),
-			Story: fmt.Sprintf("the world ended at %s before the suite could read the servers' histories", suite.FormatTime(w.W.Now()))}
-	}
-	return nil
 }
 
 // quiet reports whether a message between servers is background the

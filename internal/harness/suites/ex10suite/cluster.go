@@ -1,12 +1,8 @@
 package ex10suite
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/course"
@@ -14,7 +10,7 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
-	"onehistory/internal/harness/suites/disklog"
+	"onehistory/internal/harness/suites/ex08suite"
 )
 
 // The chapter's network, stated once: servers sit 380–400ms apart, the
@@ -38,24 +34,17 @@ const requestTimeout = 3500 * time.Millisecond
 // leader is the fixed leader, servers[0]; clients send it everything.
 const leader sim.NodeID = "server-1"
 
-// logFile is the name of the log on every server's disk (the chapter's
-// LogFile); its records are a 4-byte length, a 4-byte CRC32 and the entry
-// as JSON.
-const logFile = "log"
-
 // world is one scene of the chapter and what its clients saw.
 type world struct {
 	*scene.Scene
-	early []earlyAck // acknowledgements that came before a majority held the write
+	disks *ex08suite.Disks // the servers' logs, read off their disks
+	acks  []ack            // every acknowledged write, in the order the clients heard yes
+	early []earlyAck       // acknowledgements that came before a majority held the write
 	// majorityKept: the scene's fault leaves the leader and a majority up
 	// and connected, so every write must be answered.
 	majorityKept bool
-
-	starts map[sim.NodeID][]int // where each record of each server's log begins, as read so far
-	acks   []ack                // every acknowledged write, in the order the clients heard yes
-
-	decoded     disklog.Decoder // the log entries read off the disks so far, for judging reads
-	uncommitted *suite.Failure  // the first read that showed a change a majority did not hold
+	uncommitted  *suite.Failure // the first read that showed a change a majority did not hold
+	burst                       // the story's and throughput's burst
 }
 
 // ack is one write a client heard yes to.
@@ -70,9 +59,9 @@ type ack struct {
 // earlyAck is an acknowledgement a majority did not back.
 type earlyAck struct {
 	ack
-	holders []sim.NodeID // the servers whose disks held the entry then
-	otherAt sim.NodeID   // a server whose disk held a different change at that position, if any
-	other   kube.Event   // that change
+	holders []string   // the servers whose disks held the entry then
+	otherAt sim.NodeID // a server whose disk held a different change at that position, if any
+	other   kube.Event // that change
 }
 
 // newWorld builds a scene of n servers with the chapter's links.
@@ -94,7 +83,7 @@ func newWorld(seed int64, serve scene.Boot, n int) *world {
 		// The messages between servers, but not the heartbeats.
 		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !strings.HasPrefix(fmt.Sprint(e.Msg), "COMMIT")
 	})
-	return &world{Scene: s, starts: map[sim.NodeID][]int{}}
+	return &world{Scene: s, disks: ex08suite.NewDisks(s)}
 }
 
 // writer is one client that writes through the leader and checks, the
@@ -153,11 +142,11 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 	c.w.acks = append(c.w.acks, a)
 	e := earlyAck{ack: a}
 	for _, id := range c.w.Servers {
-		switch h := c.w.heldAt(id, a.index); {
-		case h.same(obj, deleted):
-			e.holders = append(e.holders, id)
-		case h.ok && e.otherAt == "":
-			e.otherAt, e.other = id, h.event
+		switch held := c.w.disks.At(id, a.index); {
+		case held.Is(obj.Key(), deleted, obj.Replicas):
+			e.holders = append(e.holders, string(id))
+		case held != nil && e.otherAt == "":
+			e.otherAt, e.other = id, held.Event
 		}
 	}
 	if len(e.holders) < len(c.w.Servers)/2+1 {
@@ -166,82 +155,27 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 	return true
 }
 
-// held is what a server's disk holds durably at one log position.
-type held struct {
-	ok    bool       // there is a whole entry there
-	event kube.Event // the change it holds
-}
-
-// heldAt reads node's disk: the log entry at index, as a crash now would
-// keep it. Entry n is the log's n-th record; the world remembers where each
-// record starts, so an acknowledgement costs a few small reads.
-func (w *world) heldAt(node sim.NodeID, index int64) held {
-	f := w.W.Disk(node).Open(logFile)
-	synced := f.Synced()
-	starts := w.starts[node]
-	if len(starts) == 0 || starts[len(starts)-1] > synced { // a fresh look, or the log was cut
-		starts = []int{0}
-	}
-	for int64(len(starts)) <= index { // starts[k] is where record k+1 begins
-		off := starts[len(starts)-1]
-		head := f.ReadAt(off, 8)
-		if off+8 > synced || len(head) < 8 {
-			break
-		}
-		end := off + 8 + int(binary.BigEndian.Uint32(head[0:4]))
-		if end > synced {
-			break
-		}
-		starts = append(starts, end)
-	}
-	w.starts[node] = starts
-	if int64(len(starts)) <= index {
-		return held{}
-	}
-	off := starts[index-1]
-	rec := f.ReadAt(off, starts[index]-off)
-	var e struct {
-		Index int64
-		Event kube.Event
-	}
-	payload := rec[8:]
-	ok := crc32.ChecksumIEEE(payload) == binary.BigEndian.Uint32(rec[4:8]) && json.Unmarshal(payload, &e) == nil && e.Index == index
-	return held{ok: ok, event: e.Event}
-}
-
-// same reports whether h is the change a client was told is at its index.
-func (h held) same(obj kube.Object, deleted bool) bool {
-	return h.ok && h.event.Object.Key() == obj.Key() && h.event.Object.Replicas == obj.Replicas &&
-		(h.event.Type == kube.Deleted) == deleted
-}
-
-// reportEarly reports the first acknowledgement that came before a majority
-// held the write: the chapter's tempting wrong answer.
-func (w *world) reportEarly(t testing.TB) bool {
+// early is the first acknowledgement that came before a majority held the
+// write: the chapter's tempting wrong answer.
+func early(w *world) *suite.Failure {
 	if len(w.early) == 0 {
-		return true
+		return nil
 	}
 	e := w.early[0]
 	if e.otherAt != "" {
-		w.Fail(t, suite.Failure{Name: "divergent-history", Clause: course.DurableAgreement, At: e.at,
+		return &suite.Failure{Name: "divergent-history", Clause: course.DurableAgreement, At: e.at,
 			Story: fmt.Sprintf("two servers' logs hold different changes at position %d: %s heard yes for %s there at %s, "+
 				"while %s's disk holds %s %s at that position: a follower's log is not a prefix of the leader's",
 				e.index, e.client, e.what, suite.FormatTime(e.at), e.otherAt, e.other.Type, e.other.Object),
-			Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))})
-		return false
+			Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))}
 	}
 	held := "no server's disk held it"
 	if len(e.holders) > 0 {
-		names := make([]string, len(e.holders))
-		for i, h := range e.holders {
-			names[i] = string(h)
-		}
-		held = "only " + strings.Join(names, " and ") + " held it on disk"
+		held = "only " + strings.Join(e.holders, " and ") + " held it on disk"
 	}
-	w.Fail(t, suite.Failure{Name: "acknowledged-before-agreement", Clause: course.AgreementFirst, At: e.at,
+	return &suite.Failure{Name: "acknowledged-before-agreement", Clause: course.AgreementFirst, At: e.at,
 		Story: fmt.Sprintf("%s heard yes for %s (log entry %d) at %s, sent at %s; when the yes arrived %s, "+
 			"and a majority of the %d servers is %d: a crash of the leader then would lose a write its client was told is safe",
 			e.client, e.what, e.index, suite.FormatTime(e.at), suite.FormatTime(e.sent), held, len(w.Servers), len(w.Servers)/2+1),
-		Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))})
-	return false
+		Details: fmt.Sprintf("%d of %d acknowledgements came before a majority held the write", len(w.early), len(w.acks))}
 }

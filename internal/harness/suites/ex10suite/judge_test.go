@@ -12,33 +12,23 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
-	"onehistory/internal/harness/suite"
-	"onehistory/internal/harness/suites/disklog"
+	"onehistory/internal/harness/suites/ex08suite"
 )
 
 const ms = time.Millisecond
 
-// reported is a testing.TB that keeps the failures a judge reports instead
-// of failing the test.
-type reported struct {
-	testing.TB
-	failures []suite.Failure
-}
-
-func (r *reported) Helper()           {}
-func (r *reported) Name() string      { return "TestEx10/faults" }
-func (r *reported) Error(args ...any) {}
-func (r *reported) Log(args ...any) {
-	if f, ok := suite.ParseLine(args[0].(string)); ok {
-		r.failures = append(r.failures, f)
-	}
+// judged is a world of n servers with no servers running, whose history
+// the test writes by hand.
+func judged(t *testing.T, n int) *world {
+	s := scene.New(1, nil, scene.Servers(n))
+	t.Cleanup(s.Close)
+	return &world{Scene: s, disks: ex08suite.NewDisks(s)}
 }
 
 // cutOff is a world with no servers running, the leader cut off from both
 // followers from 1000ms to 6000ms, whose history the test writes by hand.
 func cutOff(t *testing.T) *world {
-	w := &world{Scene: scene.New(1, nil, scene.Servers(3))}
-	t.Cleanup(w.Close)
+	w := judged(t, 3)
 	w.Faults = []check.Fault{{Kind: sim.FaultPartition, Desc: "partition server-2 server-3 | the rest", Start: 1000 * ms, End: 6000 * ms}}
 	w.AuditedAt = 9500 * ms
 	return w
@@ -51,15 +41,12 @@ func TestTheLeaderAnswersEveryRequestWithinTheWriteTimeout(t *testing.T) {
 	h := w.History
 	timedOut := h.Call("controller-a", "server-1", check.Write("deployments/web", 101), 1200*ms)
 	h.Return(timedOut, check.Result{Outcome: check.Indefinite}, 1200*ms+writeTimeout+2*ms)
-	rep := &reported{TB: t}
-	assert.True(t, w.reportUnbounded(rep), "the leader said Timeout after 3s: an answer, in time")
+	assert.Nil(t, unbounded(w), "the leader said Timeout after 3s: an answer, in time")
 
 	late := h.Call("controller-b", "server-1", check.Write("deployments/api", 102), 1300*ms)
 	h.Timeout(late, 1300*ms+requestTimeout)
-	rep = &reported{TB: t}
-	assert.False(t, w.reportUnbounded(rep))
-	require.Len(t, rep.failures, 1)
-	f := rep.failures[0]
+	f := unbounded(w)
+	require.NotNil(t, f)
 	assert.Equal(t, "no-answer-in-time", f.Name)
 	assert.Equal(t, 1300*ms+answerBound, f.At, "the moment the bound ran out")
 	assert.Contains(t, f.Story, "controller-b sent write deployments/api=102 to the leader at 1300ms and gave up waiting at 4800ms, 3500ms later")
@@ -77,14 +64,13 @@ func TestACrashedLeaderOrAFollowerIsNotHeldToTheBound(t *testing.T) {
 	h.Timeout(lost, 1900*ms+requestTimeout)
 	away := h.Call("controller-c", "server-2", check.Read("deployments/web"), 1100*ms)
 	h.Timeout(away, 1100*ms+requestTimeout)
-	assert.True(t, w.reportUnbounded(&reported{TB: t}))
+	assert.Nil(t, unbounded(w))
 
 	waiting := h.Call("controller-d", "server-1", check.Write("deployments/web", 104), 3000*ms)
 	_ = waiting // never answered: still waiting when the audit began
-	rep := &reported{TB: t}
-	assert.False(t, w.reportUnbounded(rep))
-	require.Len(t, rep.failures, 1)
-	assert.Contains(t, rep.failures[0].Story, "was still waiting when the audit began at 9500ms")
+	f := unbounded(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "was still waiting when the audit began at 9500ms")
 }
 
 // In the minority scene, a follower cut off with the leader holds a write
@@ -92,18 +78,17 @@ func TestACrashedLeaderOrAFollowerIsNotHeldToTheBound(t *testing.T) {
 // that one, whether it gets or lists; the failure names the read, the
 // write behind the value and the cut.
 func TestAFollowerCutOffWithTheLeaderShowsOnlyWhatAMajorityHolds(t *testing.T) {
-	w := &world{Scene: scene.New(1, nil, scene.Servers(minorityServers)), decoded: disklog.Decoder{}}
-	t.Cleanup(w.Close)
-	web := func(i int64, replicas int) disklog.Entry {
-		return disklog.Entry{Index: i, Event: kube.Event{Type: kube.Modified,
+	w := judged(t, minorityServers)
+	web := func(i int64, replicas int) ex08suite.Entry {
+		return ex08suite.Entry{Index: i, Event: kube.Event{Type: kube.Modified,
 			Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
 	}
 	for i, id := range w.Servers {
 		w.W.AddNode(id, func(p *sim.Proc) {
-			f := p.Disk().Open(logFile)
-			f.Append(disklog.Frame(web(1, 1)))
+			f := p.Disk().Open(ex08suite.LogFile)
+			f.Append(ex08suite.Frame(web(1, 1)))
 			if i < 2 { // the leader and its companion
-				f.Append(disklog.Frame(web(2, 12)))
+				f.Append(ex08suite.Frame(web(2, 12)))
 			}
 			f.Sync(p)
 		})
@@ -117,16 +102,14 @@ func TestAFollowerCutOffWithTheLeaderShowsOnlyWhatAMajorityHolds(t *testing.T) {
 			w.readCommitted(p, "reader", "server-2", how, "deployments/web", obj)
 		})
 	}
-	read(1, 1, disklog.AnyRead)
+	read(1, 1, ex08suite.AnyRead)
 	require.NoError(t, w.W.Run(time.Second))
 	assert.Nil(t, w.uncommitted, "the value every disk holds is committed")
 
-	read(12, 2, disklog.AnyList)
+	read(12, 2, ex08suite.AnyList)
 	require.NoError(t, w.W.Run(2*time.Second))
-	rep := &reported{TB: t}
-	assert.False(t, w.reportUncommitted(rep))
-	require.Len(t, rep.failures, 1)
-	f := rep.failures[0]
+	f := uncommitted(w)
+	require.NotNil(t, f)
 	assert.Equal(t, "read-uncommitted", f.Name)
 	assert.Contains(t, f.Story, "server-2 answered reader's Any list of deployments/web with replicas=12 (rv 2, written by writer's write deployments/web=12 through server-1, sent at 20ms and not answered yet)")
 	assert.Contains(t, f.Story, "only 2 of 5 servers' disks held it, synced (server-1, server-2)")

@@ -1,15 +1,13 @@
 package ex10suite
 
 import (
-	"testing"
 	"time"
 
-	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
-	"onehistory/internal/harness/suites/disklog"
+	"onehistory/internal/harness/suites/ex08suite"
 )
 
 // The minority scene, played inside the faults check. Five servers; once
@@ -28,7 +26,6 @@ import (
 // servers a leader and one follower are already a majority: a follower
 // that serves what it holds instead of what is committed shows only here.
 const (
-	minoritySeeds   = 3
 	minorityServers = 5
 	cutAt           = 2500 * time.Millisecond
 	cutFor          = writeTimeout + time.Second
@@ -43,7 +40,6 @@ const (
 // minority builds and runs the minority scene of seed.
 func minority(seed int64, serve scene.Boot) *world {
 	w := newWorld(seed, serve, minorityServers)
-	w.decoded = disklog.Decoder{}
 	companion := w.Servers[1+w.W.Rand().Intn(len(w.Servers)-1)]
 	heal := cutAt + cutFor
 	w.Inject(scene.Partition{Groups: [][]sim.NodeID{{leader, companion, "writer", "reader"}}, From: cutAt, For: cutFor})
@@ -82,7 +78,7 @@ func minority(seed int64, serve scene.Boot) *world {
 // readAny reads key through server with an Any read and judges the answer.
 func (w *world) readAny(p *sim.Proc, api *kube.Client, server sim.NodeID, key string) {
 	if obj, err := api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: kube.Any}); err == nil {
-		w.readCommitted(p, api.Name(), server, disklog.AnyRead, key, obj)
+		w.readCommitted(p, api.Name(), server, ex08suite.AnyRead, key, obj)
 	}
 }
 
@@ -91,7 +87,7 @@ func (w *world) readAny(p *sim.Proc, api *kube.Client, server sim.NodeID, key st
 func (w *world) listAny(p *sim.Proc, api *kube.Client, server sim.NodeID) {
 	l, _ := api.Pin(server).List("deployments", kube.ReadOptions{ResourceVersion: kube.Any})
 	for _, obj := range l.Items {
-		w.readCommitted(p, api.Name(), server, disklog.AnyList, obj.Key(), obj)
+		w.readCommitted(p, api.Name(), server, ex08suite.AnyList, obj.Key(), obj)
 	}
 }
 
@@ -102,37 +98,13 @@ func (w *world) readCommitted(p *sim.Proc, client string, server sim.NodeID, how
 	if w.uncommitted != nil {
 		return
 	}
-	f := w.decoded.Uncommitted(w.Scene, p.Now(), disklog.Read{Client: client, Server: string(server), How: how, Key: key, Object: obj})
+	f := w.disks.Uncommitted(p.Now(), ex08suite.Read{Client: client, Server: string(server), How: how, Key: key, Object: obj})
 	if f != nil {
 		f.Details += "\nfaults:\n" + w.Describe()
 		w.uncommitted = f
 	}
 }
 
-// reportUncommitted reports the first read that showed a change a majority
-// of the disks did not hold.
-func (w *world) reportUncommitted(t testing.TB) bool {
-	if w.uncommitted == nil {
-		return true
-	}
-	w.Fail(t, *w.uncommitted)
-	return false
-}
-
-// minorityCheck: a leader cut off with one follower of five shows no
-// reader, even an Any one, a change only the two of them hold; once the cut
-// heals, the one history holds it everywhere.
-func minorityCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.SceneSeeds(minoritySeeds) {
-		w := minority(seed, serve)
-		ok := w.ReportRun(t) && w.reportEarly(t) && w.reportUncommitted(t) &&
-			w.Report(t, check.OneHistory(w.Histories)) &&
-			w.Report(t, check.Durable(w.History, w.Longest())) &&
-			w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-			w.Linearizable(t)
-		w.Close()
-		if !ok {
-			return
-		}
-	}
-}
+// uncommitted is the first read that showed a change a majority of the
+// disks did not hold.
+func uncommitted(w *world) *suite.Failure { return w.uncommitted }

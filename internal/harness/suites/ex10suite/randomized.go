@@ -2,7 +2,7 @@ package ex10suite
 
 import (
 	"fmt"
-	"testing"
+	"math/rand"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -11,40 +11,20 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/suites/ex08suite"
 )
-
-// throughputCheck: bursts of every size over links of every length are done
-// within one round trip per write in a row, plus one.
-func throughputCheck(t *testing.T, serve scene.Boot) {
-	scene.SearchOf[*sizedBurst]{
-		Seeds: suite.Seeds(throughputSeeds),
-		Build: func(seed int64) (*scene.Scene, *sizedBurst) {
-			b := randomBurst(seed, serve)
-			return b.Scene, b
-		},
-		Judge: func(t *testing.T, b *sizedBurst) bool {
-			return b.ReportRun(t) && b.reportEarly(t) && b.reportMissing(t) && b.reportSlow(t, 2*b.link.Max, b.writes+1)
-		},
-	}.Run(t)
-}
-
-type sizedBurst struct {
-	*burst
-	link sim.Link
-}
 
 // randomBurst draws a burst: three to five controllers, three to five writes
 // each, servers 100–400ms apart.
-func randomBurst(seed int64, serve scene.Boot) *sizedBurst {
-	rnd := sim.New(seed).Rand() // the shape of the burst; the world below has its own
+func randomBurst(seed int64, serve scene.Boot) *world {
+	rnd := rand.New(rand.NewSource(seed)) // the shape of the burst; the world has its own
 	clients, writes := 3+rnd.Intn(3), 3+rnd.Intn(3)
 	far := time.Duration(100+rnd.Intn(301)) * time.Millisecond
-	link := sim.Link{Min: far * 9 / 10, Max: far}
 	names := make([]string, clients)
 	for i := range names {
 		names[i] = fmt.Sprintf("app-%d", i+1)
 	}
-	return &sizedBurst{burst: runBurst(seed, serve, 3, names, writes, link), link: link}
+	return runBurst(seed, serve, 3, names, writes, sim.Link{Min: far * 9 / 10, Max: far})
 }
 
 // The randomized worlds' times: clients work from workStart for work, faults
@@ -163,7 +143,7 @@ func randomFault(w *world) (f scene.Fault, keepsMajority bool) {
 		return scene.SlowLink{A: leader, B: follower, Link: sim.Link{Min: peerLink.Min, Max: peerLink.Max, Drop: 0.2},
 			From: from, For: length, Normal: peerLink}, true
 	default:
-		return scene.CrashMidWrite{Node: leader, File: logFile, From: from, For: length / 3}, false
+		return scene.CrashMidWrite{Node: leader, File: ex08suite.LogFile, From: from, For: length / 3}, false
 	}
 }
 
@@ -206,53 +186,23 @@ func keyNames() []string {
 	return out
 }
 
-// faultsCheck: under faults that cut the leader off from its majority,
-// slow or crash a follower, or crash the leader, no write is acknowledged
-// before a majority holds it, the servers end with one history that holds
-// every acknowledged write, every answer fits one order, while the leader
-// and a majority are up and connected every write is answered, and the
-// leader answers every request within answerBound.
-// The most specific explanation is looked for first: an early yes, then
-// two logs that disagree, then a lost write.
-func faultsCheck(t *testing.T, serve scene.Boot) {
-	scene.SearchOf[*world]{
-		Seeds: suite.Seeds(faultSeeds),
-		Build: func(seed int64) (*scene.Scene, *world) {
-			w := randomWorld(seed, serve)
-			return w.Scene, w
-		},
-		Judge: func(t *testing.T, w *world) bool {
-			return w.ReportRun(t) && w.reportEarly(t) &&
-				w.Report(t, check.OneHistory(w.Histories)) &&
-				w.Report(t, check.Durable(w.History, w.Longest())) &&
-				w.Report(t, check.Converged(w.States, w.AuditedAt)) &&
-				w.reportStaleDelete(t) && w.Linearizable(t) && w.reportRefusing(t) && w.reportUnbounded(t)
-		},
-		MinCompleted: 8,
-		MinCovered:   0.9,
-	}.Run(t)
-	if !t.Failed() {
-		minorityCheck(t, serve)
+// staleDelete is a conditional delete acknowledged although its object had
+// changed since the version it named, with the run's faults. It is told
+// before the linearizability check's verdict, which sees the same mistake
+// in more general terms.
+func staleDelete(w *world) *suite.Failure {
+	f := scene.Violated(check.StaleDelete(w.History, w.Longest()))
+	if f != nil {
+		f.Details += "\n\nfaults:\n" + w.Describe()
 	}
+	return f
 }
 
-// reportStaleDelete reports a conditional delete acknowledged although
-// its object had changed since the version it named, with the run's faults.
-// It is told before the linearizability check's verdict, which sees the same
-// mistake in more general terms.
-func (w *world) reportStaleDelete(t testing.TB) bool {
-	v := check.StaleDelete(w.History, w.Longest())
-	if v != nil {
-		v.Details += "\n\nfaults:\n" + w.Describe()
-	}
-	return w.Report(t, v)
-}
-
-// reportRefusing guards against a cluster that keeps one history by saying
+// refusing guards against a cluster that keeps one history by saying
 // yes to nothing: a write sent while the leader and a majority were up and
 // connected (no fault near it, or a fault that left them so) must be
 // answered, yes or a definite no, and not with a timeout.
-func (w *world) reportRefusing(t testing.TB) bool {
+func refusing(w *world) *suite.Failure {
 	near := func(op check.Operation) bool {
 		if w.majorityKept {
 			return false
@@ -268,14 +218,13 @@ func (w *world) reportRefusing(t testing.TB) bool {
 		if !op.Input.Kind.Mutates() || op.Result.Outcome.Definite() && op.Result.Outcome != check.Refused || near(op) {
 			continue
 		}
-		w.Fail(t, suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: op.Return,
+		return &suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: op.Return,
 			Story: fmt.Sprintf("%s's %s was sent to the leader at %s while the leader and a majority were up and connected, and was answered %s at %s: "+
 				"a majority was there to agree, and the write did not get its answer", op.Client, op.Input, suite.FormatTime(op.Call),
 				op.Result.Outcome, suite.FormatTime(op.Return)),
-			Details: "faults:\n" + w.Describe()})
-		return false
+			Details: "faults:\n" + w.Describe()}
 	}
-	return true
+	return nil
 }
 
 // The bound on any answer from the leader, as the chapter's page states it:
@@ -290,14 +239,14 @@ var (
 	answerBound = writeTimeout + answerSlack
 )
 
-// reportUnbounded reports a request to the leader that got no answer
+// unbounded is a request to the leader that got no answer
 // within answerBound while the leader was up: its client gave up waiting
 // (a client waits requestTimeout, longer than the bound) or was still
 // waiting when the world ended. A leader that cannot get a write agreed
 // says so, Timeout, and the client may retry; a leader that keeps it
 // waiting holds every client that writes, and a client with no timeout of
 // its own, forever.
-func (w *world) reportUnbounded(t testing.TB) bool {
+func unbounded(w *world) *suite.Failure {
 	crashed := func(from, to time.Duration) bool {
 		for _, f := range w.Faults {
 			if f.Kind == sim.FaultCrash && f.Touches(leader) && f.Start <= to && from <= f.End {
@@ -321,13 +270,12 @@ func (w *world) reportUnbounded(t testing.TB) bool {
 		if took <= answerBound {
 			continue
 		}
-		w.Fail(t, suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: op.Call + answerBound,
+		return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: op.Call + answerBound,
 			Story: fmt.Sprintf("%s sent %s to the leader at %s and %s: the leader kept it waiting past %s, the write timeout. "+
 				"A leader that cannot get a write agreed by then answers Timeout (the write may still be agreed later), and its client "+
 				"decides what to do; silence holds every client that writes, and one with no timeout of its own forever",
 				op.Client, op.Input, suite.FormatTime(op.Call), answer, suite.FormatTime(writeTimeout)),
-			Details: "faults:\n" + w.Describe()})
-		return false
+			Details: "faults:\n" + w.Describe()}
 	}
-	return true
+	return nil
 }

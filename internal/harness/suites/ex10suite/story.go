@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"onehistory/internal/harness/course"
@@ -18,11 +17,10 @@ import (
 // changes in a row through the leader (a create, then four scales), twenty
 // writes in all. A controller that writes five times in a row needs five
 // round trips whatever the leader does; the chapter allows one more for the
-// whole burst.
+// whole burst (slow).
 const (
 	burstAt     = time.Second
 	burstWrites = 5
-	burstBound  = burstWrites + 1 // round trips
 )
 
 var burstNames = []string{"web", "api", "db", "cache"}
@@ -32,10 +30,10 @@ var burstNames = []string{"web", "api", "db", "cache"}
 // the clients' own links.
 const syncSlack = 4 * diskSync
 
-// burst is one run of a burst: clients controllers writing writes changes
-// each, from at on.
+// burst is what a burst's world keeps: its shape (clients controllers
+// writing writes changes each over links link) and what became of it.
 type burst struct {
-	*world
+	link            sim.Link
 	clients, writes int
 	start           time.Duration // when the first write was sent
 	last            ack           // the last acknowledgement
@@ -45,96 +43,87 @@ type burst struct {
 
 // runBurst runs a burst over a cluster of servers servers (one: a log that
 // only stores; three: one that agrees).
-func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes int, link sim.Link) *burst {
+func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes int, link sim.Link) *world {
 	w := newWorld(seed, serve, servers)
 	for i, a := range w.Servers {
 		for _, b := range w.Servers[i+1:] {
 			w.W.SetLinks(a, b, link)
 		}
 	}
-	b := &burst{world: w, clients: len(names), writes: writes, start: -1}
+	w.burst = burst{link: link, clients: len(names), writes: writes, start: -1}
 	for i, name := range names {
 		w.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
 			c := w.writer(p, api)
 			p.Sleep(burstAt + time.Duration(p.Rand().Int63n(int64(2*time.Millisecond))))
-			if b.start < 0 || p.Now() < b.start {
-				b.start = p.Now()
+			if w.start < 0 || p.Now() < w.start {
+				w.start = p.Now()
 			}
-			b.write(c, func() bool { return c.create(name, 1) }, fmt.Sprintf("create deployments/%s=1", name))
+			w.write(c, func() bool { return c.create(name, 1) }, fmt.Sprintf("create deployments/%s=1", name))
 			for r := 2; r <= writes; r++ {
-				b.write(c, func() bool { return c.scale(name, r) }, fmt.Sprintf("scale deployments/%s to %d", name, r))
+				w.write(c, func() bool { return c.scale(name, r) }, fmt.Sprintf("scale deployments/%s to %d", name, r))
 			}
-			if b.done++; b.done == len(names) {
+			if w.done++; w.done == len(names) {
 				w.W.Stop()
 			}
 		})
 	}
 	w.Run(burstAt + time.Duration(len(names)*writes+5)*2*link.Max + 10*time.Second)
-	return b
+	return w
 }
 
 // write runs one write of the burst and keeps what became of it.
-func (b *burst) write(c writer, do func() bool, what string) {
+func (w *world) write(c writer, do func() bool, what string) {
 	if !do() {
-		b.missing = append(b.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
+		w.missing = append(w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
 		return
 	}
-	b.last = b.acks[len(b.acks)-1]
+	w.last = w.acks[len(w.acks)-1]
 }
 
-// elapsed is the burst's length: from the first write sent to the last yes.
-func (b *burst) elapsed() time.Duration { return b.last.at - b.start }
-
-// reportMissing fails a burst whose writes were not all acknowledged: with
-// no faults, every write must be.
-func (b *burst) reportMissing(t testing.TB) bool {
-	if len(b.missing) == 0 && b.done == b.clients {
-		return true
+// missing fails a burst whose writes were not all acknowledged: with no
+// faults, every write must be.
+func missing(w *world) *suite.Failure {
+	if len(w.missing) == 0 && w.done == w.clients {
+		return nil
 	}
-	story := fmt.Sprintf("only %d of %d writes were acknowledged, with every server up and connected", len(b.acks), b.clients*b.writes)
-	if len(b.missing) > 0 {
-		story += ": " + b.missing[0] + " was not"
+	story := fmt.Sprintf("only %d of %d writes were acknowledged, with every server up and connected", len(w.acks), w.clients*w.writes)
+	if len(w.missing) > 0 {
+		story += ": " + w.missing[0] + " was not"
 	}
-	b.Fail(t, suite.Failure{Name: "write-not-acknowledged", Clause: course.AgreementFirst, At: b.W.Now(), Story: story,
-		Details: strings.Join(b.missing, "\n")})
-	return false
+	return &suite.Failure{Name: "write-not-acknowledged", Clause: course.AgreementFirst, At: w.W.Now(), Story: story,
+		Details: strings.Join(w.missing, "\n")}
 }
 
-// reportSlow fails a burst that took longer than bound round trips.
-func (b *burst) reportSlow(t testing.TB, rt time.Duration, bound int) bool {
-	limit := time.Duration(bound)*rt + time.Duration(b.writes)*syncSlack
-	if b.elapsed() <= limit {
-		return true
+// slow fails a burst that took longer than one round trip over its links
+// per write in a row, plus one, and a few syncs.
+func slow(w *world) *suite.Failure {
+	rt, bound := 2*w.link.Max, w.writes+1
+	limit := time.Duration(bound)*rt + time.Duration(w.writes)*syncSlack
+	elapsed := w.last.at - w.start
+	if elapsed <= limit {
+		return nil
 	}
-	n := b.clients * b.writes
-	trips := float64(b.elapsed()) / float64(rt)
+	n := w.clients * w.writes
+	trips := float64(elapsed) / float64(rt)
 	why := "writes waited for one another"
 	if trips >= 0.8*float64(n) {
 		why = "about one round trip per write: each waited for the one before it to be agreed"
 	}
-	b.Fail(t, suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: b.last.at,
+	return &suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: w.last.at,
 		Story: fmt.Sprintf("%d controllers each wrote %d changes in a row through the leader from %s; the last yes reached %s at %s, "+
 			"%s after the first write was sent: %.1f round trips of %s for %d writes, %s. "+
 			"A controller writing %d times in a row needs %d round trips; the bound for the whole burst is %d (%s)",
-			b.clients, b.writes, suite.FormatTime(b.start), b.last.client, suite.FormatTime(b.last.at),
-			suite.FormatTime(b.elapsed()), trips, suite.FormatTime(rt), n, why, b.writes, b.writes, bound, suite.FormatTime(limit))})
-	return false
+			w.clients, w.writes, suite.FormatTime(w.start), w.last.client, suite.FormatTime(w.last.at),
+			suite.FormatTime(elapsed), trips, suite.FormatTime(rt), n, why, w.writes, w.writes, bound, suite.FormatTime(limit))}
 }
 
-// storyCheck: the burst over 400ms links is agreed, and within its bound.
-func storyCheck(t *testing.T, serve scene.Boot) {
-	for _, seed := range suite.StorySeeds(storySeeds) {
-		b := runBurst(seed, serve, 3, burstNames, burstWrites, peerLink)
-		ok := b.ReportRun(t) && b.reportEarly(t) && b.reportMissing(t) && b.reportSlow(t, roundTrip, burstBound)
-		b.Close()
-		if !ok {
-			return
-		}
-		if seed == 1 {
-			stored := runBurst(seed, serve, 1, burstNames, burstWrites, peerLink)
-			suite.Figure(t, "latency", latencyFigure(stored.acks, b.acks))
-			stored.Close()
-		}
+// latency is the story's figure: the latency of each write of its first
+// world beside the same burst on one server.
+func latency(serve scene.Boot) func(w *world) string {
+	return func(w *world) string {
+		stored := runBurst(w.Seed, serve, 1, burstNames, burstWrites, peerLink)
+		defer stored.Close()
+		return latencyFigure(stored.acks, w.acks)
 	}
 }
 
