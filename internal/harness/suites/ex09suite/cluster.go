@@ -122,11 +122,13 @@ type run struct {
 	store   *kube.MemStore
 	monitor *check.Monitor
 
-	log     []kube.Request // every request of every client, as the scene logged it, once the world ended
 	audit   audit
 	bad     *badDelete    // the first delete no successful read asked for
 	goneAt  time.Duration // when the history deleted web (0: never)
 	orphans *orphans      // web's pods left standing when it was created again
+
+	requests []request            // the requests the table judges (read)
+	watched  map[string][]request // the watcher's, by kind (read)
 }
 
 // Stage is the scene the run played.
@@ -213,7 +215,7 @@ func build(seed int64, sc scenario, impl Impl) *run {
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
 	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
-	r.log = r.s.Requests.All()
+	r.read(r.s.Requests.All())
 	return r
 }
 

@@ -28,7 +28,7 @@ func judged(t *testing.T) *run {
 }
 
 // saw makes qs the requests the clients of r made, as the scene logged them.
-func saw(r *run, qs ...kube.Request) { r.log = qs }
+func saw(r *run, qs ...kube.Request) { r.read(qs) }
 
 var (
 	getWeb      = kube.GetRequest{Key: web}
