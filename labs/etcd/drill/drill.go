@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/sim"
 )
 
 // The errors a Client's requests end with, besides success. Test them with
@@ -183,7 +184,8 @@ func (c *Cluster) Rejoin(server string) {
 	c.mu.Lock()
 	if from, on := c.isolated[server]; on {
 		delete(c.isolated, server)
-		c.done = append(c.done, check.Fault{Name: "isolate " + server, Start: from, End: c.now()})
+		c.done = append(c.done, check.Fault{Kind: sim.FaultPartition, Desc: "isolate " + server,
+			Nodes: []sim.NodeID{sim.NodeID(server)}, Start: from, End: c.now()})
 	}
 	c.mu.Unlock()
 }

@@ -105,7 +105,7 @@ func TestRequestsAreRecordedAndCounted(t *testing.T) {
 	if a.Writes != 2 || a.WritesDuringFault != 1 || a.Reads != 1 || a.ReadsDuringFault != 0 || a.ReadsTo["server-1"] != 1 {
 		t.Errorf("activity %+v", a)
 	}
-	if f := c.Faults(); len(f) != 1 || f[0].Name != "isolate server-1" {
+	if f := c.Faults(); len(f) != 1 || f[0].Desc != "isolate server-1" {
 		t.Errorf("faults %v", f)
 	}
 }
