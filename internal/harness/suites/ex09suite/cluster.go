@@ -126,6 +126,9 @@ type run struct {
 	bad     *badDelete    // the first delete no successful read asked for
 	goneAt  time.Duration // when the history deleted web (0: never)
 	orphans *orphans      // web's pods left standing when it was created again
+
+	requests []request            // the requests the table judges (read)
+	watched  map[string][]request // the watcher's, by kind (read)
 }
 
 // Stage is the scene the run played.
@@ -212,6 +215,7 @@ func build(seed int64, sc scenario, impl Impl) *run {
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
 	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
+	r.read(r.s.Requests.All())
 	return r
 }
 

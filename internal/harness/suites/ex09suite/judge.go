@@ -170,19 +170,26 @@ func (r *run) outage() string {
 // chapter's way.
 type request kube.Request
 
-// requests are the requests the table judges, in the order they were
-// answered: kubectl's, the pipeline's and the auditor's, whose reads with
-// rv="0" are its own (catch-up judges them). The controller's reads are in
-// the history, and the watcher's are the watches row's.
-func (r *run) requests() []request {
-	var out []request
-	for _, q := range r.s.Requests.All() {
-		_, list := q.Ask.(kube.ListRequest)
-		if c := sim.NodeID(q.Client); c == kubectl || c == pipeline || c == auditor && !list {
-			out = append(out, request(q))
+// read reads the scene's log of requests once the world has ended: the
+// requests the table judges, in the order they were answered (kubectl's,
+// the pipeline's and the auditor's, whose reads with rv="0" are its own:
+// catch-up judges them; the controller's reads are in the history), and
+// what the watcher asked server-1 about each kind (its watches, and the
+// lists it started again from after Gone).
+func (r *run) read(log []kube.Request) {
+	r.requests, r.watched = nil, map[string][]request{}
+	for _, q := range log {
+		w, watch := q.Ask.(kube.WatchRequest)
+		l, list := q.Ask.(kube.ListRequest)
+		switch c := sim.NodeID(q.Client); {
+		case c == watcher && watch:
+			r.watched[w.Kind] = append(r.watched[w.Kind], request(q))
+		case c == watcher && list:
+			r.watched[l.Kind] = append(r.watched[l.Kind], request(q))
+		case c == kubectl || c == pipeline || c == auditor && !list:
+			r.requests = append(r.requests, request(q))
 		}
 	}
-	return out
 }
 
 // kind is the read the request was, or 0 for a write.
@@ -269,7 +276,7 @@ func (r *run) inOutage(q request) bool { return q.Server == server1 && r.sc.cut.
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
 
 func (r *run) consistentReads() *suite.Failure {
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.kind().latest() {
 			continue
 		}
@@ -370,7 +377,7 @@ func (r *run) notCurrent(q request) string {
 // --- row 2: "0" reads are served from the cache, and true to their version
 
 func (r *run) cachedReads() *suite.Failure {
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.read() || q.kind().latest() {
 			continue
 		}
@@ -461,7 +468,7 @@ func (r *run) writes() *suite.Failure {
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
 			op.Client, op.Input, op.Server, suite.FormatTime(op.Return), op.Result.Version, held, later, r.outage())
 	}
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.read() && q.took() > Bound {
 			return r.fail(writeHung, q.Call+Bound, "",
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
@@ -494,7 +501,7 @@ func (r *run) watchesFollow() *suite.Failure {
 			}
 		}
 		pos := 0
-		for _, q := range r.watched(kind) {
+		for _, q := range r.watched[kind] {
 			w, watch := q.Ask.(kube.WatchRequest)
 			if !watch { // a list after Gone: the watcher goes on from its version
 				if q.Err == nil {
@@ -535,20 +542,6 @@ func (r *run) watchesFollow() *suite.Failure {
 		}
 	}
 	return nil
-}
-
-// watched is what the watcher asked server-1 about kind, in order: its
-// watches, and the lists it started again from after Gone.
-func (r *run) watched(kind string) []request {
-	var out []request
-	for _, q := range r.s.Requests.All() {
-		w, watch := q.Ask.(kube.WatchRequest)
-		l, list := q.Ask.(kube.ListRequest)
-		if q.Client == string(watcher) && (watch && w.Kind == kind || list && l.Kind == kind) {
-			out = append(out, request(q))
-		}
-	}
-	return out
 }
 
 func describeValue(c check.Change) string {
@@ -716,7 +709,7 @@ func (r *run) caughtUp() *suite.Failure {
 	state := r.stateAt("", a.rv)
 	_, webThere := state[web]
 	var read, write request // the auditor's, through server-1
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if q.Client == string(auditor) {
 			if _, get := q.Ask.(kube.GetRequest); get {
 				read = q
@@ -765,7 +758,7 @@ func (r *run) caughtUp() *suite.Failure {
 			}
 		}
 		var seen int64
-		for _, q := range r.watched(kind) {
+		for _, q := range r.watched[kind] {
 			switch reply := q.Reply.(type) {
 			case []kube.Event:
 				for _, ev := range reply {
@@ -801,7 +794,7 @@ func (r *run) outageFigure() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
 	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
-	reqs := r.requests()
+	reqs := slices.Clone(r.requests) // sorted by when they were sent, for the figure only
 	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.Call - b.Call) })
 	for _, q := range reqs {
 		if q.Client == string(auditor) {

@@ -27,13 +27,8 @@ func judged(t *testing.T) *run {
 	return r
 }
 
-// saw makes qs the requests the clients of r made, as the scene logs them.
-func saw(r *run, qs ...kube.Request) {
-	r.s.Requests = &kube.Requests{}
-	for _, q := range qs {
-		r.s.Requests.Add(q)
-	}
-}
+// saw makes qs the requests the clients of r made, as the scene logged them.
+func saw(r *run, qs ...kube.Request) { r.read(qs) }
 
 var (
 	getWeb      = kube.GetRequest{Key: web}
