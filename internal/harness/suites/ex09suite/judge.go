@@ -624,7 +624,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 	if key == web {
 		r.goneAt = p.Now()
 	}
-	if o.Kind != "pods" || o.Owner != web || (r.bad != nil && r.bad.accepted) {
+	if o.Kind != "pods" || o.Owner != web || r.bad != nil {
 		return
 	}
 	sent := p.Now()
@@ -641,10 +641,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 }
 
 func (r *run) controllerHeld() *suite.Failure {
-	var first *badDelete
-	if r.monitor.Violation() != nil {
-		first = r.bad // the monitor stopped at the first accepted delete nobody asked for
-	}
+	first := r.bad // the first accepted delete nobody asked for
 	for _, op := range r.s.History.Operations() {
 		if op.Client != string(controller) || op.Input.Kind != check.KindDelete || !strings.HasPrefix(op.Input.Key, "pods/") {
 			continue
