@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,13 +53,10 @@ func (r *run) sceneLines() string {
 
 // --- the history, as the store accepted it -------------------------------
 
-// changes is every change the store accepted, with the time it did.
-func (r *run) changes() []check.Change { return r.store.Changes() }
-
 // versionAt is the history's last version accepted at or before t.
 func (r *run) versionAt(t time.Duration) int64 {
 	var v int64
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.At <= t {
 			v = c.Version
 		}
@@ -70,7 +68,7 @@ func (r *run) versionAt(t time.Duration) int64 {
 // v: value by key.
 func (r *run) stateAt(kind string, v int64) map[string]any {
 	state := map[string]any{}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Version > v {
 			break
 		}
@@ -88,7 +86,7 @@ func (r *run) stateAt(kind string, v int64) map[string]any {
 
 // change finds the change at version v, if the history holds one.
 func (r *run) change(v int64) (check.Change, bool) {
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Version == v {
 			return c, true
 		}
@@ -100,7 +98,7 @@ func (r *run) change(v int64) (check.Change, bool) {
 func (r *run) latestOf(key string, t time.Duration) (check.Change, bool) {
 	var out check.Change
 	found := false
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == key && c.At <= t {
 			out, found = c, true
 		}
@@ -134,17 +132,10 @@ func listState(l kube.List) map[string]any {
 // deployments/web replicas 5 where the history has 7".
 func diff(got, want map[string]any) string {
 	var out []string
-	keys := make([]string, 0, len(got)+len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	keys := map[string]any{}
+	maps.Copy(keys, want)
+	maps.Copy(keys, got)
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		g, inGot := got[k]
 		w, inWant := want[k]
 		switch {
@@ -346,7 +337,7 @@ func (r *run) notGone(call, ret time.Duration) string {
 	if !ok || last.Deleted {
 		return ""
 	}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == web && c.Deleted && c.At > call && c.At <= ret {
 			return ""
 		}
@@ -407,7 +398,7 @@ func (r *run) goneBy(q request) bool {
 	if q.kind() != getAny && q.kind() != getLatest || !errors.Is(q.Err, kube.ErrNotFound) {
 		return false
 	}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == web && c.Deleted && c.At <= q.Return {
 			return true
 		}
@@ -450,7 +441,7 @@ func (r *run) writes() *suite.Failure {
 			continue
 		}
 		later := "it never reached the history"
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
 				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
 				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
@@ -476,7 +467,7 @@ func (r *run) writes() *suite.Failure {
 		}
 	}
 	// A delete that named a version must find its object still at it.
-	if v := check.StaleDelete(r.s.History, r.changes()); v != nil {
+	if v := check.StaleDelete(r.s.History, r.store.Changes()); v != nil {
 		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
 	}
 	// Every client's writes and consistent reads, the controller's too,
@@ -495,7 +486,7 @@ func (r *run) writes() *suite.Failure {
 func (r *run) watchesFollow() *suite.Failure {
 	for _, kind := range []string{"pods", "deployments"} {
 		var want []check.Change
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if k, _ := kube.SplitKey(c.Key); k == kind {
 				want = append(want, c)
 			}
@@ -749,7 +740,7 @@ func (r *run) caughtUp() *suite.Failure {
 	}
 	for _, kind := range []string{"pods", "deployments"} {
 		var last int64
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if k, _ := kube.SplitKey(c.Key); k == kind && c.Version <= a.rv {
 				last = c.Version
 			}

@@ -130,7 +130,7 @@ func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
 	require.NoError(t, r.store.Apply(nil, scale))
 	require.NoError(t, r.store.Apply(nil, job))
 	var first []kube.Event // the deployments as the history added them: web, batch, job-0
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if k, name := kube.SplitKey(c.Key); k == "deployments" && c.Version <= 8 {
 			first = append(first, kube.Event{Type: kube.Added, Object: kube.Object{Kind: k, Name: name, Replicas: c.Value.(int), ResourceVersion: c.Version}})
 		}
