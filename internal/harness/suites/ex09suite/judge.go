@@ -261,9 +261,6 @@ func (q request) answer() string {
 	return "error: " + q.Err.Error()
 }
 
-// inOutage reports whether a request of server-1's was sent during the cut.
-func (r *run) inOutage(q request) bool { return q.Server == server1 && r.sc.cut.During(q.Call) }
-
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
 
 func (r *run) consistentReads() *suite.Failure {
@@ -276,21 +273,12 @@ func (r *run) consistentReads() *suite.Failure {
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
 				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
-		if errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest {
-			if why := r.notGone(q.Call, q.Return); why != "" {
-				return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.Return), why)
-			}
-		}
-		if q.Err != nil {
+		notFound := errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest
+		if q.Err != nil && !notFound {
 			continue
 		}
-		if r.inOutage(q) && q.Return < r.sc.cut.Until() {
-			return r.fail(readStale, q.Return, "",
-				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				q.describe(), q.answer(), suite.FormatTime(q.Return), r.outage())
-		}
-		if why := r.notCurrent(q); why != "" {
-			return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
+		if f := r.stale(q.describe()+" (a consistent read)", q.answer(), q.Server, q.Call, q.Return, notFound, r.notCurrent(q)); f != nil {
+			return f
 		}
 	}
 	return r.controllerReads()
@@ -305,26 +293,38 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web {
 			continue
 		}
+		notFound := op.Result.Outcome == check.NotFound
+		if op.Result.Outcome != check.OK && !notFound {
+			continue
+		}
 		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, suite.FormatTime(op.Call))
-		if op.Result.Outcome == check.NotFound {
-			if why := r.notGone(op.Call, op.Return); why != "" {
-				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(op.Return), why)
-			}
-			continue
+		answer := fmt.Sprintf("%s=%v (rv=%d)", web, op.Result.Value, op.Result.Version)
+		if f := r.stale(read, answer, sim.NodeID(op.Server), op.Call, op.Return, notFound, r.behind(op.Result.Version, op.Call)); f != nil {
+			return f
 		}
-		if op.Result.Outcome != check.OK {
-			continue
+	}
+	return nil
+}
+
+// stale judges one consistent read, told as read, sent through server at
+// call and answered at ret with answer (NotFound, if notFound): a NotFound
+// while web stood all the while; any answer through server-1 while the link
+// was cut, which only its cache could have given; or an answer that was not
+// the history's current state, for the reason why ("" if it was).
+func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Duration, notFound bool, why string) *suite.Failure {
+	if notFound {
+		if why := r.notGone(call, ret); why != "" {
+			return r.fail(readStale, ret, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(ret), why)
 		}
-		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
-			return r.fail(readStale, op.Return, "",
-				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), r.outage())
-		}
-		if last, ok := r.latestOf(web, op.Call); ok && op.Result.Version < last.Version {
-			return r.fail(readStale, op.Return, "",
-				"%s was answered %s=%v (rv=%d) at %s, but the history had had %s=%v since rv=%d, accepted at %s, before the read began",
-				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), web, last.Value, last.Version, suite.FormatTime(last.At))
-		}
+		return nil
+	}
+	if server == server1 && r.sc.cut.During(call) && ret < r.sc.cut.Until() {
+		return r.fail(readStale, ret, "",
+			"%s was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
+			read, answer, suite.FormatTime(ret), r.outage())
+	}
+	if why != "" {
+		return r.fail(readStale, ret, "", "%s was answered %s at %s, %s", read, answer, suite.FormatTime(ret), why)
 	}
 	return nil
 }
@@ -345,15 +345,22 @@ func (r *run) notGone(call, ret time.Duration) string {
 	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, suite.FormatTime(last.At))
 }
 
+// behind says why an answer about web at version v, to a read sent at
+// call, was not the history's current state: a later change of web was
+// accepted before the read began. "" if none was.
+func (r *run) behind(v int64, call time.Duration) string {
+	if last, ok := r.latestOf(web, call); ok && v < last.Version {
+		return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
+	}
+	return ""
+}
+
 // notCurrent says why a consistent read's answer was not the history's
 // current state at some moment while it was in flight, or "".
 func (r *run) notCurrent(q request) string {
 	switch q.kind() {
 	case getLatest:
-		last, ok := r.latestOf(web, q.Call)
-		if ok && q.obj().ResourceVersion < last.Version {
-			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
-		}
+		return r.behind(q.obj().ResourceVersion, q.Call)
 	case listLatest:
 		if v := r.versionAt(q.Call); q.list().ResourceVersion < v {
 			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
