@@ -180,14 +180,16 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	must(kube.Object{Kind: "deployments", Name: "batch", Replicas: 1})
 	must(kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1})
 
-	s.Client(string(kubectl), r.kubectl)
+	s.Client(string(kubectl), func(p *sim.Proc, api *kube.Client) {
+		sendAll(p, api.Pin(server1), sc.steps, 7) // batch is at rv=7 as the scene begins
+	})
 	s.Client(string(controller), func(p *sim.Proc, api *kube.Client) { r.control(p, api, impl) })
 	s.Client(string(watcher), r.watch)
 	s.W.AddNode(etcd, r.bootStore)
 	for _, id := range s.Servers {
 		s.W.AddNode(id, func(p *sim.Proc) { impl.Serve(p, etcd) })
 	}
-	s.Client(string(pipeline), r.pipeline)
+	s.Client(string(pipeline), func(p *sim.Proc, api *kube.Client) { sendAll(p, api.Pin(server2), sc.pipelineSteps(), 0) })
 	s.Client(string(auditor), r.auditor)
 	s.Inject(sc.cut)
 	if sc.slow != nil {
@@ -281,14 +283,13 @@ func send(c *kube.Client, st step, rv int64) (o kube.Object, l kube.List, err er
 	return o, l, err
 }
 
-// kubectl sends the scenario's requests through server-1, one after the
-// other. A conditional scale uses the version of batch it last read; a
-// conditional delete picks one of the jobs kubectl has seen, and names the
-// version it saw it at, or one either side of it (step.off).
-func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
-	var batchRV int64 = 7       // as the scene begins
-	jobs := map[int]int64{0: 8} // job-N → the version kubectl last saw it at
-	for _, st := range r.sc.steps {
+// sendAll sends steps through c, one after the other, none before its
+// time. A conditional scale uses the version of batch last read (batchRV
+// until then); a conditional delete picks one of the jobs it has seen, and
+// names the version it saw it at, or one either side of it (step.off).
+func sendAll(p *sim.Proc, c *kube.Client, steps []step, batchRV int64) {
+	jobs := map[int]int64{0: 8} // job-N → the version last seen, as the scene begins
+	for _, st := range steps {
 		if d := st.at - p.Now(); d > 0 {
 			p.Sleep(d)
 		}
@@ -298,7 +299,7 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 			st.to = seen[st.to%len(seen)]
 			rv = jobs[st.to] + st.off
 		}
-		o, l, err := send(api.Pin(server1), st, rv)
+		o, l, err := send(c, st, rv)
 		if err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
 			batchRV = o.ResourceVersion
 		}
@@ -320,38 +321,22 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 	}
 }
 
-// pipeline scales web through server-2, which still reaches the store,
-// reads it back there, (in some runs deletes web,) scales batch on the
-// version it read, creates a job and deletes job-0; in some of the runs
-// that deleted web, it creates web again after the link came back.
-func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
-	c := api.Pin(server2)
-	p.Sleep(r.sc.scaleAt)
-	send(c, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
-	send(c, step{kind: getLatest}, 0)
-	if r.sc.gone {
-		send(c, step{kind: deleteWeb}, 0)
+// pipelineSteps is what the pipeline sends through server-2, which still
+// reaches the store: it scales web, reads it back, (in some runs deletes
+// web,) scales batch on the version it read, creates a job and deletes
+// job-0; in some of the runs that deleted web, it creates web again after
+// the link came back.
+func (sc scenario) pipelineSteps() []step {
+	steps := []step{{at: sc.scaleAt, kind: scaleWeb, to: sc.scaleTo}, {kind: getLatest}}
+	if sc.gone {
+		steps = append(steps, step{kind: deleteWeb})
 	}
-	defer func() {
-		if r.sc.backAt > 0 {
-			if d := r.sc.backAt - p.Now(); d > 0 {
-				p.Sleep(d)
-			}
-			send(c, step{kind: createWeb, to: r.sc.scaleTo}, 0)
-		}
-	}()
-	var batchRV int64
-	if _, l, err := send(c, step{kind: listAnyDeploy}, 0); err == nil {
-		for _, o := range l.Items {
-			if o.Key() == batch {
-				batchRV = o.ResourceVersion
-			}
-		}
+	steps = append(steps, step{kind: listAnyDeploy}, step{kind: scaleBatchIf, to: 40 + sc.scaleTo},
+		step{kind: createJob, to: 100 + sc.scaleTo}, step{kind: deleteJob, to: 0}, step{kind: listAny})
+	if sc.backAt > 0 {
+		steps = append(steps, step{at: sc.backAt, kind: createWeb, to: sc.scaleTo})
 	}
-	send(c, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
-	send(c, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
-	send(c, step{kind: deleteJob, to: 0}, 0)
-	send(c, step{kind: listAny}, 0)
+	return steps
 }
 
 // control runs the learner's controller through server-1: an informer of
