@@ -387,13 +387,14 @@ func (cl *cluster) bootEtcd(p *sim.Proc) {
 // accepted notes one accepted change and judges it.
 func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before kube.Object) {
 	var what, sign string
+	var isCreate, isDelete bool
 	switch r.Req.(type) {
 	case kube.CreateRequest:
-		what, sign = "ADDED "+o.Key(), "+ "
+		what, sign, isCreate = "ADDED "+o.Key(), "+ ", true
 	case kube.UpdateRequest:
 		what, sign = fmt.Sprintf("MODIFIED %s replicas=%d", o.Key(), o.Replicas), "scaled to "
 	case kube.DeleteRequest:
-		what, sign = "DELETED "+o.Key(), "− "
+		what, sign, isDelete = "DELETED "+o.Key(), "− ", true
 	}
 	if o.Key() == web && o.Replicas != cl.desired {
 		if cl.desired == 0 && cl.leftAtZero == nil {
@@ -403,7 +404,6 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	}
 	pods := len(cl.podNames())
 	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
-	_, isCreate := r.Req.(kube.CreateRequest)
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
@@ -421,18 +421,13 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 			cl.overshoot.beliefs[id] = x
 		}
 	}
-	owner := o.Owner
-	if _, ok := r.Req.(kube.DeleteRequest); ok {
-		owner = before.Owner
+	if o.Kind == "pods" && o.Owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
+		cl.foreign = &foreignChange{change: ch, owner: o.Owner, deleted: isDelete}
 	}
-	if o.Kind == "pods" && owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
-		_, deleted := r.Req.(kube.DeleteRequest)
-		cl.foreign = &foreignChange{change: ch, owner: owner, deleted: deleted}
-	}
-	if _, ok := r.Req.(kube.DeleteRequest); ok && r.Blind && before.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
+	if isDelete && r.Blind && o.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
-	if _, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
+	if isDelete && o.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 		}
@@ -547,12 +542,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					b.earlier = append(b.earlier, b.desired)
 				}
 				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
-				if !cached {
-					b.justified = o.Replicas
-					b.sent = nil // a fresh read: what it sends next is decided again
-				}
 				if cached {
 					p.Logf("from cache for %s: web wants %d", from, o.Replicas)
+				} else {
+					b.justified = o.Replicas
+					b.sent = nil // a fresh read: what it sends next is decided again
 				}
 			}
 		}
@@ -639,9 +633,8 @@ func (cl *cluster) controller(id sim.NodeID, start time.Duration, newController 
 			p.Sleep(d)
 		}
 		for {
-			cl.beliefs[id].justified = 0
-			cl.beliefs[id].sent = nil
-			cl.beliefs[id].told, cl.beliefs[id].failed = false, 0
+			b := cl.beliefs[id] // a new reconcile: nothing read or sent in it yet
+			b.justified, b.sent, b.told, b.failed = 0, nil, false, 0
 			if err := ctl.Reconcile(p, c, web); err != nil {
 				p.Logf("reconcile: %v", err)
 			}
