@@ -33,10 +33,8 @@ func storyScene() string {
 	return fmt.Sprintf("the scene: %s wants %d pods and has %s. controller-a reads and writes through server-1, controller-b through "+
 		"server-2, whose link to the history (etcd) takes %s–%s each way, so its cache is that far behind and its writes take that "+
 		"long to land. Both controllers wake at %s.",
-		web, storyDesired, podList(storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
+		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
 }
-
-func podList(n int) string { return podNamesOf("web", n) }
 
 // podNamesOf names deployment's first n pods: "api-0 and api-1".
 func podNamesOf(deployment string, n int) string {
@@ -106,30 +104,22 @@ func randomScenario(seed int64) scenario {
 // creates one by one through the slow server, and for those to be deleted.
 const zeroHold = 5500 * ms
 
-// evicted says which pods kubectl evicts after the last scale, if any.
-func evicted(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return " Right after the last scale kubectl evicts " + podList(n) + "."
-}
-
-// cutOf says the cut between server-2 and etcd, if any.
-func cutOf(c *scene.Cut) string {
-	if c == nil {
-		return ""
-	}
-	return fmt.Sprintf(" The link between %s and %s is cut from %s for %s.", c.A, c.B, suite.FormatTime(c.From), suite.FormatTime(c.For))
-}
-
-// randomScene says one randomized run's scene.
+// randomScene says one randomized run's scene, with the pods kubectl evicts
+// after the last scale and the cut between server-2 and etcd, if any.
 func randomScene(sc scenario) string {
-	return fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
+	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
 		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
-		web, sc.initial, podList(sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
-		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict) + cutOf(sc.cut)
+		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
+	if sc.evict > 0 {
+		s += " Right after the last scale kubectl evicts " + podNamesOf("web", sc.evict) + "."
+	}
+	if c := sc.cut; c != nil {
+		s += fmt.Sprintf(" The link between %s and %s is cut from %s for %s.", c.A, c.B, suite.FormatTime(c.From), suite.FormatTime(c.For))
+	}
+	return s
 }
 
 // ran judges whether the world ran to its end, and tells the scene with
