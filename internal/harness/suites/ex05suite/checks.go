@@ -144,22 +144,24 @@ func (cl *cluster) fail(name string, at time.Duration, story string, log []chang
 		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(log, 14)}
 }
 
-// tooMany judges the first create that left more pods than desired.
-func (cl *cluster) tooMany() *suite.Failure {
-	if cl.overshoot == nil {
-		return nil
-	}
-	return overFailure(cl, cl.overshoot)
-}
-
 // deletedNewer judges the first delete of a pod version its controller
-// never saw in a list.
+// never saw in a list: a delete without a precondition, or at a version a
+// get showed just before.
 func (cl *cluster) deletedNewer() *suite.Failure {
 	v := cl.newer
 	if v == nil {
 		return nil
 	}
-	return cl.fail("deleted-a-newer-pod", v.at, newerStory(v), cl.log)
+	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
+	if v.got {
+		s = fmt.Sprintf("%s deleted %s at a version it had read with a get just before, never in the list that called the pod extra, "+
+			"so the precondition guarded the get and not the decision, and it removed a version of the pod its decision never saw", v.by, v.key)
+	}
+	if v.made.by != "" {
+		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
+	}
+	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
+	return cl.fail("deleted-a-newer-pod", v.at, s, cl.log)
 }
 
 // changedForeign judges the first change a controller of web made to a pod
@@ -169,17 +171,37 @@ func (cl *cluster) changedForeign() *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return cl.fail("another-deployments-pod", v.at, foreignStory(v), cl.log)
+	did, whose := "changed", "no deployment's"
+	switch {
+	case v.deleted:
+		did = "deleted"
+	case strings.HasPrefix(v.what, "ADDED"):
+		did = "created"
+	}
+	if v.owner != "" {
+		whose = v.owner + "'s"
+	}
+	story := fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
+		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
+		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
+	return cl.fail("another-deployments-pod", v.at, story, cl.log)
 }
 
 // deletedBlind judges the first delete of a wanted pod in a reconcile that
-// was told no desired count.
+// was told no desired count: a read that failed taken for a deployment
+// wanting nothing.
 func (cl *cluster) deletedBlind() *suite.Failure {
 	v := cl.blind
 	if v == nil {
 		return nil
 	}
-	return cl.fail("deleted-a-wanted-pod", v.at, blindStory(v), logUntil(cl.log, v.at))
+	s := fmt.Sprintf("%s deleted %s through %s, accepted by etcd at %s, in a reconcile that had not been told how many pods web wants", v.by, v.key, v.via, suite.FormatTime(v.at))
+	if v.failed > 0 {
+		s += fmt.Sprintf(": its read of %s had failed at %s, and it went on as if the answer were a deployment wanting nothing", web, suite.FormatTime(v.failed))
+	}
+	s += fmt.Sprintf(". The history wanted %d pods then, and %s was one of them: only a count of what is wanted can make a pod extra, "+
+		"and a read that failed is no count; %d pods were left", v.desired, v.key, v.pods)
+	return cl.fail("deleted-a-wanted-pod", v.at, s, logUntil(cl.log, v.at))
 }
 
 // converged judges that no pod of web stood for zeroSettle while web wanted
@@ -224,10 +246,15 @@ func (cl *cluster) podsFigure() string {
 	return "the pods of web in the one history, seed " + fmt.Sprint(cl.s.Seed) + ", change by change:\n" + logTable(cl.log[:min(len(cl.log), 16)], 16)
 }
 
-// overFailure names and tells the first create that went over: a desired
-// count the history had left behind, if the creator acted on one, else a
-// pods count that stopped being true before the create landed.
-func overFailure(cl *cluster, v *overshoot) *suite.Failure {
+// tooMany judges the first create that left more pods than desired, and
+// names and tells it: a desired count the history had left behind, if the
+// creator acted on one, else a pods count that stopped being true before
+// the create landed.
+func (cl *cluster) tooMany() *suite.Failure {
+	v := cl.overshoot
+	if v == nil {
+		return nil
+	}
 	b := v.beliefs[v.by]
 	var story string
 	name := "too-many-pods"
@@ -373,49 +400,6 @@ func overDetails(cl *cluster, v *overshoot) string {
 	b.WriteString("\nthe pods of web in the one history, change by change (times: accepted by etcd):\n")
 	b.WriteString(logTable(cl.log[:end], 14))
 	return b.String()
-}
-
-// foreignStory: which change a controller reconciling web made to a pod
-// web does not own.
-func foreignStory(v *foreignChange) string {
-	did, whose := "changed", "no deployment's"
-	switch {
-	case v.deleted:
-		did = "deleted"
-	case strings.HasPrefix(v.what, "ADDED"):
-		did = "created"
-	}
-	if v.owner != "" {
-		whose = v.owner + "'s"
-	}
-	return fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
-		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
-		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
-}
-
-// blindStory: a delete of a wanted pod in a pass that had not been told
-// what is wanted.
-func blindStory(v *blindDelete) string {
-	s := fmt.Sprintf("%s deleted %s through %s, accepted by etcd at %s, in a reconcile that had not been told how many pods web wants", v.by, v.key, v.via, suite.FormatTime(v.at))
-	if v.failed > 0 {
-		s += fmt.Sprintf(": its read of %s had failed at %s, and it went on as if the answer were a deployment wanting nothing", web, suite.FormatTime(v.failed))
-	}
-	return s + fmt.Sprintf(". The history wanted %d pods then, and %s was one of them: only a count of what is wanted can make a pod extra, "+
-		"and a read that failed is no count; %d pods were left", v.desired, v.key, v.pods)
-}
-
-// newerStory: which delete removed a pod version its controller never saw.
-func newerStory(v *newerDelete) string {
-	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
-	if v.got {
-		s = fmt.Sprintf("%s deleted %s at a version it had read with a get just before, never in the list that called the pod extra, "+
-			"so the precondition guarded the get and not the decision, and it removed a version of the pod its decision never saw", v.by, v.key)
-	}
-	if v.made.by != "" {
-		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
-	}
-	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
-	return s
 }
 
 // logUntil is the changes accepted up to at.
