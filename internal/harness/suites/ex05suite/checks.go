@@ -436,16 +436,10 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
+// ordinal is n as a rank: "1st", "2nd", "3rd", "12th", "21st".
 func ordinal(n int) string {
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
+	if n%100 >= 11 && n%100 <= 13 {
 		return fmt.Sprintf("%dth", n)
-	case n%10 == 1:
-		return fmt.Sprintf("%dst", n)
-	case n%10 == 2:
-		return fmt.Sprintf("%dnd", n)
-	case n%10 == 3:
-		return fmt.Sprintf("%drd", n)
 	}
-	return fmt.Sprintf("%dth", n)
+	return fmt.Sprint(n) + [...]string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[n%10]
 }
