@@ -119,21 +119,16 @@ func podsAndDesired(state map[string]any) (pods, desired int) {
 	return pods, desired
 }
 
-// listState is a list's items as a state: value by key.
-func listState(l kube.List) map[string]any {
-	state := map[string]any{}
+// differs says how a list's items differ from the history's objects of
+// kind as of version v: "pods/web-5 missing, deployments/web is 5 where the
+// history has 7"; "" if they do not.
+func (r *run) differs(l kube.List, kind string, v int64) string {
+	got, want := map[string]any{}, r.stateAt(kind, v)
 	for _, o := range l.Items {
-		state[o.Key()] = o.Value()
+		got[o.Key()] = o.Value()
 	}
-	return state
-}
-
-// diff says how a state differs from the history's: "pods/web-5 missing,
-// deployments/web replicas 5 where the history has 7".
-func diff(got, want map[string]any) string {
 	var out []string
-	keys := map[string]any{}
-	maps.Copy(keys, want)
+	keys := maps.Clone(want)
 	maps.Copy(keys, got)
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		g, inGot := got[k]
@@ -365,7 +360,7 @@ func (r *run) notCurrent(q request) string {
 		if v := r.versionAt(q.Call); q.list().ResourceVersion < v {
 			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
 		}
-		if d := diff(listState(q.list()), r.stateAt("pods", q.list().ResourceVersion)); d != "" {
+		if d := r.differs(q.list(), "pods", q.list().ResourceVersion); d != "" {
 			return "but the history at rv=" + fmt.Sprint(q.list().ResourceVersion) + " differs: " + d
 		}
 	}
@@ -430,7 +425,7 @@ func (r *run) untrue(q request) string {
 	if v := r.versionAt(q.Return); q.list().ResourceVersion > v {
 		return fmt.Sprintf("but the history had only reached rv=%d: the list names a version the store had not accepted", v)
 	}
-	if d := diff(listState(q.list()), r.stateAt(kind, q.list().ResourceVersion)); d != "" {
+	if d := r.differs(q.list(), kind, q.list().ResourceVersion); d != "" {
 		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list().ResourceVersion, d)
 	}
 	return ""
@@ -533,9 +528,13 @@ func (r *run) watchesFollow() *suite.Failure {
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
 						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
 				}
+				var seen int64 // the last change it had delivered in the history's order
+				if pos > 0 {
+					seen = want[pos-1].Version
+				}
 				return r.fail(watchSkipped, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
-					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), prevVersion(want, pos))
+					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), seen)
 			}
 		}
 	}
@@ -547,13 +546,6 @@ func describeValue(c check.Change) string {
 		return "deleted"
 	}
 	return fmt.Sprint(c.Value)
-}
-
-func prevVersion(want []check.Change, pos int) int64 {
-	if pos == 0 {
-		return 0
-	}
-	return want[pos-1].Version
 }
 
 // --- row 5: no destructive action because the store could not be reached -
@@ -735,11 +727,14 @@ func (r *run) caughtUp() *suite.Failure {
 		for i, kind := range []string{"deployments", "pods"} {
 			l := a.caches[id][i]
 			if l.ResourceVersion < a.rv {
-				want := r.stateAt(kind, a.rv)
+				d := r.differs(l, kind, a.rv)
+				if d == "" {
+					d = "the same objects, but behind"
+				}
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s was still at rv=%d where the history is at rv=%d: %s",
-					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, d)
 			}
-			if d := diff(listState(l), r.stateAt(kind, l.ResourceVersion)); d != "" {
+			if d := r.differs(l, kind, l.ResourceVersion); d != "" {
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s at rv=%d is not the history at that version: %s",
 					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, d)
 			}
@@ -773,13 +768,6 @@ func (r *run) caughtUp() *suite.Failure {
 		}
 	}
 	return nil
-}
-
-func orSame(d string) string {
-	if d == "" {
-		return "the same objects, but behind"
-	}
-	return d
 }
 
 // outageFigure is what kubectl and the pipeline asked, through which
