@@ -15,8 +15,8 @@ import (
 // pods, with the creator's belief b.
 func overAt(by sim.NodeID, key string, pods, desired, justified int, b belief) *cluster {
 	c := change{at: 4500 * ms, what: "ADDED " + key, key: key, create: true, by: by, via: b.server, pods: pods, desired: desired, overshot: true}
-	return &cluster{log: []change{c}, overshoot: &overshoot{change: c, justified: justified, scaledAt: 3800 * ms, index: 0,
-		beliefs: map[sim.NodeID]belief{by: b}}}
+	v := &overshoot{change: c, justified: justified, scaledAt: 3800 * ms, index: 0, beliefs: map[sim.NodeID]belief{by: b}}
+	return &cluster{log: []change{c}, overshoot: v}
 }
 
 // One controller's create is blamed on what it acted on: a desired count the
@@ -31,32 +31,23 @@ func TestOneControllersCreateIsBlamedOnWhatItActedOn(t *testing.T) {
 		cl   *cluster
 		want string // the failure's name
 		says string // how its story begins
-	}{{
-		name: "a stale cached desired count",
-		cl: overAt(controllerB, "pods/web-2", 3, 2, 2, belief{server: server2,
-			desired:  read{value: 5, cached: true, at: 4119500 * time.Microsecond, ok: true},
-			decision: read{value: 2, cached: false, at: 4300 * ms, ok: true}, creates: 3}),
-		want: "stale-desired-count",
-		says: "controller-b acted on a stale desired count: server-2 answered from its cache at 4119.5ms that web wants 5, " +
-			"but the history had been scaled to 2 at 3800ms (accepted by etcd)",
-	}, {
-		name: "a remembered desired count",
-		cl: overAt(controllerA, "pods/web-4", 3, 2, 2, belief{server: server1,
-			earlier:  []read{{value: 5, at: 300 * ms, ok: true}},
+	}{
+		{"a stale cached desired count", overAt(controllerB, "pods/web-2", 3, 2, 2, belief{server: server2,
+			creates: 3, desired: read{value: 5, cached: true, at: 4119500 * time.Microsecond, ok: true},
+			decision: read{value: 2, cached: false, at: 4300 * ms, ok: true}}), "stale-desired-count",
+			"controller-b acted on a stale desired count: server-2 answered from its cache at 4119.5ms that web wants 5, " +
+				"but the history had been scaled to 2 at 3800ms (accepted by etcd)"},
+		{"a remembered desired count", overAt(controllerA, "pods/web-4", 3, 2, 2, belief{server: server1,
+			creates: 3, earlier: []read{{value: 5, at: 300 * ms, ok: true}},
 			desired:  read{value: 2, at: 4200 * ms, ok: true},
-			decision: read{value: 2, at: 4210 * ms, ok: true}, creates: 3}),
-		want: "stale-desired-count",
-		says: "controller-a acted on a stale desired count: it counted 2 pods and sent 3 creates, " +
-			"as if web still wanted 5, the count it was told at 300ms (read with Latest)",
-	}, {
-		name: "a gap filled beside kept extras",
-		cl: overAt(controllerA, "pods/web-3", 5, 4, 4, belief{server: server1,
-			earlier:  []read{{value: 5, at: 300 * ms, ok: true}},
-			desired:  read{value: 4, at: 8000 * ms, ok: true},
-			decision: read{value: 4, at: 8010 * ms, ok: true}, creates: 1}),
-		want: "too-many-pods",
-		says: "controller-a created more pods than its own count called for",
-	}} {
+			decision: read{value: 2, at: 4210 * ms, ok: true}}), "stale-desired-count",
+			"controller-a acted on a stale desired count: it counted 2 pods and sent 3 creates, " +
+				"as if web still wanted 5, the count it was told at 300ms (read with Latest)"},
+		{"a gap filled beside kept extras", overAt(controllerA, "pods/web-3", 5, 4, 4, belief{server: server1,
+			creates: 1, earlier: []read{{value: 5, at: 300 * ms, ok: true}},
+			desired: read{value: 4, at: 8000 * ms, ok: true}, decision: read{value: 4, at: 8010 * ms, ok: true}}),
+			"too-many-pods", "controller-a created more pods than its own count called for"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := c.cl.tooMany()
 			assert.Equal(t, c.want, f.Name)
@@ -117,7 +108,8 @@ func TestACreateSentAgainIsToldAsARetry(t *testing.T) {
 	b := belief{server: server2, desired: read{value: 6, at: 8430 * ms, ok: true},
 		decision: read{value: 2, at: 8431 * ms, ok: true}, creates: 4}
 	cl := overAt(controllerB, "pods/web-4", 5, 4, 0, b)
-	cl.overshoot.retry = &relayed{By: controllerB, Retry: true, Sent: 10261500 * time.Microsecond, FirstAt: 9262500 * time.Microsecond}
+	cl.overshoot.retry = &relayed{By: controllerB, Retry: true,
+		Sent: 10261500 * time.Microsecond, FirstAt: 9262500 * time.Microsecond}
 	f := cl.tooMany()
 	assert.Equal(t, "too-many-pods", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, "controller-b sent its create of pods/web-4 again at 10261.5ms (when server-2 got it) without reading web again: "+
@@ -128,8 +120,9 @@ func TestACreateSentAgainIsToldAsARetry(t *testing.T) {
 // A delete at a version the controller read with a get, never in a list,
 // is told as a precondition that guarded the get, not the decision.
 func TestADeleteAtAVersionOnlyAGetShowed(t *testing.T) {
-	cl := &cluster{newer: &newerDelete{change: change{at: 5721 * ms, key: "pods/web-4", by: controllerB, pods: 5, desired: 6}, got: true,
-		made: change{at: 4215 * ms, by: controllerA}}}
+	v := &newerDelete{change: change{at: 5721 * ms, key: "pods/web-4", by: controllerB, pods: 5, desired: 6}, got: true,
+		made: change{at: 4215 * ms, by: controllerA}}
+	cl := &cluster{newer: v}
 	s := cl.deletedNewer().Story
 	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-4 at a version it had read with a get just before, never in the list"), s)
 	assert.Contains(t, s, "created again by controller-a, accepted by etcd at 4215ms")
@@ -138,8 +131,9 @@ func TestADeleteAtAVersionOnlyAGetShowed(t *testing.T) {
 // A delete in a pass whose read of the deployment failed names the failed
 // read and the wanted pod it removed.
 func TestADeleteToldNothingIsBlind(t *testing.T) {
-	cl := &cluster{blind: &blindDelete{change: change{at: 6293900 * time.Microsecond, key: "pods/web-0", by: controllerB, via: server2,
-		pods: 5, desired: 6}, failed: 5054400 * time.Microsecond}}
+	v := &blindDelete{change: change{at: 6293900 * time.Microsecond, key: "pods/web-0", by: controllerB, via: server2, pods: 5, desired: 6},
+		failed: 5054400 * time.Microsecond}
+	cl := &cluster{blind: v}
 	s := cl.deletedBlind().Story
 	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-0 through server-2, accepted by etcd at 6293.9ms, in a reconcile that had not been told how many pods web wants: "+
 		"its read of deployments/web had failed at 5054.4ms"), s)

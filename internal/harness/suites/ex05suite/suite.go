@@ -53,5 +53,6 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 // crashes are the scene's crashes, the faults the randomized check's guard
 // counts.
 func crashes(s *scene.Scene) []check.Fault {
-	return slices.DeleteFunc(slices.Clone(s.Faults), func(f check.Fault) bool { return f.Kind != sim.FaultCrash })
+	notCrash := func(f check.Fault) bool { return f.Kind != sim.FaultCrash }
+	return slices.DeleteFunc(slices.Clone(s.Faults), notCrash)
 }
