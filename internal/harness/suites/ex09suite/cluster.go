@@ -189,7 +189,9 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	for _, id := range s.Servers {
 		s.W.AddNode(id, func(p *sim.Proc) { impl.Serve(p, etcd) })
 	}
-	s.Client(string(pipeline), func(p *sim.Proc, api *kube.Client) { sendAll(p, api.Pin(server2), sc.pipelineSteps(), 0) })
+	s.Client(string(pipeline), func(p *sim.Proc, api *kube.Client) {
+		sendAll(p, api.Pin(server2), sc.pipelineSteps(), 0)
+	})
 	s.Client(string(auditor), r.auditor)
 	s.Inject(sc.cut)
 	if sc.slow != nil {

@@ -272,7 +272,8 @@ func (r *run) consistentReads() *suite.Failure {
 		if q.Err != nil && !notFound {
 			continue
 		}
-		if f := r.stale(q.describe()+" (a consistent read)", q.answer(), q.Server, q.Call, q.Return, notFound, r.notCurrent(q)); f != nil {
+		read := q.describe() + " (a consistent read)"
+		if f := r.stale(read, q.answer(), q.Server, q.Call, q.Return, notFound, r.notCurrent(q)); f != nil {
 			return f
 		}
 	}
@@ -294,7 +295,8 @@ func (r *run) controllerReads() *suite.Failure {
 		}
 		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, suite.FormatTime(op.Call))
 		answer := fmt.Sprintf("%s=%v (rv=%d)", web, op.Result.Value, op.Result.Version)
-		if f := r.stale(read, answer, sim.NodeID(op.Server), op.Call, op.Return, notFound, r.behind(op.Result.Version, op.Call)); f != nil {
+		why := r.behind(op.Result.Version, op.Call)
+		if f := r.stale(read, answer, sim.NodeID(op.Server), op.Call, op.Return, notFound, why); f != nil {
 			return f
 		}
 	}
@@ -306,7 +308,8 @@ func (r *run) controllerReads() *suite.Failure {
 // while web stood all the while; any answer through server-1 while the link
 // was cut, which only its cache could have given; or an answer that was not
 // the history's current state, for the reason why ("" if it was).
-func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Duration, notFound bool, why string) *suite.Failure {
+func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Duration,
+	notFound bool, why string) *suite.Failure {
 	if notFound {
 		if why := r.notGone(call, ret); why != "" {
 			return r.fail(readStale, ret, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(ret), why)
