@@ -208,6 +208,9 @@ type relayed struct {
 	Failed time.Duration
 }
 
+// Unwrap is the write etcd serves (scene.Store).
+func (r relayed) Unwrap() any { return r.Req }
+
 // String shows the write in the timeline as the request it carries.
 func (r relayed) String() string {
 	switch q := r.Req.(type) {
@@ -318,7 +321,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	if sc.cut != nil {
 		s.Inject(*sc.cut)
 	}
-	s.W.AddNode(etcd, cl.bootEtcd)
+	s.W.AddNode(etcd, s.Store(cl.store, cl.accepted)) // every accepted change is judged as it is accepted
 	s.W.AddNode(server1, cl.bootServer)
 	s.W.AddNode(server2, cl.bootServer)
 	s.Client(string(controllerA), cl.controller(controllerA, sc.startA, newController))
@@ -362,30 +365,10 @@ func (cl *cluster) podNames() []string {
 	return names
 }
 
-// bootEtcd serves the one history, to the servers only. Every write arrives
-// relayed by a server; each accepted change is judged as it is accepted.
-func (cl *cluster) bootEtcd(p *sim.Proc) {
-	serve := kube.Handler(cl.store)
-	p.Serve(cl.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		r, ok := req.(relayed)
-		if !ok {
-			return serve(p, from, req)
-		}
-		var before kube.Object
-		if d, ok := r.Req.(kube.DeleteRequest); ok {
-			before, _ = cl.store.Get(p, d.Key, kube.ReadOptions{ResourceVersion: kube.Latest})
-		}
-		rv := cl.store.ResourceVersion()
-		reply, err := serve(p, from, r.Req) // a MemStore write never blocks
-		if cl.store.ResourceVersion() != rv {
-			cl.accepted(p, r, from, reply.(kube.Object), before)
-		}
-		return reply, err
-	}))
-}
-
-// accepted notes one accepted change and judges it.
-func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before kube.Object) {
+// accepted notes one change etcd accepted and judges it. Every write
+// reaches etcd relayed by a server.
+func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube.Object) {
+	r := req.(relayed)
 	var what, sign string
 	var isCreate, isDelete bool
 	switch r.Req.(type) {
