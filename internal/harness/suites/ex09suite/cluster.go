@@ -185,7 +185,7 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	})
 	s.Client(string(controller), func(p *sim.Proc, api *kube.Client) { r.control(p, api, impl) })
 	s.Client(string(watcher), r.watch)
-	s.W.AddNode(etcd, r.bootStore)
+	s.W.AddNode(etcd, s.Store(r.store, r.accepted))
 	for _, id := range s.Servers {
 		s.W.AddNode(id, func(p *sim.Proc) { impl.Serve(p, etcd) })
 	}
@@ -230,23 +230,17 @@ func (r *run) shown(e sim.Event) bool {
 	return false
 }
 
-// bootStore serves the one history, to the API servers only, and notes
-// the deletes and creates it accepts.
-func (r *run) bootStore(p *sim.Proc) {
-	serve := kube.Handler(r.store)
-	p.Serve(r.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		before := r.store.ResourceVersion()
-		reply, err := serve(p, from, req)
-		if r.store.ResourceVersion() != before {
-			if d, ok := req.(kube.DeleteRequest); ok {
-				r.deleted(p, d.Key, reply.(kube.Object))
-			}
-			if c, ok := req.(kube.CreateRequest); ok && c.Object.Key() == web {
-				r.recreated(p.Now())
-			}
+// accepted notes the deletes, and the creates of web, that the store
+// accepts (scene.Store).
+func (r *run) accepted(p *sim.Proc, _ sim.NodeID, req any, o, _ kube.Object) {
+	switch q := req.(type) {
+	case kube.DeleteRequest:
+		r.deleted(p, q.Key, o)
+	case kube.CreateRequest:
+		if q.Object.Key() == web {
+			r.recreated(p.Now())
 		}
-		return reply, err
-	}))
+	}
 }
 
 // send sends one of kubectl's, the pipeline's or the auditor's requests
