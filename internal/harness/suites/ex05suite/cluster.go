@@ -266,20 +266,13 @@ type leftAtZero struct {
 // Stage is the scene the cluster played.
 func (cl *cluster) Stage() *scene.Scene { return cl.s }
 
-// play builds the world of sc, told as told, and runs it to its end; the
-// runner judges it and closes it.
+// play builds the world of sc, told as told: etcd, the two servers, the two
+// controllers made by newController, and kubectl; the slow link, the crash
+// and the cut, if any. It runs it to its end; the runner judges it and
+// closes it.
 func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
-	cl := build(seed, sc, newController)
-	cl.told = told
-	_ = cl.s.Run(sc.end) // the error stays in cl.s.Err, for ran
-	return cl
-}
-
-// build makes the world of sc: etcd, the two servers, the two controllers
-// made by newController, and kubectl; the slow link and the crash, if any.
-func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
-	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
+	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
 		beliefs: map[sim.NodeID]*belief{
 			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
 			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
@@ -333,6 +326,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	}
 	s.Lanes(lanes...)
 	s.Show(quiet)
+	_ = s.Run(sc.end) // the error stays in s.Err, for ran
 	return cl
 }
 
