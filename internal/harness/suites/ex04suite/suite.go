@@ -47,9 +47,9 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		"progress":     func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, progressFaults, 1)} },
 	}
 	var readIndex []scene.Play
-	for _, v := range riVariants {
-		name := "read-index " + v.String()
-		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, v), readIndex: true} }
+	for _, ri := range riScenes {
+		name := "read-index " + ri.name
+		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, ri), readIndex: true} }
 		readIndex = append(readIndex, scene.Play{World: name, Seeds: scene.Scenes(riSeeds)})
 	}
 	on := scene.OnStage[*world]
