@@ -236,7 +236,7 @@ func missedOn(out []*suite.Failure, lead string) *suite.Failure {
 	f := *out[slices.IndexFunc(out, func(f *suite.Failure) bool { return f != nil })]
 	f.Story += fmt.Sprintf(" on %d of %d seeds (it must catch it on %d%%)", len(out)-caught(out), len(out), catchPercent)
 	if lead != "" {
-		f.Story = lead + " " + upperFirst(f.Story)
+		f.Story = lead + " " + suite.UpperFirst(f.Story)
 	}
 	return &f
 }
@@ -357,11 +357,4 @@ func firstLine(s string) string {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
