@@ -170,7 +170,7 @@ func storyDivergence(w *world) *suite.Failure {
 	story := fmt.Sprintf("controller-a scaled %s to 5 through server-1 (sent at %s) and controller-b scaled it to 2 through server-2 (sent at %s); "+
 		"both were told yes, and at %s server-1 holds %s while server-2 holds %s. %s",
 		web, suite.FormatTime(a.Call), suite.FormatTime(b.Call), suite.FormatTime(w.AuditedAt),
-		replicas(server1), replicas(server2), upperFirst(v.Story))
+		replicas(server1), replicas(server2), suite.UpperFirst(v.Story))
 	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: max(a.Return, b.Return),
 		Details: "the scene: " + storyLink.String() + "\n" + v.Details, Timeline: w.Timeline(storyScaleAt + 400*ms)}
 }
@@ -291,10 +291,3 @@ func cutBefore(s *scene.Scene, at time.Duration) time.Duration {
 // cutRecovery is how long after a cut the servers may still be sending
 // again what the cut lost.
 const cutRecovery = 1500 * ms
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
