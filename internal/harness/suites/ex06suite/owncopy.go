@@ -49,20 +49,17 @@ const (
 	ocSeeds   = 2
 )
 
-// ocVariant is one of the own-copy scenes: what controller-b writes through
-// server-2.
-type ocVariant int
+// ocVariant is one of the own-copy scenes, named as the chapter's worlds
+// name it: what controller-b writes through server-2.
+type ocVariant string
 
 const (
-	ocCreate   ocVariant = iota // creates batch, just deleted through server-1
-	ocDelete                    // deletes batch, just created through server-1
-	ocConflict                  // scales web at the version just made through server-1
+	ocCreate   ocVariant = "create"   // creates batch, just deleted through server-1
+	ocDelete   ocVariant = "delete"   // deletes batch, just created through server-1
+	ocConflict ocVariant = "conflict" // scales web at the version just made through server-1
 )
 
 var ocVariants = []ocVariant{ocCreate, ocDelete, ocConflict}
-
-// String names the scene, as the chapter's worlds do.
-func (v ocVariant) String() string { return [...]string{"create", "delete", "conflict"}[v] }
 
 // batchName is the name of scene.WorkloadBatch.
 var _, batchName = kube.SplitKey(scene.WorkloadBatch)

@@ -48,7 +48,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
 	linearizablePlays := []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}}
 	for _, v := range ocVariants {
-		name := "own-copy " + v.String()
+		name := "own-copy " + string(v)
 		worlds[name] = func(seed int64) *world { return &world{Scene: ownCopyScene(seed, serve, v), ownCopy: true} }
 		linearizablePlays = append(linearizablePlays, scene.Play{World: name, Seeds: scene.Scenes(ocSeeds)})
 	}
