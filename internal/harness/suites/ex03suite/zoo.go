@@ -235,8 +235,12 @@ func asAPIError(to sim.NodeID, err error) error {
 	return err
 }
 
-// forward sends an API request on to the server that holds the truth.
+// forward sends an API request on to the server that holds the truth; to
+// server-2, which forwards, any other message is an error.
 func forward(p *sim.Proc, to sim.NodeID, req any) (any, error) {
+	if !kube.IsRequest(req) {
+		return nil, fmt.Errorf("server-2 does not understand %T", req)
+	}
 	timeout := forwardTimeout
 	if w, ok := req.(kube.WatchRequest); ok {
 		timeout += w.Wait
@@ -335,12 +339,7 @@ func bootOneStore(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		kube.Serve(p, openStore(p, true))
 		return
 	}
-	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		if !kube.IsRequest(req) {
-			return nil, fmt.Errorf("server-2 does not understand %T", req)
-		}
-		return forward(p, server1, req)
-	})
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return forward(p, server1, req) })
 }
 
 // bootSync: server-1 is the primary with a durable store; before applying
@@ -369,9 +368,6 @@ func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			})
 			copies = append(copies[:i], m.Event)
 			return nil, nil
-		}
-		if !kube.IsRequest(req) {
-			return nil, fmt.Errorf("server-2 does not understand %T", req)
 		}
 		return forward(p, server1, req)
 	})
