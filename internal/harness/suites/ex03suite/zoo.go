@@ -289,23 +289,16 @@ func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 				p.Call(server2, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
 			})
 		}
-		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-			if _, ok := req.(Snapshot); ok {
-				return s.Objects(), nil
-			}
-			return api(p, from, req)
-		})
-		return
 	}
 	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		switch m := req.(type) {
-		case Copy:
+		case Copy: // only server-2 is sent copies
 			s.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
 			return nil, nil
 		case Snapshot:
 			return s.Objects(), nil
 		}
-		if !kube.IsRequest(req) {
+		if self == server1 || !kube.IsRequest(req) {
 			return api(p, from, req)
 		}
 		reply, err := p.Call(server1, req, 300*time.Millisecond)
