@@ -9,6 +9,7 @@ package ex03suite
 // and a load balancer, like the team in the story.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,19 +130,12 @@ func openStore(p *sim.Proc, durable bool) *store {
 func (s *store) replay(p *sim.Proc) {
 	data := s.wal.ReadAll()
 	good := 0
-	for good < len(data) {
-		i := slices.Index(data[good:], '\n')
-		if i < 0 {
-			break // a torn last record
-		}
-		var ev kube.Event
-		if json.Unmarshal(data[good:good+i], &ev) != nil {
+	for _, rec := range bytes.SplitAfter(data, []byte("\n")) {
+		var ev kube.Event // a record without its newline is a torn last one
+		if !bytes.HasSuffix(rec, []byte("\n")) || json.Unmarshal(rec, &ev) != nil || s.Apply(p, ev) != nil {
 			break
 		}
-		if s.Apply(p, ev) != nil {
-			break
-		}
-		good += i + 1
+		good += len(rec)
 	}
 	if good < len(data) {
 		s.wal.Truncate(good)
