@@ -149,12 +149,7 @@ func retellOwnCopy(s *scene.Scene, f *suite.Failure) {
 			wrote = op
 		}
 	}
-	var slow scene.SlowOneWay
-	for _, fault := range s.Declared() {
-		if w, ok := fault.(scene.SlowOneWay); ok {
-			slow = w
-		}
-	}
+	slow := scene.DeclaredOf[scene.SlowOneWay](s)[0] // an own-copy scene has one slow spell
 	if decided != nil && read != nil && wrote != nil && read.Precedes(*wrote) {
 		if between := refusedAfter(*read, *wrote); between != "" {
 			f.Story = fmt.Sprintf("%s through %s, the sequencer, at %s: the effect of %s's %s, sent there at %s. Then it asked %s to %s and was refused %s at %s. "+
