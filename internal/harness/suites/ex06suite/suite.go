@@ -152,15 +152,13 @@ func storyDivergence(w *world) *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	var a, b check.Operation
+	last := map[string]check.Operation{} // each controller's last write
 	for _, op := range w.History.Operations() {
-		if op.Input.Kind.Mutates() && op.Client == "controller-a" {
-			a = op
-		}
-		if op.Input.Kind.Mutates() && op.Client == "controller-b" {
-			b = op
+		if op.Input.Kind.Mutates() {
+			last[op.Client] = op
 		}
 	}
+	a, b := last["controller-a"], last["controller-b"]
 	replicas := func(server sim.NodeID) string {
 		if n, ok := w.States[string(server)][web]; ok {
 			return fmt.Sprintf("replicas=%v", n)
@@ -247,8 +245,8 @@ func heldUp(s *scene.Scene, op check.Operation) bool {
 // sequencerLost is the crash that lost the sequencer for good, if the
 // world has one.
 func sequencerLost(s *scene.Scene) (scene.Crash, bool) {
-	for _, f := range s.Declared() {
-		if c, ok := f.(scene.Crash); ok && c.Node == server1 && c.For == 0 {
+	for _, c := range scene.DeclaredOf[scene.Crash](s) {
+		if c.Node == server1 && c.For == 0 {
 			return c, true
 		}
 	}
@@ -280,8 +278,8 @@ func lostWrite(w *world) *suite.Failure {
 // none did.
 func cutBefore(s *scene.Scene, at time.Duration) time.Duration {
 	from := at
-	for _, f := range s.Declared() {
-		if c, ok := f.(scene.Cut); ok && c.From <= at {
+	for _, c := range scene.DeclaredOf[scene.Cut](s) {
+		if c.From <= at {
 			from = c.From
 		}
 	}
