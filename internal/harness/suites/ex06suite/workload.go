@@ -1,7 +1,6 @@
 package ex06suite
 
 import (
-	"fmt"
 	"math/rand"
 	"slices"
 	"time"
@@ -91,6 +90,23 @@ var spread = []string{"auth", "cache", "search", "billing", "frontend", "schedul
 
 const spreadEvery = 3
 
+// createSpread adds helm, which creates the spread objects through
+// server-1, all at once, each with the next of value. The group it returns
+// is done once helm has had its answers.
+func createSpread(s *scene.Scene, value func() int) *sim.Group {
+	created := &sim.Group{}
+	created.Add(len(spread))
+	s.Client("helm", func(p *sim.Proc, api *kube.Client) {
+		for _, name := range spread {
+			p.Go("create-"+name, func(q *sim.Proc) {
+				defer created.Done()
+				api.For(q).Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
+		}
+	})
+	return created
+}
+
 // spreadKeys are the keys of the spread objects.
 func spreadKeys() []string {
 	keys := make([]string, len(spread))
@@ -102,7 +118,8 @@ func spreadKeys() []string {
 
 // workloadScene builds and runs one randomized world for seed:
 //
-//   - kubectl creates web and api, and the spread objects, through server-1;
+//   - kubectl creates web and api, and helm the spread objects, through
+//     server-1;
 //   - controller-a, controller-b and controller-c each write through either
 //     server, the server picked anew for each write: unconditional scales
 //     (kubectl scale), scales conditional on the version just read (now and
@@ -132,30 +149,14 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		}
 	}
 
-	next := 100 // the next value to write: every write is new
-	value := func() int { next++; return next }
+	value := scene.WorkloadValues()
 	servers := []sim.NodeID{server1, server2}
-	var created sim.Group
-	created.Add(1)
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		defer created.Done()
-		for _, key := range scene.WorkloadLasting {
-			_, name := kube.SplitKey(key)
-			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-		}
-		var spreadDone sim.Group
-		spreadDone.Add(len(spread))
-		for _, name := range spread {
-			p.Go("create-"+name, func(q *sim.Proc) {
-				defer spreadDone.Done()
-				api.For(q).Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-			})
-		}
-		spreadDone.Wait(p)
-	})
+	created := s.WorkloadCreate(server1, value)
+	spreadCreated := createSpread(s, value)
 	for _, name := range []string{"controller-a", "controller-b", "controller-c"} {
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			created.Wait(p)
+			spreadCreated.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
 			pick := func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }
 			for p.Now() < end {
@@ -168,15 +169,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			}
 		})
 	}
-	for i := range dashboards {
-		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
-			for p.Now() < end {
-				s.WorkloadRead(p, api.Pin(servers[p.Rand().Intn(2)]))
-				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
-			}
-		})
-	}
+	s.WorkloadDashboards(dashboards, workStart, func(p *sim.Proc) bool { return p.Now() < end })
 	s.AuditAt(auditAt, "deployments", append(slices.Clone(scene.WorkloadKeys), spreadKeys()...)...)
 	s.Run(auditAt + 30*time.Second)
 	return s
