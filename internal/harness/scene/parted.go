@@ -214,11 +214,13 @@ func (s *Scene) During(op *check.Operation) string {
 // change one server holds, and had answered, that the other never applied,
 // told by what happened: which write, on which server, answered when,
 // under which faults, and what the other server holds in its place. It
-// returns the violation "lost-copy" of clause, or nil. A server that
-// numbered one change twice is left to NumberedTwice.
+// returns the violation "lost-copy" of clause, or nil. A server that holds
+// one change twice is left to NumberedTwice and AppliedTwice.
 func LostCopy(s *Scene, clause course.Clause) *suite.Failure {
-	if NumberedTwice(s.Histories) != nil {
-		return nil
+	for _, h := range s.Histories {
+		for range repeats(h) {
+			return nil // one change applied twice: NumberedTwice and AppliedTwice tell it
+		}
 	}
 	p := Parted(s.History, s.Histories)
 	if p == nil || !p.Lost() {
