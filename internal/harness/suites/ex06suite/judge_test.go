@@ -138,7 +138,7 @@ func TestARefusalFromTheFollowersOwnCopyIsToldAsTheScene(t *testing.T) {
 // finished is a world by hand: the clients' history and the servers'
 // histories as the auditor read them.
 func finished(h *check.History, one, two []check.Change, faults ...sim.Fault) *world {
-	return &world{Scene: &scene.Scene{History: h, Histories: map[string][]check.Change{string(server1): one, string(server2): two},
+	return &world{Scene: &scene.Scene{History: h, Servers: []sim.NodeID{server1, server2}, Histories: map[string][]check.Change{string(server1): one, string(server2): two},
 		AuditedAt: auditAt, Faults: faults}}
 }
 
@@ -178,10 +178,33 @@ func TestTwoSequencersAreToldByWhoOrderedWhat(t *testing.T) {
 	cut := sim.Fault{Kind: sim.FaultCut, Desc: "link server-1 ↔ server-2 cut", Start: 500 * ms, End: 2500 * ms}
 	f = twoSequencers(finished(h, []check.Change{created, a}, []check.Change{created, b}, cut))
 	require.NotNil(t, f)
-	assert.Contains(t, f.Story, "Each write was sent to the server that holds it alone while the servers' link was failing, and one of the two servers ordered its write without the other")
+	assert.Contains(t, f.Story, "Each write was sent to the server that holds it alone, while the servers' link was failing, and each server ordered the write it was sent")
 
 	lost := finished(h, []check.Change{created, a}, []check.Change{created})
 	assert.Nil(t, twoSequencers(lost))
 	require.NotNil(t, lostCopy(lost))
 	assert.Equal(t, "lost-copy", lostCopy(lost).Name)
+}
+
+// A yes that names another change's position is told with both: where the
+// one history holds the write, and what stands at the position named. A
+// yes at the write's own position passes.
+func TestAYesAtAnotherChangesPositionIsMisnumbered(t *testing.T) {
+	const api = "deployments/api"
+	h := check.NewHistory()
+	created := scaled(h, "kubectl", server1, api, 108, 0, 10*ms, 1)
+	mine := scaled(h, "controller-a", server2, api, 126, 1008*ms, 1100*ms, 2)
+	theirs := scaled(h, "controller-b", server1, api, 125, 1010*ms, 1050*ms, 3)
+	final := []check.Change{created, mine, theirs}
+	assert.Nil(t, misnumberedYes(finished(h, final, final)))
+
+	h = check.NewHistory()
+	scaled(h, "kubectl", server1, api, 108, 0, 10*ms, 1)
+	scaled(h, "controller-a", server2, api, 126, 1008*ms, 1100*ms, 3) // its copy already held the next change
+	scaled(h, "controller-b", server1, api, 125, 1010*ms, 1050*ms, 3)
+	f := misnumberedYes(finished(h, final, final))
+	require.NotNil(t, f)
+	assert.Equal(t, "misnumbered-yes", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 answered controller-a's write deployments/api=126 (sent at 1008ms) with rv 3 at 1100ms, "+
+		"but the one history holds that write at rv 2, and at rv 3 deployments/api=125"), f.Story)
 }

@@ -79,12 +79,13 @@ func whyTwo(w *world, p *scene.Parting) string {
 			stepped = append(stepped, side.server)
 		}
 	}
-	const steps = "a server that orders a write on its own when the other is slow or out of reach hands out the positions the other is handing out too"
+	const steps = "a server that orders a write without the other, whatever its reason (the other slow or out of reach, or a kind of write it thinks it may decide alone), " +
+		"hands out the positions the other is handing out too"
 	switch len(stepped) {
 	case 1:
 		return fmt.Sprintf("%s ordered the write sent to it itself, while the servers' link was failing: %s. %s", stepped[0], steps, one)
 	case 2:
-		return fmt.Sprintf("Each write was sent to the server that holds it alone while the servers' link was failing, and one of the two servers ordered its write without the other: %s. %s", steps, one)
+		return fmt.Sprintf("Each write was sent to the server that holds it alone, while the servers' link was failing, and each server ordered the write it was sent: %s. %s", steps, one)
 	}
 	return "Two servers that each hand out positions, in turn or at once, give one position to two changes. " + one
 }
