@@ -266,6 +266,10 @@ func overFailure(cl *cluster, v *overshoot) *suite.Failure {
 			"the count it was told at %s (%s); it had been told %d since, at %s",
 			v.by, b.decision.value, b.creates, plural(b.creates, "create"), remembered.value, suite.FormatTime(remembered.at),
 			remembered.how(b.server), b.desired.value, suite.FormatTime(b.desired.at)) + tail
+	case len(v.strays) > 0 && b.decision.ok && b.decision.value+b.creates > v.desired && b.decision.value-len(v.strays)+b.creates <= v.desired:
+		// It was shown pods web owns under other names, and its creates
+		// fill the count only without them.
+		story = strayStory(v, b)
 	default:
 		story = tooManyStory(cl, v)
 	}
@@ -296,6 +300,20 @@ func rememberedDesired(b belief) (read, bool) {
 func calledFor(key string, last int) bool {
 	i, err := strconv.Atoi(strings.TrimPrefix(key, "pods/web-"))
 	return err != nil || i >= last
+}
+
+// strayStory: creates sent on a count of web's pods that left out the
+// pods web owns under other names, which the creator's list had shown it.
+func strayStory(v *overshoot, b belief) string {
+	what := "a pod web owns though its name is not web-i"
+	if len(v.strays) > 1 {
+		what = "pods web owns though their names are not web-i"
+	}
+	return fmt.Sprintf("%s was shown %d of web's pods (%s at %s) and sent %d %s, as if there were %d: it left out %s, %s. "+
+		"etcd accepted %s from %s through %s at %s: %d pods where %d were desired. "+
+		"A pod web owns is web's whatever its name: it counts, and if its name is not one of the wanted ones, it is an extra to delete",
+		v.by, b.decision.value, b.decision.how(b.server), suite.FormatTime(b.decision.at), b.creates, plural(b.creates, "create"),
+		b.decision.value-len(v.strays), strings.Join(v.strays, ", "), what, v.key, v.by, v.via, suite.FormatTime(v.at), v.pods, v.desired)
 }
 
 // retryStory: a create sent again without a fresh read, landing after a
@@ -398,9 +416,22 @@ func foreignStory(v *foreignChange) string {
 	if v.owner != "" {
 		whose = v.owner + "'s"
 	}
-	return fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
+	// A pod named, or owned, like web's: the mistake is a prefix taken
+	// for the whole.
+	though := ""
+	switch name, owner := strings.HasPrefix(v.key, "pods/web"), strings.HasPrefix(v.owner, web); {
+	case !strings.HasPrefix(v.owner, "deployments/"):
+		// no deployment's, or a mistaken owner web's controller wrote
+	case name && owner:
+		though = ", though its name begins with web's, and so does its owner's key"
+	case owner:
+		though = ", though its owner's key begins with web's"
+	case name:
+		though = ", though its name begins with web's"
+	}
+	return fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's%s: "+
 		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
-		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
+		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web, though)
 }
 
 // blindStory: a delete of a wanted pod in a pass that had not been told
