@@ -302,18 +302,21 @@ func calledFor(key string, last int) bool {
 	return err != nil || i >= last
 }
 
-// strayStory: creates sent on a count of web's pods that left out the
-// pods web owns under other names, which the creator's list had shown it.
+// strayStory: creates sent for web's missing names while a pod web owns
+// under another name, which the creator's list had shown it, still stood:
+// neither deleted before them nor counted among the desired.
 func strayStory(v *overshoot, b belief) string {
-	what := "a pod web owns though its name is not web-i"
+	what, stood, was := "a pod web owns under a name that is not web-i", "it", "it was"
 	if len(v.strays) > 1 {
-		what = "pods web owns though their names are not web-i"
+		what, stood, was = "pods web owns under names that are not web-i", "them", "they were"
 	}
-	return fmt.Sprintf("%s was shown %d of web's pods (%s at %s) and sent %d %s, as if there were %d: it left out %s, %s. "+
+	return fmt.Sprintf("%s was shown %d of web's pods (%s at %s), %s among them, %s; with %s still standing, it sent %d %s for the missing names, "+
+		"as if there were %d: %s neither deleted before them nor counted among the %d. "+
 		"etcd accepted %s from %s through %s at %s: %d pods where %d were desired. "+
-		"A pod web owns is web's whatever its name: it counts, and if its name is not one of the wanted ones, it is an extra to delete",
-		v.by, b.decision.value, b.decision.how(b.server), suite.FormatTime(b.decision.at), b.creates, plural(b.creates, "create"),
-		b.decision.value-len(v.strays), strings.Join(v.strays, ", "), what, v.key, v.by, v.via, suite.FormatTime(v.at), v.pods, v.desired)
+		"A pod web owns is web's whatever its name: one whose name is not wanted is an extra, to delete before the missing names are made",
+		v.by, b.decision.value, b.decision.how(b.server), suite.FormatTime(b.decision.at), strings.Join(v.strays, ", "), what, stood,
+		b.creates, plural(b.creates, "create"), b.decision.value-len(v.strays), was, v.desired,
+		v.key, v.by, v.via, suite.FormatTime(v.at), v.pods, v.desired)
 }
 
 // retryStory: a create sent again without a fresh read, landing after a

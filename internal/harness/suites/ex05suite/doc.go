@@ -66,7 +66,8 @@
 // under a random name; beside it deployments/web-canary has web-canary-0
 // and web-canary-1. A pod's owner, not its name, says whose it is, both
 // ways: a create that goes over while a pod web owns under another name
-// was left out of the count is told so (too-many-pods).
+// still stands, neither deleted nor counted, is told with that pod
+// (too-many-pods).
 //
 // In a random world (randomScenario) controller-b starts up to 100ms after
 // controller-a; one controller crashes and restarts (in half the worlds

@@ -209,23 +209,25 @@ func TestPodsCountedByNameAreAnotherDeploymentsPods(t *testing.T) {
 }
 
 // A controller shown a pod web owns under another name, whose creates fill
-// the count only without it, is told as having left it out; one that
-// counted it, and went over because another controller created too, is not.
-func TestAPodOwnedUnderAnotherNameLeftOutOfTheCount(t *testing.T) {
+// the count only without it, is told as having created while the pod
+// stood, neither deleted nor counted; one that counted it, and went over
+// because another controller created too, is not.
+func TestCreatesBesideAPodOwnedUnderAnotherName(t *testing.T) {
 	b := belief{server: server1, desired: read{value: 5, at: 120 * ms, ok: true},
 		decision: read{value: 3, at: 124500 * time.Microsecond, ok: true}, creates: 3}
 	cl, v := overAt(controllerA, "pods/web-4", 6, 5, 5, b)
 	v.strays = []string{"pods/web-x7k2q"}
 	f := overFailure(cl, v)
 	assert.Equal(t, "too-many-pods", f.Name)
-	assert.True(t, strings.HasPrefix(f.Story, "controller-a was shown 3 of web's pods (read with Latest at 124.5ms) and sent 3 creates, as if there were 2: "+
-		"it left out pods/web-x7k2q, a pod web owns though its name is not web-i. etcd accepted pods/web-4 from controller-a through server-1 at 4500ms: "+
+	assert.True(t, strings.HasPrefix(f.Story, "controller-a was shown 3 of web's pods (read with Latest at 124.5ms), pods/web-x7k2q among them, "+
+		"a pod web owns under a name that is not web-i; with it still standing, it sent 3 creates for the missing names, as if there were 2: "+
+		"it was neither deleted before them nor counted among the 5. etcd accepted pods/web-4 from controller-a through server-1 at 4500ms: "+
 		"6 pods where 5 were desired"), f.Story)
 
 	b.creates = 2
 	cl, v = overAt(controllerA, "pods/web-4", 6, 5, 5, b)
 	v.strays = []string{"pods/web-x7k2q"}
-	assert.NotContains(t, overFailure(cl, v).Story, "left out")
+	assert.NotContains(t, overFailure(cl, v).Story, "still standing")
 }
 
 // A pod of another deployment named, or owned, like web's is told with the
