@@ -38,7 +38,7 @@ func neighboursScene() string {
 	return fmt.Sprintf("the scene: %s wants %d pods and has %s, and %s, a pod it owns under a name an earlier controller drew at random; "+
 		"beside it deployments/%s has %s, pods whose names begin with web's. "+
 		"controller-a works through server-1, controller-b through server-2 (%s–%s from the history each way); both wake at %s.",
-		web, neighboursDesired, podList(neighboursPods), stray, neighbour, podNamesOf(neighbour, neighbourPods),
+		web, neighboursDesired, podNamesOf("web", neighboursPods), stray, neighbour, podNamesOf(neighbour, neighbourPods),
 		suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
 }
 
