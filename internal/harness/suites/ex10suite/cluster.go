@@ -44,6 +44,7 @@ type world struct {
 	// and connected, so every write must be answered.
 	majorityKept bool
 	uncommitted  *suite.Failure // the first read that showed a change a majority did not hold
+	refusal      *refusal       // the first definite no the agreed log did not bear out
 	burst                       // the story's and throughput's burst
 }
 
@@ -103,19 +104,25 @@ func (w *world) writer(p *sim.Proc, api *kube.Client) writer {
 func (c writer) create(name string, replicas int) bool {
 	start := c.p.Now()
 	obj, err := c.api.Create(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("create deployments/%s=%d", name, replicas), obj, err, false)
+	what := fmt.Sprintf("create deployments/%s=%d", name, replicas)
+	c.refused(start, what, "deployments/"+name, true, 0, err)
+	return c.heard(start, what, obj, err, false)
 }
 
 func (c writer) scale(name string, replicas int) bool {
 	start := c.p.Now()
 	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d", name, replicas), obj, err, false)
+	what := fmt.Sprintf("scale deployments/%s to %d", name, replicas)
+	c.refused(start, what, "deployments/"+name, false, 0, err)
+	return c.heard(start, what, obj, err, false)
 }
 
 func (c writer) scaleIf(name string, replicas int, rv int64) bool {
 	start := c.p.Now()
 	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas, ResourceVersion: rv})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv), obj, err, false)
+	what := fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv)
+	c.refused(start, what, "deployments/"+name, false, rv, err)
+	return c.heard(start, what, obj, err, false)
 }
 
 // remove deletes deployments/name, if it is still at rv (0:
@@ -128,6 +135,7 @@ func (c writer) remove(name string, rv int64) bool {
 	if rv != 0 {
 		what += fmt.Sprintf(" if rv=%d", rv)
 	}
+	c.refused(start, what, key, false, rv, err)
 	return c.heard(start, what, obj, err, true)
 }
 

@@ -83,7 +83,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Name: "faults",
 			Plays: []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: &scene.Guard{MinCompleted: 8, MinCovered: 0.9}},
 				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}},
-			Judges: []scene.Judge[*world]{early, uncommitted, oneHistory, durable, converged, staleDelete, linearizable, refusing, unbounded},
+			Judges: []scene.Judge[*world]{early, refusedEarly, uncommitted, oneHistory, notResentAfterRestart, durable, neverResent, converged,
+				staleDelete, linearizable, refusing, unbounded},
 		}},
 	}
 }
