@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 )
 
@@ -40,7 +39,7 @@ const (
 // burstWorld builds and runs the calm burst with seed.
 func burstWorld(seed int64, serve Server) *run {
 	r := newRun(seed, serve, 3)
-	r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, 1) })
+	r.controller("kubectl", sequencer, func(c ctl) { c.Create(deployment(storyKey, 1, 0)) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
 	for i := range burstWriters {
 		server := []sim.NodeID{sequencer, "server-2"}[i%2]
@@ -48,7 +47,7 @@ func burstWorld(seed int64, serve Server) *run {
 			c.Sleep(burstFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
 			for c.Now() < burstFrom+burstFor {
 				next++
-				c.scale(storyKey, next, 0)
+				c.Update(deployment(storyKey, next, 0))
 			}
 		})
 	}
@@ -57,9 +56,9 @@ func burstWorld(seed int64, serve Server) *run {
 			c.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
 			for j := 0; c.Now() < burstFrom+burstFor; j++ {
 				if j%3 == 2 {
-					c.list("deployments", kube.Latest)
+					c.List("deployments", latest)
 				} else {
-					c.get(storyKey, kube.Latest)
+					c.Get(storyKey, latest)
 				}
 			}
 		})
