@@ -134,8 +134,8 @@ func refusedEarly(w *world) *suite.Failure {
 			r.client, r.what, suite.FormatTime(r.sent), se.Reason, suite.FormatTime(r.at), r.agreed, r.found, against)}
 }
 
-// appends is what the trace says of the leader's Appends with entries to
-// one follower: when each was sent, the entries it carried (from, to; by
+// appendSent is one of the leader's Appends with entries to a follower, as
+// the trace tells it: when it was sent, the entries it carried (from, to; by
 // the Append's own String, "APPEND 5-7"), and whether an answer came back.
 type appendSent struct {
 	at       time.Duration
@@ -144,6 +144,16 @@ type appendSent struct {
 	lost     string // "lost", "partitioned", "timed out": why no answer came
 }
 
+// entries is the Append's entries as its String names them: "5-7", "5".
+func (a appendSent) entries() string {
+	if a.from == a.to {
+		return fmt.Sprint(a.from)
+	}
+	return fmt.Sprintf("%d-%d", a.from, a.to)
+}
+
+// entriesOf reads the entries an Append carries from its String, "APPEND
+// 5-7 (commit 4)" or "APPEND 5 (commit 4)"; a heartbeat carries none.
 func entriesOf(msg any) (from, to int64, ok bool) {
 	s := fmt.Sprint(msg)
 	rest, found := strings.CutPrefix(s, "APPEND ")
@@ -223,10 +233,10 @@ func neverResent(w *world) *suite.Failure {
 		}
 		c := final[missing-1]
 		return &suite.Failure{Name: "append-never-resent", Clause: course.DurableAgreement, At: w.AuditedAt,
-			Story: fmt.Sprintf("the leader sent %s entry %d (%s=%v) at %s, in APPEND %d-%d, which came to nothing (%s), and never sent it again: "+
+			Story: fmt.Sprintf("the leader sent %s entry %d (%s=%v) at %s, in APPEND %s, which came to nothing (%s), and never sent it again: "+
 				"at the audit, %s after, %s's disk holds entries 1–%d of the history's %d. An Append that gets no answer may have been lost: "+
 				"the leader sends again from what the follower surely holds, or the follower never catches up",
-				f, missing, c.Key, describeChange(c.Value, c.Deleted), suite.FormatTime(last.at), last.from, last.to, why,
+				f, missing, c.Key, describeChange(c.Value, c.Deleted), suite.FormatTime(last.at), last.entries(), why,
 				suite.FormatTime(w.AuditedAt-last.at), f, held, len(final)),
 			Details: "faults:\n" + w.Describe()}
 	}
