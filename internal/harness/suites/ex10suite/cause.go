@@ -70,11 +70,19 @@ func (c writer) refused(start time.Duration, what, key string, create bool, rv i
 	}
 	// The log held at least every entry acknowledged before the call: a key
 	// whose last agreed change is one of those stood as it is all the while.
-	var before int64
+	// A Conflict on a key acknowledged changed past the version named is
+	// true without a look at the disks.
+	var before, past int64
 	for _, a := range w.acks {
 		if a.at <= start {
 			before = max(before, a.index)
 		}
+		if a.key == key {
+			past = max(past, a.index)
+		}
+	}
+	if errors.Is(err, kube.ErrConflict) && past > rv {
+		return
 	}
 	agreed := w.agreed()
 	var obj *kube.Object

@@ -53,6 +53,7 @@ type world struct {
 type ack struct {
 	client string
 	what   string        // "scale deployments/web to 5"
+	key    string        // the object it wrote
 	index  int64         // its position in the log
 	sent   time.Duration // when the client sent it
 	at     time.Duration // when the client received the yes
@@ -146,7 +147,7 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 		c.w.missing = append(c.w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
 		return false
 	}
-	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}
+	a := ack{client: string(c.p.Node()), what: what, key: obj.Key(), index: obj.ResourceVersion, sent: start, at: c.p.Now()}
 	c.w.acks = append(c.w.acks, a)
 	e := earlyAck{ack: a}
 	for _, id := range c.w.Servers {

@@ -69,10 +69,16 @@ func mixed(w *world, clients int) {
 				return api.Pin(w.Servers[1+next/3%(len(w.Servers)-1)])
 			}
 			// latest reads k with a consistent read through cl; the answer
-			// must be a change a majority of the disks hold.
+			// must be a change a majority of the disks hold. One no later
+			// than a write acknowledged already is (early judges those), so
+			// only the disks are read for the rest.
 			latest := func(cl *kube.Client, k string) (kube.Object, error) {
 				obj, err := cl.Get(k, kube.ReadOptions{ResourceVersion: kube.Latest})
-				if err == nil {
+				acked := int64(0)
+				for _, a := range w.acks {
+					acked = max(acked, a.index)
+				}
+				if err == nil && obj.ResourceVersion > acked {
 					w.readCommitted(p, api.Name(), cl.Servers()[0], ex08suite.LatestRead, k, obj)
 				}
 				return obj, err
