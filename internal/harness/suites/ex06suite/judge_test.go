@@ -107,7 +107,7 @@ func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
 func TestTheOwnCopyScenesPassOneStore(t *testing.T) {
 	for _, v := range ocVariants {
 		for seed := int64(1); seed <= ocSeeds; seed++ {
-			f := chapter(oneStore()).Verdict("linearizable", "own-copy "+v.String(), seed)
+			f := chapter(oneStore()).Verdict("linearizable", "own-copy "+string(v), seed)
 			assert.Nil(t, f, "seed %d, scene %s", seed, v)
 		}
 	}

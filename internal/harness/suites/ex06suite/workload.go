@@ -1,7 +1,6 @@
 package ex06suite
 
 import (
-	"fmt"
 	"math/rand"
 	"time"
 
@@ -111,18 +110,9 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		}
 	}
 
-	next := 100 // the next value to write: every write is new
-	value := func() int { next++; return next }
+	value := scene.WorkloadValues()
 	servers := []sim.NodeID{server1, server2}
-	var created sim.Group
-	created.Add(1)
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		defer created.Done()
-		for _, key := range scene.WorkloadLasting {
-			_, name := kube.SplitKey(key)
-			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-		}
-	})
+	created := s.WorkloadCreate(server1, value)
 	for _, name := range []string{"controller-a", "controller-b", "controller-c"} {
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			created.Wait(p)
@@ -132,15 +122,7 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 			}
 		})
 	}
-	for i := range dashboards {
-		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
-			for p.Now() < end {
-				s.WorkloadRead(p, api.Pin(servers[p.Rand().Intn(2)]))
-				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
-			}
-		})
-	}
+	s.WorkloadDashboards(dashboards, workStart, func(p *sim.Proc) bool { return p.Now() < end })
 	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
 	s.Run(auditAt + 30*time.Second)
 	return s
