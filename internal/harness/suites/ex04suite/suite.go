@@ -58,11 +58,11 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, // each check names ran in its place
 		Checks: []scene.Check[*world]{
 			{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-				Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, linearizable, storyReads}},
+				Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, ownCopyRead, linearizable, storyReads}},
 			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
-				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, linearizable}},
+				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, ownCopyRead, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
 				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},
 		}}
@@ -314,6 +314,19 @@ func unanswered(w *world) *suite.Failure {
 		}
 	}
 	return nil
+}
+
+// ownCopyRead judges the Latest reads for one a server answered from its
+// own copy, hearing nothing back from the other server after the read
+// reached it, that showed an older state than someone had already seen
+// (scene.OwnCopyRead): the cause, before porcupine tells the contradiction.
+// In a read-index scene the details begin with what the scene built.
+func ownCopyRead(w *world) *suite.Failure {
+	f := scene.OwnCopyRead(w.Scene)
+	if f != nil && w.readIndex {
+		f.Details = retellReadIndex(w.Scene) + "\n" + f.Details
+	}
+	return f
 }
 
 // linearizable is scene.Linearizable; in a read-index scene the details
