@@ -54,14 +54,14 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	}
 	return scene.Chapter[*world]{ID: "ex06", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, linearizable}},
+			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, ownCopyRead, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
 			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, writesRefused(acceptedShare, true)}},
 		// The own-copy scenes come after the randomized worlds, for the
 		// moment those meet once in a thousand seeds: a mistake the
 		// randomized worlds catch is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
-			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, linearizable, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, ownCopyRead, linearizable, writesRefused(acceptedShare, true)}},
 	}}
 }
 
@@ -81,6 +81,12 @@ func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.D
 func staleDelete(w *world) *suite.Failure {
 	return scene.Violated(check.StaleDelete(w.History, w.Longest()))
 }
+
+// ownCopyRead judges the Latest reads for one a server answered from its
+// own copy, hearing nothing back from the other server after the read
+// reached it, that showed an older state than someone had already seen
+// (scene.OwnCopyRead): the cause, before porcupine tells the contradiction.
+func ownCopyRead(w *world) *suite.Failure { return scene.OwnCopyRead(w.Scene) }
 
 // linearizable is scene.Linearizable, told in an own-copy scene's words
 // there (retellOwnCopy).
