@@ -208,3 +208,69 @@ func TestAYesAtAnotherChangesPositionIsMisnumbered(t *testing.T) {
 	assert.True(t, strings.HasPrefix(f.Story, "server-2 answered controller-a's write deployments/api=126 (sent at 1008ms) with rv 3 at 1100ms, "+
 		"but the one history holds that write at rv 2, and at rv 3 deployments/api=125"), f.Story)
 }
+
+// copyMsg and orderMsg are what the servers of kindWorld send each other.
+type (
+	copyMsg  struct{}
+	orderMsg struct{}
+)
+
+// kindWorld is a world whose server-1 begins every write it is sent with a
+// copyMsg to server-2, as a sequencer sends its copies, and whose server-2
+// does the same for creations and deletions but begins an update with an
+// orderMsg, as a follower that sends it on (the stores copy nothing: only
+// the messages count). kubectl creates web through server-1, then
+// controller-b creates batch and scales web through server-2.
+func kindWorld(t *testing.T) *world {
+	boot := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		serve := kube.Handler(kube.NewMemStore(0))
+		other := server2
+		if self == server2 {
+			other = server1
+		}
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			switch req.(type) {
+			case copyMsg, orderMsg:
+				return nil, nil
+			case kube.UpdateRequest:
+				if self == server2 {
+					p.Call(other, orderMsg{}, time.Second)
+					break
+				}
+				p.Call(other, copyMsg{}, time.Second)
+			case kube.CreateRequest, kube.DeleteRequest:
+				p.Call(other, copyMsg{}, time.Second)
+			}
+			return serve(p, from, req)
+		})
+	}
+	s := scene.New(1, boot)
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3})
+	})
+	s.Client("controller-b", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(100 * ms)
+		api = api.Pin(server2)
+		api.Create(kube.Object{Kind: "deployments", Name: "batch", Replicas: 1})
+		api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 4})
+		api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 5})
+	})
+	require.NoError(t, s.Run(5*time.Second))
+	t.Cleanup(s.Close)
+	return &world{Scene: s}
+}
+
+// A follower that orders creations and deletions itself and sends updates
+// on is told by the kinds: its first message for each, and the sequencer's
+// for the writes it orders. A write of the kind it sends on names no kind.
+func TestTwoSequencersByKindNameTheKinds(t *testing.T) {
+	w := kindWorld(t)
+	ops := w.History.Operations()
+	p := &scene.Parting{Holder: string(server1), Lacker: string(server2), Write: &ops[0], InsteadWrite: &ops[1]}
+	assert.Equal(t, "server-2 ordered the creations it was sent itself, and sent only the updates on to server-1: "+
+		"for each of the creations its first message to server-1 was copyMsg, as server-1's is for a write it orders, and for each of the updates it was orderMsg",
+		byKind(w, p))
+
+	p.InsteadWrite = &ops[len(ops)-1] // the update, sent on
+	assert.Equal(t, "", byKind(w, p))
+}

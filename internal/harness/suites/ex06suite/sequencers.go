@@ -9,6 +9,7 @@ import (
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
@@ -66,6 +67,9 @@ func whyTwo(w *world, p *scene.Parting) string {
 	a, b := only[p.Holder], only[p.Lacker]
 	const one = "Positions are one sequence over every object, so one server, the sequencer, must give every write its place, " +
 		"and a write that cannot reach it is not accepted"
+	if why := byKind(w, p); why != "" {
+		return why + ". " + one
+	}
 	if len(a) >= splitAtLeast && len(b) >= splitAtLeast && !slices.ContainsFunc(keysOf(a), func(k string) bool { return slices.Contains(keysOf(b), k) }) {
 		return fmt.Sprintf("Of the changes only one server holds, %s's %d are all to %s and %s's %d all to %s: each server ordered the writes to objects of its own. %s",
 			p.Holder, len(a), strings.Join(keysOf(a), ", "), p.Lacker, len(b), strings.Join(keysOf(b), ", "), one)
@@ -88,6 +92,112 @@ func whyTwo(w *world, p *scene.Parting) string {
 		return fmt.Sprintf("Each write was sent to the server that holds it alone, while the servers' link was failing, and each server ordered the write it was sent: %s. %s", steps, one)
 	}
 	return "Two servers that each hand out positions, in turn or at once, give one position to two changes. " + one
+}
+
+// byKind says, when one of the two servers ordered the write it holds
+// alone because of the kind of write it was, which kinds it ordered itself
+// and which it sent on: the first message its handlers of one kind sent
+// the other server is one the other sends for the writes it orders, and
+// its handlers of another kind began with a message the other never sends
+// so. "" when the trace shows no such split.
+func byKind(w *world, p *scene.Parting) string {
+	if w.W == nil {
+		return "" // a world finished by hand has no trace
+	}
+	for _, side := range []struct {
+		server, other string
+		op            *check.Operation
+	}{{p.Holder, p.Lacker, p.Write}, {p.Lacker, p.Holder, p.InsteadWrite}} {
+		if side.op == nil || side.op.Server != side.server {
+			continue
+		}
+		mine, theirs := firstMessages(w, side.server, side.other), firstMessages(w, side.other, side.server)
+		ordering := map[string]bool{} // what the other server sends first for a write it orders
+		for _, names := range theirs {
+			for name := range names {
+				ordering[name] = true
+			}
+		}
+		var self, on []string
+		var selfMsg, onMsg string
+		for _, kind := range writeKinds {
+			names := mine[kind.request]
+			switch {
+			case len(names) == 0:
+			case allIn(names, ordering):
+				self, selfMsg = append(self, kind.plural), strings.Join(slices.Sorted(maps.Keys(names)), " or ")
+			case noneIn(names, ordering):
+				on, onMsg = append(on, kind.plural), strings.Join(slices.Sorted(maps.Keys(names)), " or ")
+			}
+		}
+		if len(self) == 0 || len(on) == 0 || !slices.Contains(self, kindOf(side.op)) {
+			continue
+		}
+		return fmt.Sprintf("%s ordered the %s it was sent itself, and sent only the %s on to %s: "+
+			"for each of the %s its first message to %s was %s, as %s's is for a write it orders, and for each of the %s it was %s",
+			side.server, strings.Join(self, " and "), strings.Join(on, " and "), side.other,
+			strings.Join(self, " and "), side.other, selfMsg, side.other, strings.Join(on, " and "), onMsg)
+	}
+	return ""
+}
+
+// writeKinds are the kinds of client write, by the request that carries
+// each and as a story names them.
+var writeKinds = []struct{ request, plural string }{
+	{"CreateRequest", "creations"}, {"UpdateRequest", "updates"}, {"DeleteRequest", "deletions"},
+}
+
+// kindOf names the kind of a client's write as writeKinds does.
+func kindOf(op *check.Operation) string {
+	switch op.Input.Kind {
+	case check.KindCreate:
+		return "creations"
+	case check.KindDelete:
+		return "deletions"
+	}
+	return "updates"
+}
+
+// firstMessages lists, by the request a client's write came in (kube's
+// "CreateRequest", ...), the type names of the first message each of
+// server's handlers of such writes sent to other.
+func firstMessages(w *world, server, other string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	seen := map[string]bool{} // the handlers whose first message is counted
+	for _, e := range w.W.Trace().Events() {
+		if e.Kind != sim.EvSend || string(e.Node) != server || string(e.Peer) != other || seen[e.Proc] {
+			continue
+		}
+		for _, kind := range writeKinds {
+			if strings.Contains(e.Proc, "handle#") && strings.HasSuffix(e.Proc, " "+kind.request) {
+				seen[e.Proc] = true
+				if out[kind.request] == nil {
+					out[kind.request] = map[string]bool{}
+				}
+				name := fmt.Sprintf("%T", e.Msg)
+				out[kind.request][name[strings.LastIndex(name, ".")+1:]] = true
+			}
+		}
+	}
+	return out
+}
+
+func allIn(names, set map[string]bool) bool {
+	for name := range names {
+		if !set[name] {
+			return false
+		}
+	}
+	return true
+}
+
+func noneIn(names, set map[string]bool) bool {
+	for name := range names {
+		if set[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // splitAtLeast is how many changes each server must hold alone, all to
