@@ -250,10 +250,15 @@ func LostCopy(s *Scene, clause course.Clause) *suite.Failure {
 	if p.Write == nil {
 		what = tellChange(p.Change) + ", which no client's write asked for,"
 	}
-	story := fmt.Sprintf("%s took %s as rv %d%s, and %s never applied it: %s. "+
-		"A change must be on the other server before anyone is told yes, sent again until it is there and applied there at its position: "+
-		"a copy lost, or dropped on a retry, parts the two histories for good",
-		p.Holder, what, p.Change.Version, s.During(p.Write), p.Lacker, instead)
+	rule := "A change must be on the other server before anyone is told yes, sent again until it is there and applied there at its position: " +
+		"a copy lost, or dropped on a retry, parts the two histories for good"
+	if op := p.Write; op != nil && op.Result.Outcome != check.OK && !op.Indefinite() {
+		rule = fmt.Sprintf("%s answered %s no (%s) and kept the change in its history: a definite no must mean the change is nowhere; "+
+			"a change a server keeps must be sent again until the other server holds it, and a client it cannot answer yes is told it does not know (a timeout)",
+			p.Holder, op.Client, op.Result.Outcome)
+	}
+	story := fmt.Sprintf("%s took %s as rv %d%s, and %s never applied it: %s. %s",
+		p.Holder, what, p.Change.Version, s.During(p.Write), p.Lacker, instead, rule)
 	v := check.OneHistory(s.Histories)
 	details := ""
 	if v != nil {

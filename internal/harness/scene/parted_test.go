@@ -81,3 +81,17 @@ func TestTwoServersNumberingAtOnceIsNoLostCopy(t *testing.T) {
 	one := audited(h, []check.Change{set(1, web, 3), set(2, web, 5)}, []check.Change{set(1, web, 3), set(2, web, 5)})
 	assert.Nil(t, scene.LostCopy(one, course.AgreementFirst))
 }
+
+// A change its server kept after telling its client no is told as the
+// no it was, not as a yes given too early.
+func TestALostCopyAnsweredNoIsToldAsTheNo(t *testing.T) {
+	h := check.NewHistory()
+	write(h, "kubectl", "server-1", web, 3, 0, 10*ms, 1)
+	id := h.Call("controller-a", "server-1", check.Write(web, 5), 400*ms)
+	h.Return(id, check.Fail(check.Refused), 1400*ms)
+	s := audited(h, []check.Change{set(1, web, 3), set(2, web, 5)}, []check.Change{set(1, web, 3)})
+	f := scene.LostCopy(s, course.AgreementFirst)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "server-1 answered controller-a no (refused) and kept the change in its history: a definite no must mean the change is nowhere")
+	assert.NotContains(t, f.Story, "before anyone is told yes")
+}
