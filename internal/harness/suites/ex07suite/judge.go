@@ -408,3 +408,155 @@ func opLines(ops []check.Operation) string {
 	}
 	return strings.Join(slices.Compact(lines), "\n")
 }
+
+// staleRead: a Latest read, a get or a list, shows every write acknowledged
+// before it was asked, as the page promises: an object at a resourceVersion
+// older than a write to it the cluster had already acknowledged, or no
+// object where an acknowledged write had put one and no delete since can
+// have taken it away, is a stale read. The story names the read, the server
+// that answered it, the write it missed, and how much of its bound the
+// server had left: a server that answers before it holds the committed
+// position answers from a copy that is behind.
+func staleRead(r *run) *suite.Failure {
+	ops := r.History.Operations()
+	for _, q := range r.Requests.All() { // in the order they were answered
+		if !q.Latest() || q.Err != nil && !errors.Is(q.Err, kube.ErrNotFound) {
+			continue
+		}
+		for _, key := range readKeys(q, ops) {
+			rv, found := showed(q, key)
+			w, ok := missed(ops, q, key, rv, found)
+			if !ok {
+				continue
+			}
+			shown := fmt.Sprintf("%s at rv %d", short(key), rv)
+			if o, isGet := q.Reply.(kube.Object); isGet && found {
+				shown = fmt.Sprintf("replicas=%d (rv %d)", o.Replicas, rv)
+			} else if !found {
+				shown = "no " + short(key)
+			}
+			read := "Latest read of " + short(key)
+			if _, isList := q.Ask.(kube.ListRequest); isList {
+				read = "Latest list of " + kindOf(q)
+			}
+			left := ""
+			if took := q.Return - q.Call; took < bound {
+				left = fmt.Sprintf(", %s after the question, with %s of its %s left to catch up", suite.FormatTime(took), suite.FormatTime(bound-took), bound)
+			}
+			story := fmt.Sprintf("%s's %s through %s, asked at %s, was answered at %s with %s, but %s's %s through %s had been acknowledged at rv %d at %s, before the read was asked: "+
+				"%s answered from a copy that did not yet hold rv %d%s. A Latest read shows every write acknowledged before it began",
+				q.Client, read, q.Server, suite.FormatTime(q.Call), suite.FormatTime(q.Return), shown, w.Client, w.Input, w.Server, w.Result.Version, suite.FormatTime(w.Return),
+				q.Server, w.Result.Version, left)
+			return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, Story: story, At: q.Return,
+				Details: "the write the read missed:\n  " + w.String()}
+		}
+	}
+	return nil
+}
+
+// readKeys are the keys a Latest read speaks for: a get's key, or for a
+// list every key of its kind some client wrote.
+func readKeys(q kube.Request, ops []check.Operation) []string {
+	if g, ok := q.Ask.(kube.GetRequest); ok {
+		return []string{g.Key}
+	}
+	var keys []string
+	for _, op := range ops {
+		if kind, _ := kube.SplitKey(op.Input.Key); op.Input.Kind.Mutates() && kind == kindOf(q) && !slices.Contains(keys, op.Input.Key) {
+			keys = append(keys, op.Input.Key)
+		}
+	}
+	return keys
+}
+
+// showed is what a Latest read showed of key: the object's resourceVersion,
+// and whether there was one.
+func showed(q kube.Request, key string) (rv int64, found bool) {
+	switch reply := q.Reply.(type) {
+	case kube.Object:
+		return reply.ResourceVersion, q.Err == nil
+	case kube.List:
+		for _, o := range reply.Items {
+			if o.Key() == key {
+				return o.ResourceVersion, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// missed finds the write to key that a read showing rv (or, if !found,
+// nothing) missed: the last one acknowledged before the read was asked, if
+// the read shows an older version of key, or shows no object where that
+// write left one and no delete asked before the answer can have removed it.
+func missed(ops []check.Operation, q kube.Request, key string, rv int64, found bool) (check.Operation, bool) {
+	var last check.Operation
+	for _, op := range ops {
+		if op.Acknowledged() && op.Input.Key == key && op.Return < q.Call && op.Result.Version > last.Result.Version {
+			last = op
+		}
+	}
+	switch {
+	case last.Result.Version == 0:
+		return last, false
+	case found:
+		return last, rv < last.Result.Version
+	case last.Input.Kind == check.KindDelete:
+		return last, false
+	}
+	for _, d := range ops {
+		if d.Input.Kind == check.KindDelete && d.Input.Key == key && d.Call < q.Return &&
+			(d.Acknowledged() && d.Result.Version > last.Result.Version || !d.Result.Outcome.Definite() && d.Result.Outcome != check.Refused) {
+			return last, false // a delete that may have come after it
+		}
+	}
+	return last, true
+}
+
+// appendedTwice: no server holds one change of the one history twice. A
+// server handed a stretch of the history it already holds (the sequencer
+// sends it again when an answer was lost or came late) skips what it has; a
+// server that appends it again numbers that change, and every change after
+// it, one position off, and its history parts from the others' for good.
+// The story names the server, the change and its writer, both positions,
+// and what the sequencer holds at the second. When every server holds the
+// same repeat, appliedTwice tells it: the sequencer ordered it twice.
+func appendedTwice(r *run) *suite.Failure {
+	if check.OneHistory(r.Histories) == nil {
+		return nil
+	}
+	for _, id := range r.Servers {
+		h := r.Histories[string(id)]
+		at := map[string]int{}
+		for i, c := range h {
+			if c.Deleted {
+				continue
+			}
+			k := fmt.Sprint(c.Key, "=", c.Value)
+			first, twice := at[k]
+			if !twice {
+				at[k] = i
+				continue
+			}
+			other := sequencer
+			if id == sequencer {
+				other = r.Servers[1]
+			}
+			there := fmt.Sprintf("which %s's history does not reach", other)
+			if o := r.Histories[string(other)]; i < len(o) {
+				there = fmt.Sprintf("where %s holds %s", other, r.describeChange(o[i]))
+			}
+			when := r.AuditedAt
+			if op, ok := r.writer(c); ok && op.Result.Outcome != check.Pending {
+				when = op.Return
+			}
+			return &suite.Failure{Name: "appended-twice", Clause: course.DurableAgreement, At: when,
+				Story: fmt.Sprintf("%s appended one change twice: it holds %s at rv %d and again at rv %d, %s. "+
+					"A server handed a stretch of the history it already holds (sent again when an answer was lost or came late) must skip what it has: "+
+					"appending it again numbers that change, and every change after it, one position off, and its history parts from the one history for good",
+					id, r.describeChange(c), first+1, i+1, there),
+				Details: check.OneHistory(r.Histories).Details}
+		}
+	}
+	return nil
+}
