@@ -29,7 +29,7 @@ const DefaultTimeout = time.Second
 // crashed server or one that serves nothing is ErrUnavailable (500: the
 // request was not handled).
 //
-// The settings (Pin, Named, WithTimeout, RoundRobin, Record, Log, Quiet) each
+// The settings (Pin, Named, WithTimeout, RoundRobin, Record, Log, Quiet, Noted) each
 // return a new Client and leave the one they are called on unchanged:
 //
 //	c := kube.NewClient(p, "server-1", "server-2").Named("controller-a").Record(h)
@@ -50,6 +50,7 @@ type Client struct {
 	records    []record // where the client records, shared by For
 	logs       []requestLog
 	quiet      bool
+	noted      func(Request) string // the note of each request, if not the client's own (Noted)
 }
 
 // record is one history a client records its operations in, and the name
@@ -99,6 +100,11 @@ func (c *Client) RoundRobin() *Client { d := *c; d.roundRobin = true; return &d 
 
 // Quiet returns a client that writes no note to the timeline.
 func (c *Client) Quiet() *Client { d := *c; d.quiet = true; return &d }
+
+// Noted returns a client that writes note's line to the timeline for each
+// request, once it is answered, in place of its own: a suite's own words
+// for what its client asked and heard ("web=5 → yes rv 2").
+func (c *Client) Noted(note func(Request) string) *Client { d := *c; d.noted = note; return &d }
 
 // Record returns a client that records its operations in h for the checkers,
 // under the client's name: Get and List (Latest reads only: an Any read
@@ -316,7 +322,7 @@ func (x *exchange) end(err error, ok check.Result) {
 // note writes the operation's line in the timeline:
 // "GET deployments/web @server-2 → replicas=3 rv=4".
 func (x *exchange) note(what, came string) {
-	if !x.c.quiet {
+	if !x.c.quiet && x.c.noted == nil {
 		x.c.p.Logf("%s @%s → %s", what, x.server, came)
 	}
 }

@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,34 @@ func TestClientTalksToAServerOverA400msLink(t *testing.T) {
 		"UPDATE deployments/web replicas=5 if rv=1 @server-1 → rv=2",
 		"GET deployments/web @server-1 → replicas=5 rv=2",
 	}, notes)
+}
+
+// A Noted client writes the suite's note of each request, with what it
+// asked and what it heard, in place of its own.
+func TestClientANotedClientWritesTheSuitesNoteInPlaceOfItsOwn(t *testing.T) {
+	w := sim.New(1, sim.Latency(ms, ms))
+	defer w.Close()
+	w.AddNode("server-1", serveStore(kube.NewMemStore(0)))
+	w.AddNode("kubectl", func(p *sim.Proc) {
+		c := kube.NewClient(p, "server-1").Noted(func(r kube.Request) string {
+			return fmt.Sprintf("%s asked %s of %s, err %v", r.Client, r.Ask, r.Server, r.Err)
+		})
+		_, _ = c.Create(deployment("web", 3))
+		_, _ = c.Quiet().Get("deployments/web", kube.ReadOptions{})
+		_, _ = c.Delete("deployments/api", 0)
+	})
+	require.NoError(t, w.Run(time.Minute))
+
+	var notes []string
+	for _, ev := range w.Trace().Events() {
+		if ev.Kind == sim.EvNote {
+			notes = append(notes, ev.Text)
+		}
+	}
+	assert.Equal(t, []string{
+		"kubectl asked CREATE deployments/web{replicas=3 rv=0} of server-1, err <nil>",
+		"kubectl asked DELETE deployments/api of server-1, err NotFound (404): deployments/api not found",
+	}, notes, "the quiet read writes nothing")
 }
 
 // A delete conditional on a resourceVersion is recorded with its

@@ -73,10 +73,17 @@ func (c *Client) Log(l *Requests) *Client {
 	return &d
 }
 
-// logged writes the request x made to each of the client's logs.
+// logged writes the request x made to each of the client's logs, and its
+// note if the client is Noted.
 func (x *exchange) logged(ask, reply any, err error) {
+	r := Request{Client: x.c.name, Server: x.server, Ask: ask,
+		Call: x.start, Return: x.c.p.Now(), Reply: reply, Err: err, Refused: x.refused}
 	for _, lg := range x.c.logs {
-		lg.l.all = append(lg.l.all, Request{Client: lg.name, Server: x.server, Ask: ask,
-			Call: x.start, Return: x.c.p.Now(), Reply: reply, Err: err, Refused: x.refused})
+		r.Client = lg.name
+		lg.l.all = append(lg.l.all, r)
+	}
+	if x.c.noted != nil && !x.c.quiet {
+		r.Client = x.c.name
+		x.c.p.Logf("%s", x.c.noted(r))
 	}
 }

@@ -139,6 +139,40 @@ func (s *Scene) BehindServers(h sim.Handler) sim.Handler {
 	}
 }
 
+// Store boots the node that keeps the one history, store, behind the API
+// servers (BehindServers), for a chapter that judges each change as the
+// store accepts it: after each, accepted receives the request as it came,
+// the store's reply (a delete's: the object as it was, numbered as the
+// delete) and, for a delete, the object as it stood before. A server may
+// relay a write wrapped with what it knows of its client: a request with
+// an Unwrap method is served as the write Unwrap returns.
+func (s *Scene) Store(store *kube.MemStore,
+	accepted func(p *sim.Proc, from sim.NodeID, req any, o, before kube.Object)) func(p *sim.Proc) {
+	serve := kube.Handler(store)
+	return func(p *sim.Proc) {
+		p.Serve(s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			write := req
+			if w, ok := req.(interface{ Unwrap() any }); ok {
+				write = w.Unwrap()
+			}
+			var before kube.Object
+			switch w := write.(type) {
+			case kube.DeleteRequest:
+				before, _ = store.Get(p, w.Key, kube.ReadOptions{ResourceVersion: kube.Latest})
+			case kube.CreateRequest, kube.UpdateRequest:
+			default: // a read, or a watch, which may wait while writes change the store
+				return serve(p, from, write)
+			}
+			rv := store.ResourceVersion()
+			reply, err := serve(p, from, write) // a MemStore write never blocks
+			if store.ResourceVersion() != rv {
+				accepted(p, from, req, reply.(kube.Object), before)
+			}
+			return reply, err
+		}))
+	}
+}
+
 // Run runs the world until virtual time limit, or until the auditor stops
 // it, and gathers what the checkers need: the world's error, its faults,
 // and for each change the auditor found, when its client heard yes.

@@ -1,6 +1,7 @@
 package scene_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -151,4 +152,48 @@ func TestANodeBehindTheServersAnswersThemOnly(t *testing.T) {
 		names = append(names, o.Name)
 	}
 	assert.Equal(t, []string{"web-2"}, names, "only what came through a server")
+}
+
+// relayed is a request a server hands to the store with the client it
+// relays for.
+type relayed struct {
+	by  sim.NodeID
+	req any
+}
+
+func (r relayed) Unwrap() any { return r.req }
+
+// The store behind the servers serves what a server relays wrapped, and
+// tells each change it accepts: the request as it came, the change, and
+// for a delete the object as it stood before. A watch that waited while
+// the store changed is no change of its own.
+func TestTheStoreTellsEachChangeItAccepts(t *testing.T) {
+	s := scene.New(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			return p.Call("etcd", relayed{from, req}, time.Second)
+		})
+	}, scene.Servers(1))
+	defer s.Close()
+	var told []string
+	s.W.AddNode("etcd", s.Store(kube.NewMemStore(0), func(p *sim.Proc, from sim.NodeID, req any, o, before kube.Object) {
+		r := req.(relayed)
+		told = append(told, fmt.Sprintf("%s for %s via %s: %s, before rv=%d", r.req, r.by, from, o, before.ResourceVersion))
+	}))
+	var watched []kube.Event
+	s.Client("watcher", func(p *sim.Proc, api *kube.Client) {
+		watched, _ = api.Pin("server-1").Watch("pods", 0, 500*time.Millisecond)
+	})
+	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		c := api.Pin("server-1")
+		p.Sleep(100 * time.Millisecond)
+		c.Create(kube.Object{Kind: "pods", Name: "web-1"})
+		c.Get("pods/web-1", kube.ReadOptions{ResourceVersion: kube.Latest})
+		c.Delete("pods/web-1", 0)
+	})
+	require.NoError(t, s.Run(time.Second))
+	assert.Equal(t, []string{
+		"CREATE pods/web-1{rv=0} for controller via server-1: pods/web-1{rv=1}, before rv=0",
+		"DELETE pods/web-1 for controller via server-1: pods/web-1{rv=2}, before rv=1",
+	}, told)
+	assert.Len(t, watched, 1, "the watch waited for the create")
 }

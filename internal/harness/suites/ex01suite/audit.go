@@ -28,15 +28,16 @@ type auditor struct {
 	// the store and the reference no longer hold the same history, and
 	// nothing after is compared.
 	diverged bool
-	// found holds the first failure of each name, in the order found.
-	found []*suite.Failure
+	// found holds the first failure of each name.
+	found map[string]*suite.Failure
 	// accepted is when each change of the reference was accepted, by
 	// resourceVersion.
 	accepted map[int64]time.Duration
 }
 
 func newAuditor(store kube.Storage, retain int) *auditor {
-	return &auditor{store: store, ref: kube.NewMemStore(retain), accepted: map[int64]time.Duration{}}
+	return &auditor{store: store, ref: kube.NewMemStore(retain), found: map[string]*suite.Failure{},
+		accepted: map[int64]time.Duration{}}
 }
 
 // Serve is the API server's handler: the store answers, the auditor
@@ -49,9 +50,10 @@ func (a *auditor) Serve(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	return resp, err
 }
 
-// precedence orders the failures the auditor can find, most specific
-// first: a wrong write comes before anything read after it; a change a
-// watch never delivered before one it delivered wrongly.
+// precedence orders the failures the auditor can find, every name it
+// notes, most specific first: a wrong write comes before anything read
+// after it; a change a watch never delivered before one it delivered
+// wrongly.
 var precedence = []string{"lost-update", "false-conflict", "wrong-version", "missed-change", "not-gone", "needless-gone",
 	"extra-change", "out-of-order-changes", "wrong-event-type", "late-change", "stale-list-version", "wrong-answer", "early-empty-watch",
 	"overdue-empty-watch"}
@@ -59,25 +61,18 @@ var precedence = []string{"lost-update", "false-conflict", "wrong-version", "mis
 // Finding returns the most specific failure found, or nil.
 func (a *auditor) Finding() *suite.Failure {
 	for _, name := range precedence {
-		for _, f := range a.found {
-			if f.Name == name {
-				return f
-			}
+		if f := a.found[name]; f != nil {
+			return f
 		}
-	}
-	if len(a.found) > 0 {
-		return a.found[0]
 	}
 	return nil
 }
 
+// note keeps f unless a failure of its name was found before.
 func (a *auditor) note(f *suite.Failure) {
-	for _, g := range a.found {
-		if g.Name == f.Name {
-			return
-		}
+	if a.found[f.Name] == nil {
+		a.found[f.Name] = f
 	}
-	a.found = append(a.found, f)
 }
 
 // audit compares the store's answer to req, asked at start, with the
@@ -98,17 +93,15 @@ func (a *auditor) audit(p *sim.Proc, start time.Duration, who string, req any, g
 	case kube.GetRequest:
 		want, wantErr := a.ref.Get(p, r.Key, r.Opts)
 		if errKind(gotErr) != errKind(wantErr) || wantErr == nil && got != want {
-			fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
+			fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
 		}
 	case kube.ListRequest:
 		want, wantErr := a.ref.List(p, r.Kind, r.Opts)
 		g, _ := got.(kube.List)
 		switch {
-		case errKind(gotErr) != errKind(wantErr):
-			fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
+		case errKind(gotErr) != errKind(wantErr) || wantErr == nil && !sameItems(g.Items, want.Items):
+			fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
 		case wantErr != nil:
-		case !sameItems(g.Items, want.Items):
-			fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
 		case g.ResourceVersion < want.ResourceVersion:
 			fail("stale-list-version", fmt.Sprintf(" was answered the right items at rv=%d, but the last accepted change is rv=%d: "+
 				"a watch from the list's version replays changes the list already reflects", g.ResourceVersion, want.ResourceVersion))
@@ -164,7 +157,7 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 			"its precondition rv=%d with, and the answer is NotFound (404), which tells the writer to stop rather than re-read and retry",
 			key, pre))
 	case errKind(gotErr) != errKind(wantErr):
-		fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
+		fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
 	case wantErr != nil:
 		return // the same refusal: the history is unchanged on both sides
 	case g != want && g.ResourceVersion == want.ResourceVersion:
@@ -185,17 +178,14 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	g, _ := got.([]kube.Event)
 	switch {
 	case errors.Is(wantErr, kube.ErrGone) && !errors.Is(gotErr, kube.ErrGone):
-		fail("not-gone", fmt.Sprintf(" was answered %s; the store keeps only its last changes and rv %d is older than all of them, "+
-			"so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", answer(got, gotErr), r.ResourceVersion))
-		return
+		fail("not-gone", " "+notGone(got, gotErr, r.ResourceVersion))
 	case errors.Is(gotErr, kube.ErrGone) && wantErr == nil:
 		fail("needless-gone", fmt.Sprintf(" was answered Gone, but the changes after rv %d are still retained (%s): "+
 			"a watch from there misses nothing and must be answered with them", r.ResourceVersion, events(want)))
-		return
 	case errKind(gotErr) != errKind(wantErr):
-		fail("wrong-answer", fmt.Sprintf(" was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr)))
-		return
-	case wantErr != nil:
+		fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
+	}
+	if gotErr != nil || wantErr != nil {
 		return
 	}
 	byRV := map[int64]kube.Event{}
@@ -248,9 +238,7 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	// asked, if a change is already there, or the instant the first one is
 	// accepted while it waits.
 	if len(want) > 0 {
-		due := max(start, a.accepted[want[0].Object.ResourceVersion])
-		if p.Now() > due {
-			first := a.accepted[want[0].Object.ResourceVersion]
+		if first := a.accepted[want[0].Object.ResourceVersion]; p.Now() > max(start, first) {
 			when := fmt.Sprintf("was accepted at %s while it waited (it was asked at %s)", suite.FormatTime(first), suite.FormatTime(start))
 			if first < start {
 				when = fmt.Sprintf("was already there when it was asked at %s", suite.FormatTime(start))
@@ -275,9 +263,8 @@ func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchReque
 	}
 }
 
-// target is the object a request is about (its kind, for a list or a
-// watch), and the version it names: a write's precondition, or where a
-// watch starts.
+// target is the object a write is about (its kind, for a watch), and the
+// version it names: a write's precondition, or where a watch starts.
 func target(req any) (key string, rv int64) {
 	switch r := req.(type) {
 	case kube.CreateRequest:
@@ -286,10 +273,6 @@ func target(req any) (key string, rv int64) {
 		return r.Object.Key(), r.Object.ResourceVersion
 	case kube.DeleteRequest:
 		return r.Key, r.ResourceVersion
-	case kube.GetRequest:
-		return r.Key, 0
-	case kube.ListRequest:
-		return r.Kind, 0
 	case kube.WatchRequest:
 		return r.Kind, r.ResourceVersion
 	}
@@ -303,6 +286,18 @@ func isWrite(req any) bool {
 		return true
 	}
 	return false
+}
+
+// says is the story of an answer that is not the history's.
+func says(got any, gotErr error, want any, wantErr error) string {
+	return fmt.Sprintf("was answered %s; the history says %s", answer(got, gotErr), answer(want, wantErr))
+}
+
+// notGone is the story of a watch from a compacted version that was not
+// answered Gone.
+func notGone(got any, gotErr error, rv int64) string {
+	return fmt.Sprintf("was answered %s; the store keeps only its last changes and rv %d is older than all of them, "+
+		"so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", answer(got, gotErr), rv)
 }
 
 // sameItems compares two lists' items.

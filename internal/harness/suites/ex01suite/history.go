@@ -35,18 +35,12 @@ var probeAims = []struct{ count, missing string }{
 	{"followed", "no change followed by the watcher"},
 }
 
-// probe is one operation of the probe, and how to tell it.
-type probe struct {
-	req      any  // a kube request, CreateRequest to WatchRequest; nil for a burst
-	stale    bool // the precondition is known to be stale
-	describe string
-}
-
 // probed is what a probe world's clients saw: the probe's first wrong
-// answer, the history the reference numbered, what the watcher followed,
-// and what the probe aimed at (probeAims).
+// answer, the reference and the history it numbered, what the watcher
+// followed, and what the probe aimed at (probeAims).
 type probed struct {
 	first  *suite.Failure // the first answer the probe found wrong
+	ref    *kube.MemStore // the reference history, fed the probe's operations
 	truth  []kube.Event   // every accepted change, as the reference numbered it
 	segs   []segment
 	counts scene.Counts
@@ -56,32 +50,27 @@ type probed struct {
 // retain and the probe's operations.
 func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 	w := newWorld(seed, mk, 1*ms, 20*ms, func(r *rand.Rand) int { return 3 + r.Intn(6) })
-	x := &probed{counts: scene.Counts{}}
+	x := &probed{ref: kube.NewMemStore(w.retain), counts: scene.Counts{}}
 	w.probe = x
-	ref := kube.NewMemStore(w.retain)
 	done := false
 
 	w.Client("kubectl", func(p *sim.Proc, _ *kube.Client) {
 		api := w.unrecorded(p) // the probe judges each answer itself: nothing reads a record
 		n := 40 + p.Rand().Intn(30)
 		for i := 0; i < n && x.first == nil; i++ {
-			pr := nextProbe(p.Rand(), ref, w.retain)
-			if pr.req == nil {
+			req := nextProbe(p.Rand(), x.ref, w.retain)
+			if req == nil {
 				// More changes than the store retains, accepted in one
 				// instant on server-1 itself, while the watcher is most
 				// likely parked in a watch: when it wakes, its version
 				// has been compacted away.
-				reqs := burst(p.Rand(), ref, w.retain+1+p.Rand().Intn(3))
+				reqs := burst(p.Rand(), x.ref, w.retain+1+p.Rand().Intn(3))
 				for _, req := range reqs {
-					if ev, err := applyRef(p, ref, req); err == nil {
-						if ev, ok := ev.(kube.Event); ok {
-							x.truth = append(x.truth, ev)
-						}
-					}
+					x.reference(p, req)
 				}
 				w.W.Go(server, "burst", func(bp *sim.Proc) {
 					for _, req := range reqs {
-						w.aud.Serve(bp, "a burst on server-1", req.req)
+						w.aud.Serve(bp, "a burst on server-1", req)
 					}
 				})
 				x.counts["bursts"]++
@@ -89,18 +78,13 @@ func probeWorld(seed int64, mk func(int) kube.Storage) *world {
 				continue
 			}
 			start := p.Now()
-			got, gotErr := apply(api, pr)
-			want, wantErr := applyRef(p, ref, pr)
-			if wantErr == nil {
-				if ev, ok := want.(kube.Event); ok {
-					x.truth = append(x.truth, ev)
-				}
-			}
-			if x.first = compare(pr, start, got, gotErr, want, wantErr); x.first != nil {
+			got, gotErr := apply(api, req)
+			want, wantErr := x.reference(p, req)
+			if x.first = compare(req, start, got, gotErr, want, wantErr); x.first != nil {
 				break
 			}
 			switch {
-			case pr.stale && errors.Is(wantErr, kube.ErrConflict):
+			case errors.Is(wantErr, kube.ErrConflict): // a stale precondition
 				x.counts["conflicts"]++
 			case errors.Is(wantErr, kube.ErrGone): // only a watch is answered Gone
 				x.counts["gones"]++
@@ -162,13 +146,7 @@ func retained(judge scene.Judge[*world]) scene.Judge[*world] {
 
 // probeAnswered: the probe found every answer of the store the
 // reference's.
-func probeAnswered(w *world) *suite.Failure {
-	if w.probe.first == nil {
-		return nil
-	}
-	f := *w.probe.first
-	return &f
-}
+func probeAnswered(w *world) *suite.Failure { return copied(w.probe.first) }
 
 // probeCounts is what a probe world aimed at, and the changes its watcher
 // followed.
@@ -205,18 +183,12 @@ type segment struct {
 // watcherFollowed: each stretch the watcher followed is exactly the history
 // of pods after its start, and the last stretch reached the end.
 func watcherFollowed(w *world) *suite.Failure {
-	segs, truth, at := w.probe.segs, w.probe.truth, w.W.Now()
-	var pods []kube.Event
-	for _, ev := range truth {
-		if ev.Object.Kind == "pods" {
-			pods = append(pods, ev)
-		}
-	}
+	segs, at := w.probe.segs, w.W.Now()
 	for i, s := range segs {
 		from, got := s.from, s.evs
 		var want []kube.Event
-		for _, ev := range pods {
-			if ev.Object.ResourceVersion > from {
+		for _, ev := range w.probe.truth {
+			if ev.Object.Kind == "pods" && ev.Object.ResourceVersion > from {
 				want = append(want, ev)
 			}
 		}
@@ -242,9 +214,10 @@ func watcherFollowed(w *world) *suite.Failure {
 	return nil
 }
 
-// nextProbe draws the next operation, knowing the reference's state so that
-// it can aim at stale preconditions and compacted versions on purpose.
-func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
+// nextProbe draws the next operation, a kube request, knowing the
+// reference's state so that it can aim at stale preconditions and compacted
+// versions on purpose; nil is a burst of changes.
+func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) any {
 	key := historyKeys[r.Intn(len(historyKeys))]
 	kind, name := kube.SplitKey(key)
 	obj := kube.Object{Kind: kind, Name: name}
@@ -255,10 +228,8 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 	}
 	head := ref.ResourceVersion()
 	cur := int64(0)
-	for _, o := range ref.Objects() {
-		if o.Key() == key {
-			cur = o.ResourceVersion
-		}
+	if o, err := ref.Get(nil, key, kube.ReadOptions{}); err == nil {
+		cur = o.ResourceVersion
 	}
 	// precondition: none, the current version, a stale one, or one on
 	// either side of the current version (the boundaries a comparison
@@ -266,39 +237,37 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 	// gets none, or a version it may have had before it was deleted, or
 	// one from the future: either way the answer is NotFound, whatever a
 	// store would compare the precondition with.
-	pre := func() (int64, bool) {
+	pre := func() int64 {
 		switch x := r.Intn(14); {
 		case x < 2 || cur == 0 && x < 9:
-			return 0, false
+			return 0
 		case x < 6:
-			return cur, false
+			return cur
 		case x < 9:
-			return 1 + r.Int63n(cur), cur > 1 // 1..cur, mostly stale
+			return 1 + r.Int63n(cur) // 1..cur, mostly stale
 		case x < 11:
-			return max(1, cur-1), cur > 1
+			return max(1, cur-1)
 		case x < 13:
-			return cur + 1, true
+			return cur + 1
 		default:
-			return head + 1 + r.Int63n(3), true
+			return head + 1 + r.Int63n(3)
 		}
 	}
 	if r.Intn(40) == 0 {
-		return probe{describe: "a burst of changes"}
+		return nil
 	}
 	switch x := r.Intn(100); {
 	case x < 25:
-		return probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()}
+		return kube.CreateRequest{Object: obj}
 	case x < 55:
-		rv, _ := pre()
-		obj.ResourceVersion = rv
-		return probe{req: kube.UpdateRequest{Object: obj}, stale: rv != 0 && rv != cur, describe: "updated " + obj.String()}
+		obj.ResourceVersion = pre()
+		return kube.UpdateRequest{Object: obj}
 	case x < 70:
-		rv, _ := pre()
-		return probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, stale: rv != 0 && rv != cur, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)}
+		return kube.DeleteRequest{Key: key, ResourceVersion: pre()}
 	case x < 75:
-		return probe{req: kube.GetRequest{Key: key}, describe: "got " + key}
+		return kube.GetRequest{Key: key}
 	case x < 80:
-		return probe{req: kube.ListRequest{Kind: kind}, describe: "listed " + kind}
+		return kube.ListRequest{Kind: kind}
 	}
 	rv := int64(0)
 	if head > 0 {
@@ -312,18 +281,37 @@ func nextProbe(r *sim.Rand, ref *kube.MemStore, retain int) probe {
 			rv = max(0, compacted-1+int64(r.Intn(3)))
 		}
 	}
-	return probe{req: kube.WatchRequest{Kind: kind, ResourceVersion: rv}, describe: fmt.Sprintf("watched %s from rv %d", kind, rv)}
+	return kube.WatchRequest{Kind: kind, ResourceVersion: rv}
+}
+
+// describe tells what kubectl did with req, for stories: "created
+// pods/web-1{…}", "watched pods from rv 4".
+func describe(req any) string {
+	switch r := req.(type) {
+	case kube.CreateRequest:
+		return "created " + r.Object.String()
+	case kube.UpdateRequest:
+		return "updated " + r.Object.String()
+	case kube.DeleteRequest:
+		return fmt.Sprintf("deleted %s (precondition rv=%d)", r.Key, r.ResourceVersion)
+	case kube.GetRequest:
+		return "got " + r.Key
+	case kube.ListRequest:
+		return "listed " + r.Kind
+	}
+	r := req.(kube.WatchRequest)
+	return fmt.Sprintf("watched %s from rv %d", r.Kind, r.ResourceVersion)
 }
 
 // burst draws n changes to pods, each valid against the reference as the
 // ones before it leave it (creations, updates with and without a
 // precondition, deletions), and applies none of them.
-func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
+func burst(r *sim.Rand, ref *kube.MemStore, n int) []any {
 	live := map[string]kube.Object{}
 	for _, o := range ref.Objects() {
 		live[o.Key()] = o
 	}
-	var out []probe
+	var out []any
 	next := ref.ResourceVersion()
 	pods := []string{"pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
 	for len(out) < n {
@@ -334,18 +322,17 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 		switch {
 		case !ok:
 			obj := kube.Object{Kind: kind, Name: name, Owner: "deployments/web"}
-			out = append(out, probe{req: kube.CreateRequest{Object: obj}, describe: "created " + obj.String()})
+			out = append(out, kube.CreateRequest{Object: obj})
 			obj.ResourceVersion = next
 			live[key] = obj
 		case r.Intn(3) == 0:
-			rv := []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{req: kube.DeleteRequest{Key: key, ResourceVersion: rv}, describe: fmt.Sprintf("deleted %s (precondition rv=%d)", key, rv)})
+			out = append(out, kube.DeleteRequest{Key: key, ResourceVersion: []int64{0, cur.ResourceVersion}[r.Intn(2)]})
 			delete(live, key)
 		default:
 			obj := cur
 			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "deployments/web"}[cur.Owner]
 			obj.ResourceVersion = []int64{0, cur.ResourceVersion}[r.Intn(2)]
-			out = append(out, probe{req: kube.UpdateRequest{Object: obj}, describe: "updated " + obj.String()})
+			out = append(out, kube.UpdateRequest{Object: obj})
 			obj.ResourceVersion = next
 			live[key] = obj
 		}
@@ -353,10 +340,10 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []probe {
 	return out
 }
 
-// apply sends the probe through kubectl; the answer is an Object, a List or
-// a []kube.Event.
-func apply(c *kube.Client, pr probe) (any, error) {
-	switch r := pr.req.(type) {
+// apply sends req through kubectl; the answer is an Object, a List or a
+// []kube.Event.
+func apply(c *kube.Client, req any) (any, error) {
+	switch r := req.(type) {
 	case kube.CreateRequest:
 		return c.Create(r.Object)
 	case kube.UpdateRequest:
@@ -368,50 +355,50 @@ func apply(c *kube.Client, pr probe) (any, error) {
 	case kube.ListRequest:
 		return c.List(r.Kind, r.Opts)
 	}
-	r := pr.req.(kube.WatchRequest)
+	r := req.(kube.WatchRequest)
 	return c.Watch(r.Kind, r.ResourceVersion, r.Wait)
 }
 
-// applyRef applies the probe to the reference history. For an accepted
-// write the answer is the kube.Event it added.
-func applyRef(p *sim.Proc, ref *kube.MemStore, pr probe) (any, error) {
-	if !isWrite(pr.req) {
-		return kube.Handler(ref)(p, "kubectl", pr.req)
+// reference applies req to the reference history. For an accepted write
+// the answer is the kube.Event it added, which truth keeps.
+func (x *probed) reference(p *sim.Proc, req any) (any, error) {
+	if !isWrite(req) {
+		return kube.Handler(x.ref)(p, "kubectl", req)
 	}
-	ev, changed, err := ref.Propose(pr.req)
+	ev, changed, err := x.ref.Propose(req)
 	switch {
 	case err != nil:
 		return nil, err
 	case !changed:
 		return ev.Object, nil // a write that changed nothing
 	}
-	return ev, ref.Apply(p, ev)
+	if err := x.ref.Apply(p, ev); err != nil {
+		return ev, err
+	}
+	x.truth = append(x.truth, ev)
+	return ev, nil
 }
 
 // compare tells the first difference between the store's answer and the
 // reference's as a failure, or returns nil.
-func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
-	who := fmt.Sprintf("at %s kubectl %s on %s", suite.FormatTime(at), pr.describe, server)
+func compare(req any, at time.Duration, got any, gotErr error, want any, wantErr error) *suite.Failure {
+	who := fmt.Sprintf("at %s kubectl %s on %s and ", suite.FormatTime(at), describe(req), server)
 	if ev, ok := want.(kube.Event); ok {
 		want = ev.Object
 	}
+	key, rv := target(req)
+	f := &suite.Failure{At: at, Name: "wrong-answer", Clause: course.OneHistory, Story: who + says(got, gotErr, want, wantErr),
+		Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s", answer(got, gotErr), answer(want, wantErr))}
 	switch {
+	case errors.Is(wantErr, kube.ErrConflict) && gotErr == nil:
+		f.Name = "lost-update"
+		f.Story = fmt.Sprintf("%swas answered %s; %s had changed since rv %d, so the write was based on a stale read "+
+			"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), key, rv)
+		return f
 	case errKind(gotErr) != errKind(wantErr):
-		f := &suite.Failure{At: at, Name: "wrong-answer", Clause: course.OneHistory,
-			Story: fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr))}
-		switch {
-		case errors.Is(wantErr, kube.ErrConflict) && gotErr == nil:
-			key, rv := target(pr.req)
-			f.Name = "lost-update"
-			f.Story = fmt.Sprintf("%s and was answered %s; %s had changed since rv %d, so the write was based on a stale read "+
-				"and must be refused with Conflict (409): instead it overwrote a newer change", who, answer(got, gotErr), key, rv)
-		case errors.Is(wantErr, kube.ErrGone):
-			_, rv := target(pr.req)
-			f.Name = "not-gone"
-			f.Story = fmt.Sprintf("%s and was answered %s; the store keeps only its last changes and rv %d is older than "+
-				"all of them, so it cannot know what happened after it: the answer must be Gone (410), forcing a relist", who, answer(got, gotErr), rv)
+		if errors.Is(wantErr, kube.ErrGone) {
+			f.Name, f.Story = "not-gone", who+notGone(got, gotErr, rv)
 		}
-		f.Details = fmt.Sprintf("store answered:   %s\nhistory answers:  %s", answer(got, gotErr), answer(want, wantErr))
 		return f
 	case wantErr != nil:
 		return nil // the same error: its details are the store's to word
@@ -422,13 +409,11 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 		if len(g) == 0 && len(w) == 0 || slices.Equal(g, w) {
 			return nil
 		}
-		_, rv := target(pr.req)
-		return &suite.Failure{At: at, Name: "missed-change", Clause: course.OneHistory,
-			Story:   fmt.Sprintf("%s and received %s; the history after rv %d holds %s", who, events(g), rv, events(w)),
-			Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s", events(g), events(w))}
+		f.Name = "missed-change"
+		f.Story = fmt.Sprintf("%sreceived %s; the history after rv %d holds %s", who, events(g), rv, events(w))
+		return f
 	case kube.List:
-		g, _ := got.(kube.List)
-		if g.ResourceVersion == w.ResourceVersion && (len(g.Items) == 0 && len(w.Items) == 0 || slices.Equal(g.Items, w.Items)) {
+		if g, _ := got.(kube.List); g.ResourceVersion == w.ResourceVersion && sameItems(g.Items, w.Items) {
 			return nil
 		}
 	case kube.Object:
@@ -436,13 +421,12 @@ func compare(pr probe, at time.Duration, got any, gotErr error, want any, wantEr
 			return nil
 		}
 	}
-	name := "wrong-answer"
-	if isWrite(pr.req) {
-		name = "wrong-version"
+	if isWrite(req) {
+		f.Name = "wrong-version"
 	}
-	return &suite.Failure{At: at, Name: name, Clause: course.OneHistory,
-		Story:   fmt.Sprintf("%s and was answered %s; the history says %s", who, answer(got, gotErr), answer(want, wantErr)),
-		Details: fmt.Sprintf("store answered:   %s\nhistory answers:  %s\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); a write that changes nothing takes none", answer(got, gotErr), answer(want, wantErr))}
+	f.Details += "\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); " +
+		"a write that changes nothing takes none"
+	return f
 }
 
 // answer prints one answer: an object, a list, events, or an error kind.

@@ -15,6 +15,20 @@ import (
 
 func historyStore(retain int) kube.Storage { return kube.NewMemStore(retain) }
 
+// failure builds the world play of seed 1 on the stores mk makes, closed
+// when the test ends, and asserts that check finds a failure called name
+// there.
+func failure(t *testing.T, mk func(retain int) kube.Storage, check, play, name string) (*world, *suite.Failure) {
+	t.Helper()
+	ch := chapter(mk)
+	w := ch.Worlds[play](1)
+	t.Cleanup(w.Close)
+	f := ch.Verdict(check, play, 1)
+	require.NotNil(t, f)
+	assert.Equal(t, name, f.Name)
+	return w, f
+}
+
 // forgetsDeletions keeps its history but never tells a watch of a
 // deletion, as a store that keeps only the present cannot.
 type forgetsDeletions struct{ *kube.MemStore }
@@ -29,6 +43,8 @@ func (s forgetsDeletions) Watch(p *sim.Proc, kind string, rv int64, wait time.Du
 	}
 	return kept, err
 }
+
+func forgetting(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} }
 
 // A store that is a history passes every check's judges: the scenes can be
 // passed, the reconnect scene tested something (the informer held all five
@@ -61,13 +77,8 @@ func TestAProbeThatMetNothingIsAVacuousRun(t *testing.T) {
 // again from its last version and is told nothing; the judge tells it from
 // the scene's own values, with the answer that missed the deletion.
 func TestAStoreThatForgetsDeletionsLeavesTheInformerAGhost(t *testing.T) {
-	mk := func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} }
-	w := reconnectWorld(1, mk)
-	defer w.Close()
+	w, f := failure(t, forgetting, "reconnect", "reconnect", "missed-change")
 	x := w.reconnect
-	f := chapter(mk).Verdict("reconnect", "reconnect", 1)
-	require.NotNil(t, f)
-	assert.Equal(t, "missed-change", f.Name)
 	assert.Equal(t, x.deleteAt, f.At)
 	assert.Contains(t, f.Story, "cut off from server-1 from "+suite.FormatTime(x.cut.From)+" to "+suite.FormatTime(x.cut.From+x.cut.For))
 	assert.Contains(t, f.Story, "its cache still holds "+x.victim)
@@ -78,12 +89,7 @@ func TestAStoreThatForgetsDeletionsLeavesTheInformerAGhost(t *testing.T) {
 // In two-controllers the auditor names the store's wrong answer before the
 // readers disagree, and the failure lists the faults as they were declared.
 func TestTwoControllersNameTheAnswerAndTheFaults(t *testing.T) {
-	mk := func(retain int) kube.Storage { return forgetsDeletions{kube.NewMemStore(retain)} }
-	w := controllersWorld(1, mk)
-	defer w.Close()
-	f := chapter(mk).Verdict("two-controllers", "controllers", 1)
-	require.NotNil(t, f)
-	assert.Equal(t, "missed-change", f.Name)
+	w, f := failure(t, forgetting, "two-controllers", "controllers", "missed-change")
 	assert.Contains(t, f.Story, "the store never delivered [DELETED pods/")
 	for _, fault := range w.Declared() {
 		assert.Contains(t, f.Details, fault.String())
@@ -130,12 +136,8 @@ func (s bareDeletes) Delete(p *sim.Proc, key string, rv int64) (kube.Object, err
 // A write answered at the right version with the wrong object is told as
 // such, not as a numbering mistake.
 func TestARightVersionWithTheWrongObjectIsToldApart(t *testing.T) {
-	mk := func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} }
-	w := reconnectWorld(1, mk)
-	defer w.Close()
-	f := chapter(mk).Verdict("reconnect", "reconnect", 1)
-	require.NotNil(t, f)
-	assert.Equal(t, "wrong-version", f.Name)
+	w, f := failure(t, func(retain int) kube.Storage { return bareDeletes{kube.NewMemStore(retain)} },
+		"reconnect", "reconnect", "wrong-version")
 	assert.Contains(t, f.Story, "the version is right but the object is not")
 	assert.Contains(t, f.Story, "DELETE "+w.reconnect.victim)
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,13 +119,16 @@ func (w *world) endAt(at time.Duration, look func(), ask func(p *sim.Proc)) {
 
 // wrongAnswer is the store's most specific wrong answer, as the auditor
 // found it.
-func wrongAnswer(w *world) *suite.Failure {
-	f := w.aud.Finding()
+func wrongAnswer(w *world) *suite.Failure { return copied(w.aud.Finding()) }
+
+// copied is a copy of f, or nil: what a judge adds to a failure that the
+// world keeps (the auditor's, the probe's) is added to its own copy.
+func copied(f *suite.Failure) *suite.Failure {
 	if f == nil {
 		return nil
 	}
-	told := *f
-	return &told
+	c := *f
+	return &c
 }
 
 // owned lists the keys of the pods among objs that web owns, sorted.
@@ -166,12 +170,9 @@ func errKind(err error) string {
 
 // events prints a watch reply: "[ADDED pods/web-1 rv=4, DELETED pods/web-2 rv=5]".
 func events(evs []kube.Event) string {
-	s := "["
+	parts := make([]string, len(evs))
 	for i, ev := range evs {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%s %s rv=%d", ev.Type, ev.Object.Key(), ev.Object.ResourceVersion)
+		parts[i] = fmt.Sprintf("%s %s rv=%d", ev.Type, ev.Object.Key(), ev.Object.ResourceVersion)
 	}
-	return s + "]"
+	return "[" + strings.Join(parts, ", ") + "]"
 }

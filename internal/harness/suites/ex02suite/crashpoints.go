@@ -69,41 +69,30 @@ func writer(p *sim.Proc, c *kube.Client, i int, end time.Duration) {
 	}
 }
 
-// crashPoint is what the write path held at the instant of a crash: what
-// the crash did to the disk (the journal's record) and the acknowledged
-// changes whose "ok" was on its way.
-type crashPoint struct {
-	*crashRec
-	inFlight []check.Operation
-}
-
-// pointsOf reads the apiserver's crashes back from the world.
-func pointsOf(c *cluster) []crashPoint {
-	var pts []crashPoint
-	ops := c.History.Operations()
-	for _, x := range c.j.crashes() {
-		pt := crashPoint{crashRec: x}
-		for _, op := range ops {
-			if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
-				pt.inFlight = append(pt.inFlight, op)
-			}
+// inFlight lists the acknowledged changes whose "ok" was on its way when
+// crash x struck.
+func (c *cluster) inFlight(x *crashRec) []check.Operation {
+	var ops []check.Operation
+	for _, op := range c.History.Operations() {
+		if op.Acknowledged() && op.Call < x.at && op.Return > x.at {
+			ops = append(ops, op)
 		}
-		pts = append(pts, pt)
 	}
-	return pts
+	return ops
 }
 
-// String says where in the write path the crash struck.
-func (pt crashPoint) String() string {
+// struck says where in the write path crash x struck: what it did to the
+// disk (the journal's record), and the "ok" that was on its way.
+func (c *cluster) struck(x *crashRec) string {
 	var parts []string
 	switch {
-	case pt.unsynced > 0 && pt.kept > 0:
-		parts = append(parts, fmt.Sprintf("in the middle of a sync: %dB appended and not yet synced, of which the disk kept a torn %dB", pt.unsynced, pt.kept))
-	case pt.unsynced > 0:
-		parts = append(parts, fmt.Sprintf("in the middle of a sync: %dB appended and not yet synced, all of it lost", pt.unsynced))
+	case x.unsynced > 0 && x.kept > 0:
+		parts = append(parts, fmt.Sprintf("in the middle of a sync: %dB appended and not yet synced, of which the disk kept a torn %dB", x.unsynced, x.kept))
+	case x.unsynced > 0:
+		parts = append(parts, fmt.Sprintf("in the middle of a sync: %dB appended and not yet synced, all of it lost", x.unsynced))
 	}
-	if len(pt.inFlight) > 0 {
-		parts = append(parts, fmt.Sprintf("with the \"ok\" for %s on its way to %s", pt.inFlight[0].Input, pt.inFlight[0].Client))
+	if ops := c.inFlight(x); len(ops) > 0 {
+		parts = append(parts, fmt.Sprintf("with the \"ok\" for %s on its way to %s", ops[0].Input, ops[0].Client))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "with nothing unsynced on its disk")
@@ -117,15 +106,15 @@ func (pt crashPoint) String() string {
 // were found durable.
 func crashPoints(c *cluster) scene.Counts {
 	n := scene.Counts{"durable-unacked": durableUnacked(c)}
-	for _, pt := range pointsOf(c) {
+	for _, x := range c.j.crashes() {
 		n["crashes"]++
-		if pt.unsynced > 0 {
+		if x.unsynced > 0 {
 			n["unsynced"]++
 		}
-		if pt.kept > 0 {
+		if x.kept > 0 {
 			n["torn"]++
 		}
-		if len(pt.inFlight) > 0 {
+		if len(c.inFlight(x)) > 0 {
 			n["in-flight"]++
 		}
 	}
@@ -215,11 +204,10 @@ func lostAtACrashPoint(c *cluster) *suite.Failure {
 		return c.told(&suite.Failure{Name: "lost-acknowledged-write", At: v.At, Story: v.Story, Details: v.Details})
 	}
 	op := c.History.Operations()[v.Ops[0]]
-	pts := pointsOf(c)
-	var pt *crashPoint
-	for i := range pts {
-		if pts[i].at > op.Call {
-			pt = &pts[i]
+	var pt *crashRec // the crash that took it
+	for _, x := range c.j.crashes() {
+		if x.at > op.Call {
+			pt = x
 			break
 		}
 	}
@@ -227,7 +215,7 @@ func lostAtACrashPoint(c *cluster) *suite.Failure {
 	at := op.Return
 	if pt != nil {
 		at = pt.at
-		story += fmt.Sprintf("; the apiserver crashed at %s %s", suite.FormatTime(pt.at), pt)
+		story += fmt.Sprintf("; the apiserver crashed at %s %s", suite.FormatTime(pt.at), c.struck(pt))
 		if pt.restart != 0 {
 			story += fmt.Sprintf(", and came back at %s without it", suite.FormatTime(pt.restart))
 		}

@@ -43,21 +43,6 @@ func (a answer) write() bool {
 	return false
 }
 
-// key is the object the request is about.
-func (a answer) key() string {
-	switch r := a.req.(type) {
-	case kube.CreateRequest:
-		return r.Object.Key()
-	case kube.UpdateRequest:
-		return r.Object.Key()
-	case kube.DeleteRequest:
-		return r.Key
-	case kube.GetRequest:
-		return r.Key
-	}
-	return ""
-}
-
 // acked reports whether the answer told a writer its change was accepted.
 func (a answer) acked() bool { return a.write() && a.err == nil }
 
@@ -196,18 +181,6 @@ func (j *journal) crashes() []*crashRec {
 	return crashed
 }
 
-// lastCrashBefore is the last crash before at, with what it did to the
-// disk, or nil.
-func (j *journal) lastCrashBefore(at time.Duration) *crashRec {
-	var last *crashRec
-	for _, c := range j.crashes() {
-		if c.at <= at {
-			last = c
-		}
-	}
-	return last
-}
-
 // explain looks for the most specific cause of a failure in the journal,
 // or returns nil if the apiserver's answers and boots are all consistent.
 func (j *journal) explain() *suite.Failure {
@@ -309,26 +282,25 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 func (j *journal) resurrected(c *crashRec) *suite.Failure {
 	b := c.bootAfter
 	for _, a := range j.answers {
-		if _, del := a.req.(kube.DeleteRequest); !del || !a.acked() || a.answered > c.at || (a.appended && !a.durable) {
+		d, del := a.req.(kube.DeleteRequest)
+		if !del || !a.acked() || a.answered > c.at || (a.appended && !a.durable) {
 			continue // a deletion acknowledged before its record was synced is a lost acknowledgement (lostAck)
 		}
+		deleted := fmt.Sprintf("%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered ",
+			a.client, d.Key, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at))
 		why := "the log was replayed without the deletion's meaning"
 		if !a.appended {
 			why = "the deletion was never written to the log, so the replay knew nothing of it"
 		}
-		if o, ok := b.objects[a.key()]; ok && o.ResourceVersion <= a.obj.ResourceVersion {
-			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
-				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered it as %s: "+
-					"%s, and an object the cluster had removed came back",
-				a.client, a.key(), a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at), o, why)}
+		if o, ok := b.objects[d.Key]; ok && o.ResourceVersion <= a.obj.ResourceVersion {
+			return &suite.Failure{Name: "resurrected-deletion", At: b.at,
+				Story: deleted + fmt.Sprintf("it as %s: %s, and an object the cluster had removed came back", o, why)}
 		}
 		// Or its deletion came back as something else, though the object
 		// was written again since.
-		if ev, ok := b.changes[a.obj.ResourceVersion]; ok && ev.Type != kube.Deleted && ev.Object.Key() == a.key() {
-			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: fmt.Sprintf(
-				"%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered that change as %s: "+
-					"the log was replayed without the deletion's meaning, and for a while an object the cluster had removed was there again",
-				a.client, a.key(), a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at), ev)}
+		if ev, ok := b.changes[a.obj.ResourceVersion]; ok && ev.Type != kube.Deleted && ev.Object.Key() == d.Key {
+			return &suite.Failure{Name: "resurrected-deletion", At: b.at, Story: deleted + fmt.Sprintf("that change as %s: "+
+				"the log was replayed without the deletion's meaning, and for a while an object the cluster had removed was there again", ev)}
 		}
 	}
 	return nil
@@ -342,6 +314,8 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	if a == nil {
 		return nil
 	}
+	acked := fmt.Sprintf("the apiserver answered %s's %v with ok (rv %d) at %s",
+		a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered))
 	recv := ""
 	if r, ok := j.receivedAt(*a); ok {
 		recv = fmt.Sprintf("; %s received the ok at %s", a.client, suite.FormatTime(r))
@@ -351,24 +325,20 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 		if !a.appended {
 			how = "without writing the change to its disk"
 		}
-		return &suite.Failure{Name: "lost-acknowledged-write", At: a.answered, Story: fmt.Sprintf(
-			"the apiserver answered %s's %v with ok (rv %d) at %s, %s, and crashed at %s%s; "+
-				"it came back at %s holding changes up to rv %d, without it",
-			a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), how, suite.FormatTime(c.at), recv, suite.FormatTime(c.bootAfter.at), c.bootAfter.head),
-			Details: j.bootLines()}
+		return &suite.Failure{Name: "lost-acknowledged-write", At: a.answered, Story: acked + fmt.Sprintf(
+			", %s, and crashed at %s%s; it came back at %s holding changes up to rv %d, without it",
+			how, suite.FormatTime(c.at), recv, suite.FormatTime(c.bootAfter.at), c.bootAfter.head), Details: j.bootLines()}
 	}
+	synced := acked + fmt.Sprintf(" after syncing it to disk, yet the boot at %s, after the crash at %s, ",
+		suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at))
 	if c.bootAfter.skipped(a.obj.ResourceVersion) {
-		return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(
-			"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
-				"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
-				"so the history after the crash is not the one clients were answered from before it",
-			a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at), c.bootAfter.head, a.obj.ResourceVersion),
+		return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
+			"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
+				"so the history after the crash is not the one clients were answered from before it", c.bootAfter.head, a.obj.ResourceVersion),
 			Details: j.bootLines()}
 	}
-	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: fmt.Sprintf(
-		"the apiserver answered %s's %v with ok (rv %d) at %s after syncing it to disk, yet the boot at %s, after the crash at %s, "+
-			"recovered changes only up to rv %d: the record was on the disk and Open did not read it back",
-		a.client, a.req, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at), c.bootAfter.head),
+	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
+		"recovered changes only up to rv %d: the record was on the disk and Open did not read it back", c.bootAfter.head),
 		Details: j.bootLines()}
 }
 

@@ -75,18 +75,25 @@ func (c *cluster) outage() (down, up time.Duration) {
 	return x.at, x.restart
 }
 
-// met reports whether op met the outage from down to up: sent while the
-// apiserver was down, early enough to be answered before it was back.
-func met(op check.Operation, down, up time.Duration) bool {
-	return op.Call >= down && op.Call <= up-maxRoundTrip
+// met lists the requests that met the outage: sent while the apiserver was
+// down, early enough to be answered before it was back.
+func (c *cluster) met() []check.Operation {
+	down, up := c.outage()
+	var met []check.Operation
+	for _, op := range c.History.Operations() {
+		if op.Call >= down && op.Call <= up-maxRoundTrip {
+			met = append(met, op)
+		}
+	}
+	return met
 }
 
 // honestOutage: every request that met the outage was refused
 // (Unavailable), within a round trip.
 func honestOutage(c *cluster) *suite.Failure {
 	down, up := c.outage()
-	for _, op := range c.History.Operations() {
-		if met(op, down, up) && (op.Result.Outcome != check.Refused || op.Return-op.Call > maxRoundTrip) {
+	for _, op := range c.met() {
+		if op.Result.Outcome != check.Refused || op.Return-op.Call > maxRoundTrip {
 			return c.told(&suite.Failure{Name: "dishonest-outage", At: op.Call, Story: fmt.Sprintf(
 				"the apiserver was down from %s to %s, yet %s did not hear Unavailable at once: %s",
 				suite.FormatTime(down), suite.FormatTime(up), op.Client, op)})
@@ -95,22 +102,9 @@ func honestOutage(c *cluster) *suite.Failure {
 	return nil
 }
 
-// refused counts the requests that met the outage, each refused at once
-// once honestOutage holds.
-func (c *cluster) refused() int {
-	down, up := c.outage()
-	n := 0
-	for _, op := range c.History.Operations() {
-		if met(op, down, up) {
-			n++
-		}
-	}
-	return n
-}
-
 // outageMet: ten requests or more met the outage, or it tested nothing.
 func outageMet(c *cluster) *suite.Failure {
-	if n := c.refused(); n < 10 {
+	if n := len(c.met()); n < 10 {
 		down, up := c.outage()
 		return c.told(&suite.Failure{Name: "vacuous-run", At: down, Story: fmt.Sprintf(
 			"only %d requests met the outage from %s to %s: it tested nothing", n, suite.FormatTime(down), suite.FormatTime(up))})
@@ -126,9 +120,9 @@ func keptThroughOutage(c *cluster) *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	down, up := c.outage()
+	down, up := c.outage() // every request that met it heard Unavailable: honestOutage is judged first
 	story := fmt.Sprintf("for %s there was no cluster (the apiserver was down from %s to %s) and %d requests heard Unavailable, an honest answer; ",
-		suite.FormatTime(up-down), suite.FormatTime(down), suite.FormatTime(up), c.refused())
+		suite.FormatTime(up-down), suite.FormatTime(down), suite.FormatTime(up), len(c.met()))
 	at := up
 	if op, ok := firstEmptyAnswer(c, down, up); ok {
 		at = op.Return

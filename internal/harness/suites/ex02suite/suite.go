@@ -189,7 +189,13 @@ func ran(c *cluster) *suite.Failure {
 	}
 	f := suite.RunFailure(c.Err)
 	f.Story = fmt.Sprintf("the apiserver could not boot (boot #%d) at %s: Open panicked: %v", c.boots, suite.FormatTime(pe.At), pe.Value)
-	if x := c.j.lastCrashBefore(pe.At); x != nil {
+	var x *crashRec // the last crash before the boot, with what it did to the disk
+	for _, k := range c.j.crashes() {
+		if k.at <= pe.At {
+			x = k
+		}
+	}
+	if x != nil {
 		size, _ := c.j.disk()
 		f.Story += fmt.Sprintf("; it booted from what the crash at %s left on its disk, %dB", suite.FormatTime(x.at), size)
 		switch {

@@ -33,10 +33,8 @@ func storyScene() string {
 	return fmt.Sprintf("the scene: %s wants %d pods and has %s. controller-a reads and writes through server-1, controller-b through "+
 		"server-2, whose link to the history (etcd) takes %s–%s each way, so its cache is that far behind and its writes take that "+
 		"long to land. Both controllers wake at %s.",
-		web, storyDesired, podList(storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
+		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
 }
-
-func podList(n int) string { return podNamesOf("web", n) }
 
 // podNamesOf names deployment's first n pods: "api-0 and api-1".
 func podNamesOf(deployment string, n int) string {
@@ -106,30 +104,22 @@ func randomScenario(seed int64) scenario {
 // creates one by one through the slow server, and for those to be deleted.
 const zeroHold = 5500 * ms
 
-// evicted says which pods kubectl evicts after the last scale, if any.
-func evicted(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return " Right after the last scale kubectl evicts " + podList(n) + "."
-}
-
-// cutOf says the cut between server-2 and etcd, if any.
-func cutOf(c *scene.Cut) string {
-	if c == nil {
-		return ""
-	}
-	return fmt.Sprintf(" The link between %s and %s is cut from %s for %s.", c.A, c.B, suite.FormatTime(c.From), suite.FormatTime(c.For))
-}
-
-// randomScene says one randomized run's scene.
+// randomScene says one randomized run's scene, with the pods kubectl evicts
+// after the last scale and the cut between server-2 and etcd, if any.
 func randomScene(sc scenario) string {
-	return fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
+	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
 		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
-		web, sc.initial, podList(sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
-		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at)) + evicted(sc.evict) + cutOf(sc.cut)
+		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
+	if sc.evict > 0 {
+		s += " Right after the last scale kubectl evicts " + podNamesOf("web", sc.evict) + "."
+	}
+	if c := sc.cut; c != nil {
+		s += fmt.Sprintf(" The link between %s and %s is cut from %s for %s.", c.A, c.B, suite.FormatTime(c.From), suite.FormatTime(c.For))
+	}
+	return s
 }
 
 // ran judges whether the world ran to its end, and tells the scene with
@@ -154,22 +144,24 @@ func (cl *cluster) fail(name string, at time.Duration, story string, log []chang
 		Details: cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(log, 14)}
 }
 
-// tooMany judges the first create that left more pods than desired.
-func (cl *cluster) tooMany() *suite.Failure {
-	if cl.overshoot == nil {
-		return nil
-	}
-	return overFailure(cl, cl.overshoot)
-}
-
 // deletedNewer judges the first delete of a pod version its controller
-// never saw in a list.
+// never saw in a list: a delete without a precondition, or at a version a
+// get showed just before.
 func (cl *cluster) deletedNewer() *suite.Failure {
 	v := cl.newer
 	if v == nil {
 		return nil
 	}
-	return cl.fail("deleted-a-newer-pod", v.at, newerStory(v), cl.log)
+	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
+	if v.got {
+		s = fmt.Sprintf("%s deleted %s at a version it had read with a get just before, never in the list that called the pod extra, "+
+			"so the precondition guarded the get and not the decision, and it removed a version of the pod its decision never saw", v.by, v.key)
+	}
+	if v.made.by != "" {
+		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
+	}
+	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
+	return cl.fail("deleted-a-newer-pod", v.at, s, cl.log)
 }
 
 // changedForeign judges the first change a controller of web made to a pod
@@ -179,17 +171,37 @@ func (cl *cluster) changedForeign() *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return cl.fail("another-deployments-pod", v.at, foreignStory(v), cl.log)
+	did, whose := "changed", "no deployment's"
+	switch {
+	case v.deleted:
+		did = "deleted"
+	case strings.HasPrefix(v.what, "ADDED"):
+		did = "created"
+	}
+	if v.owner != "" {
+		whose = v.owner + "'s"
+	}
+	story := fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
+		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
+		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
+	return cl.fail("another-deployments-pod", v.at, story, cl.log)
 }
 
 // deletedBlind judges the first delete of a wanted pod in a reconcile that
-// was told no desired count.
+// was told no desired count: a read that failed taken for a deployment
+// wanting nothing.
 func (cl *cluster) deletedBlind() *suite.Failure {
 	v := cl.blind
 	if v == nil {
 		return nil
 	}
-	return cl.fail("deleted-a-wanted-pod", v.at, blindStory(v), logUntil(cl.log, v.at))
+	s := fmt.Sprintf("%s deleted %s through %s, accepted by etcd at %s, in a reconcile that had not been told how many pods web wants", v.by, v.key, v.via, suite.FormatTime(v.at))
+	if v.failed > 0 {
+		s += fmt.Sprintf(": its read of %s had failed at %s, and it went on as if the answer were a deployment wanting nothing", web, suite.FormatTime(v.failed))
+	}
+	s += fmt.Sprintf(". The history wanted %d pods then, and %s was one of them: only a count of what is wanted can make a pod extra, "+
+		"and a read that failed is no count; %d pods were left", v.desired, v.key, v.pods)
+	return cl.fail("deleted-a-wanted-pod", v.at, s, logUntil(cl.log, v.at))
 }
 
 // converged judges that no pod of web stood for zeroSettle while web wanted
@@ -234,10 +246,15 @@ func (cl *cluster) podsFigure() string {
 	return "the pods of web in the one history, seed " + fmt.Sprint(cl.s.Seed) + ", change by change:\n" + logTable(cl.log[:min(len(cl.log), 16)], 16)
 }
 
-// overFailure names and tells the first create that went over: a desired
-// count the history had left behind, if the creator acted on one, else a
-// pods count that stopped being true before the create landed.
-func overFailure(cl *cluster, v *overshoot) *suite.Failure {
+// tooMany judges the first create that left more pods than desired, and
+// names and tells it: a desired count the history had left behind, if the
+// creator acted on one, else a pods count that stopped being true before
+// the create landed.
+func (cl *cluster) tooMany() *suite.Failure {
+	v := cl.overshoot
+	if v == nil {
+		return nil
+	}
 	b := v.beliefs[v.by]
 	var story string
 	name := "too-many-pods"
@@ -385,49 +402,6 @@ func overDetails(cl *cluster, v *overshoot) string {
 	return b.String()
 }
 
-// foreignStory: which change a controller reconciling web made to a pod
-// web does not own.
-func foreignStory(v *foreignChange) string {
-	did, whose := "changed", "no deployment's"
-	switch {
-	case v.deleted:
-		did = "deleted"
-	case strings.HasPrefix(v.what, "ADDED"):
-		did = "created"
-	}
-	if v.owner != "" {
-		whose = v.owner + "'s"
-	}
-	return fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
-		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
-		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
-}
-
-// blindStory: a delete of a wanted pod in a pass that had not been told
-// what is wanted.
-func blindStory(v *blindDelete) string {
-	s := fmt.Sprintf("%s deleted %s through %s, accepted by etcd at %s, in a reconcile that had not been told how many pods web wants", v.by, v.key, v.via, suite.FormatTime(v.at))
-	if v.failed > 0 {
-		s += fmt.Sprintf(": its read of %s had failed at %s, and it went on as if the answer were a deployment wanting nothing", web, suite.FormatTime(v.failed))
-	}
-	return s + fmt.Sprintf(". The history wanted %d pods then, and %s was one of them: only a count of what is wanted can make a pod extra, "+
-		"and a read that failed is no count; %d pods were left", v.desired, v.key, v.pods)
-}
-
-// newerStory: which delete removed a pod version its controller never saw.
-func newerStory(v *newerDelete) string {
-	s := fmt.Sprintf("%s deleted %s without a precondition and removed a version of it that it had never seen", v.by, v.key)
-	if v.got {
-		s = fmt.Sprintf("%s deleted %s at a version it had read with a get just before, never in the list that called the pod extra, "+
-			"so the precondition guarded the get and not the decision, and it removed a version of the pod its decision never saw", v.by, v.key)
-	}
-	if v.made.by != "" {
-		s += fmt.Sprintf(": that %s was created again by %s, accepted by etcd at %s", v.key, v.made.by, suite.FormatTime(v.made.at))
-	}
-	s += fmt.Sprintf("; etcd accepted the delete at %s, leaving %d pods where %d are desired", suite.FormatTime(v.at), v.pods, v.desired)
-	return s
-}
-
 // logUntil is the changes accepted up to at.
 func logUntil(log []change, at time.Duration) []change {
 	n := 0
@@ -462,16 +436,10 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
+// ordinal is n as a rank: "1st", "2nd", "3rd", "12th", "21st".
 func ordinal(n int) string {
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
+	if n%100 >= 11 && n%100 <= 13 {
 		return fmt.Sprintf("%dth", n)
-	case n%10 == 1:
-		return fmt.Sprintf("%dst", n)
-	case n%10 == 2:
-		return fmt.Sprintf("%dnd", n)
-	case n%10 == 3:
-		return fmt.Sprintf("%drd", n)
 	}
-	return fmt.Sprintf("%dth", n)
+	return fmt.Sprint(n) + [...]string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[n%10]
 }

@@ -208,6 +208,9 @@ type relayed struct {
 	Failed time.Duration
 }
 
+// Unwrap is the write etcd serves (scene.Store).
+func (r relayed) Unwrap() any { return r.Req }
+
 // String shows the write in the timeline as the request it carries.
 func (r relayed) String() string {
 	switch q := r.Req.(type) {
@@ -263,20 +266,13 @@ type leftAtZero struct {
 // Stage is the scene the cluster played.
 func (cl *cluster) Stage() *scene.Scene { return cl.s }
 
-// play builds the world of sc, told as told, and runs it to its end; the
-// runner judges it and closes it.
+// play builds the world of sc, told as told: etcd, the two servers, the two
+// controllers made by newController, and kubectl; the slow link, the crash
+// and the cut, if any. It runs it to its end; the runner judges it and
+// closes it.
 func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
-	cl := build(seed, sc, newController)
-	cl.told = told
-	_ = cl.s.Run(sc.end) // the error stays in cl.s.Err, for ran
-	return cl
-}
-
-// build makes the world of sc: etcd, the two servers, the two controllers
-// made by newController, and kubectl; the slow link and the crash, if any.
-func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
-	cl := &cluster{s: s, sc: sc, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
+	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
 		beliefs: map[sim.NodeID]*belief{
 			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
 			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
@@ -318,7 +314,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	if sc.cut != nil {
 		s.Inject(*sc.cut)
 	}
-	s.W.AddNode(etcd, cl.bootEtcd)
+	s.W.AddNode(etcd, s.Store(cl.store, cl.accepted)) // every accepted change is judged as it is accepted
 	s.W.AddNode(server1, cl.bootServer)
 	s.W.AddNode(server2, cl.bootServer)
 	s.Client(string(controllerA), cl.controller(controllerA, sc.startA, newController))
@@ -330,6 +326,7 @@ func build(seed int64, sc scenario, newController func() Controller) *cluster {
 	}
 	s.Lanes(lanes...)
 	s.Show(quiet)
+	_ = s.Run(sc.end) // the error stays in s.Err, for ran
 	return cl
 }
 
@@ -362,38 +359,19 @@ func (cl *cluster) podNames() []string {
 	return names
 }
 
-// bootEtcd serves the one history, to the servers only. Every write arrives
-// relayed by a server; each accepted change is judged as it is accepted.
-func (cl *cluster) bootEtcd(p *sim.Proc) {
-	serve := kube.Handler(cl.store)
-	p.Serve(cl.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		r, ok := req.(relayed)
-		if !ok {
-			return serve(p, from, req)
-		}
-		var before kube.Object
-		if d, ok := r.Req.(kube.DeleteRequest); ok {
-			before, _ = cl.store.Get(p, d.Key, kube.ReadOptions{ResourceVersion: kube.Latest})
-		}
-		rv := cl.store.ResourceVersion()
-		reply, err := serve(p, from, r.Req) // a MemStore write never blocks
-		if cl.store.ResourceVersion() != rv {
-			cl.accepted(p, r, from, reply.(kube.Object), before)
-		}
-		return reply, err
-	}))
-}
-
-// accepted notes one accepted change and judges it.
-func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before kube.Object) {
+// accepted notes one change etcd accepted and judges it. Every write
+// reaches etcd relayed by a server.
+func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube.Object) {
+	r := req.(relayed)
 	var what, sign string
+	var isCreate, isDelete bool
 	switch r.Req.(type) {
 	case kube.CreateRequest:
-		what, sign = "ADDED "+o.Key(), "+ "
+		what, sign, isCreate = "ADDED "+o.Key(), "+ ", true
 	case kube.UpdateRequest:
 		what, sign = fmt.Sprintf("MODIFIED %s replicas=%d", o.Key(), o.Replicas), "scaled to "
 	case kube.DeleteRequest:
-		what, sign = "DELETED "+o.Key(), "− "
+		what, sign, isDelete = "DELETED "+o.Key(), "− ", true
 	}
 	if o.Key() == web && o.Replicas != cl.desired {
 		if cl.desired == 0 && cl.leftAtZero == nil {
@@ -403,7 +381,6 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 	}
 	pods := len(cl.podNames())
 	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
-	_, isCreate := r.Req.(kube.CreateRequest)
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
@@ -421,18 +398,13 @@ func (cl *cluster) accepted(p *sim.Proc, r relayed, via sim.NodeID, o, before ku
 			cl.overshoot.beliefs[id] = x
 		}
 	}
-	owner := o.Owner
-	if _, ok := r.Req.(kube.DeleteRequest); ok {
-		owner = before.Owner
+	if o.Kind == "pods" && o.Owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
+		cl.foreign = &foreignChange{change: ch, owner: o.Owner, deleted: isDelete}
 	}
-	if o.Kind == "pods" && owner != web && cl.beliefs[r.By] != nil && cl.foreign == nil {
-		_, deleted := r.Req.(kube.DeleteRequest)
-		cl.foreign = &foreignChange{change: ch, owner: owner, deleted: deleted}
-	}
-	if _, ok := r.Req.(kube.DeleteRequest); ok && r.Blind && before.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
+	if isDelete && r.Blind && o.Owner == web && wanted(o.Key(), cl.desired) && cl.blind == nil {
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
-	if _, ok := r.Req.(kube.DeleteRequest); ok && before.Owner == web && cl.newer == nil {
+	if isDelete && o.Owner == web && cl.newer == nil {
 		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 		}
@@ -547,12 +519,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					b.earlier = append(b.earlier, b.desired)
 				}
 				b.desired = read{value: o.Replicas, cached: cached, at: p.Now(), view: o.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
-				if !cached {
-					b.justified = o.Replicas
-					b.sent = nil // a fresh read: what it sends next is decided again
-				}
 				if cached {
 					p.Logf("from cache for %s: web wants %d", from, o.Replicas)
+				} else {
+					b.justified = o.Replicas
+					b.sent = nil // a fresh read: what it sends next is decided again
 				}
 			}
 		}
@@ -639,9 +610,8 @@ func (cl *cluster) controller(id sim.NodeID, start time.Duration, newController 
 			p.Sleep(d)
 		}
 		for {
-			cl.beliefs[id].justified = 0
-			cl.beliefs[id].sent = nil
-			cl.beliefs[id].told, cl.beliefs[id].failed = false, 0
+			b := cl.beliefs[id] // a new reconcile: nothing read or sent in it yet
+			b.justified, b.sent, b.told, b.failed = 0, nil, false, 0
 			if err := ctl.Reconcile(p, c, web); err != nil {
 				p.Logf("reconcile: %v", err)
 			}

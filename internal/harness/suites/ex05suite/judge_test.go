@@ -10,53 +10,50 @@ import (
 	"onehistory/internal/harness/sim"
 )
 
-// overAt builds the overshoot of a create of key by "by", accepted at 4.5s
-// when the history wanted desired (scaled at 3.8s) and held pods, with the
-// creator's belief b.
-func overAt(by sim.NodeID, key string, pods, desired, justified int, b belief) (*cluster, *overshoot) {
+// overAt builds a cluster whose overshoot is a create of key by "by",
+// accepted at 4.5s when the history wanted desired (scaled at 3.8s) and held
+// pods, with the creator's belief b.
+func overAt(by sim.NodeID, key string, pods, desired, justified int, b belief) *cluster {
 	c := change{at: 4500 * ms, what: "ADDED " + key, key: key, create: true, by: by, via: b.server, pods: pods, desired: desired, overshot: true}
-	cl := &cluster{log: []change{c}}
-	v := &overshoot{change: c, justified: justified, scaledAt: 3800 * ms, index: 0,
-		beliefs: map[sim.NodeID]belief{by: b}}
-	return cl, v
+	v := &overshoot{change: c, justified: justified, scaledAt: 3800 * ms, index: 0, beliefs: map[sim.NodeID]belief{by: b}}
+	return &cluster{log: []change{c}, overshoot: v}
 }
 
-// A create made on a desired count the history had left behind is blamed on
-// that read, named with the server that answered it and when, before
-// anything is said about pod counts.
-func TestAStaleCachedDesiredCountIsTheCause(t *testing.T) {
-	b := belief{server: server2,
-		desired:  read{value: 5, cached: true, at: 4119500 * time.Microsecond, ok: true},
-		decision: read{value: 2, cached: false, at: 4300 * ms, ok: true}, creates: 3}
-	f := overFailure(overAt(controllerB, "pods/web-2", 3, 2, 2, b))
-	assert.Equal(t, "stale-desired-count", f.Name)
-	assert.True(t, strings.HasPrefix(f.Story, "controller-b acted on a stale desired count: server-2 answered from its cache at 4119.5ms that web wants 5, "+
-		"but the history had been scaled to 2 at 3800ms (accepted by etcd)"), f.Story)
-}
-
-// A controller that read the new count but created up to one it had been
-// told before (a remembered count) is blamed on that earlier read.
-func TestARememberedDesiredCountIsTheCause(t *testing.T) {
-	b := belief{server: server1,
-		earlier:  []read{{value: 5, at: 300 * ms, ok: true}},
-		desired:  read{value: 2, at: 4200 * ms, ok: true},
-		decision: read{value: 2, at: 4210 * ms, ok: true}, creates: 3}
-	f := overFailure(overAt(controllerA, "pods/web-4", 3, 2, 2, b))
-	assert.Equal(t, "stale-desired-count", f.Name)
-	assert.Contains(t, f.Story, "as if web still wanted 5, the count it was told at 300ms (read with Latest)")
-}
-
-// Filling a gap below the count it last read is not acting on a remembered
-// count, even when the numbers happen to add up to one: the pods it kept
-// are the trouble.
-func TestFillingAGapBesideKeptExtrasIsTooManyPods(t *testing.T) {
-	b := belief{server: server1,
-		earlier:  []read{{value: 5, at: 300 * ms, ok: true}},
-		desired:  read{value: 4, at: 8000 * ms, ok: true},
-		decision: read{value: 4, at: 8010 * ms, ok: true}, creates: 1}
-	f := overFailure(overAt(controllerA, "pods/web-3", 5, 4, 4, b))
-	assert.Equal(t, "too-many-pods", f.Name)
-	assert.True(t, strings.HasPrefix(f.Story, "controller-a created more pods than its own count called for"), f.Story)
+// One controller's create is blamed on what it acted on: a desired count the
+// history had left behind, named with the server that answered it and when,
+// before anything is said about pod counts; a count it had been told before
+// the one it last read (a remembered count); and not a remembered count when
+// it filled a gap below the count it last read, even when the numbers happen
+// to add up to one: the pods it kept are the trouble.
+func TestOneControllersCreateIsBlamedOnWhatItActedOn(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cl   *cluster
+		want string // the failure's name
+		says string // how its story begins
+	}{
+		{"a stale cached desired count", overAt(controllerB, "pods/web-2", 3, 2, 2, belief{server: server2,
+			creates: 3, desired: read{value: 5, cached: true, at: 4119500 * time.Microsecond, ok: true},
+			decision: read{value: 2, cached: false, at: 4300 * ms, ok: true}}), "stale-desired-count",
+			"controller-b acted on a stale desired count: server-2 answered from its cache at 4119.5ms that web wants 5, " +
+				"but the history had been scaled to 2 at 3800ms (accepted by etcd)"},
+		{"a remembered desired count", overAt(controllerA, "pods/web-4", 3, 2, 2, belief{server: server1,
+			creates: 3, earlier: []read{{value: 5, at: 300 * ms, ok: true}},
+			desired:  read{value: 2, at: 4200 * ms, ok: true},
+			decision: read{value: 2, at: 4210 * ms, ok: true}}), "stale-desired-count",
+			"controller-a acted on a stale desired count: it counted 2 pods and sent 3 creates, " +
+				"as if web still wanted 5, the count it was told at 300ms (read with Latest)"},
+		{"a gap filled beside kept extras", overAt(controllerA, "pods/web-3", 5, 4, 4, belief{server: server1,
+			creates: 1, earlier: []read{{value: 5, at: 300 * ms, ok: true}},
+			desired: read{value: 4, at: 8000 * ms, ok: true}, decision: read{value: 4, at: 8010 * ms, ok: true}}),
+			"too-many-pods", "controller-a created more pods than its own count called for"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.cl.tooMany()
+			assert.Equal(t, c.want, f.Name)
+			assert.True(t, strings.HasPrefix(f.Story, c.says), f.Story)
+		})
+	}
 }
 
 // Two controllers that each filled the same shortfall are told together,
@@ -66,10 +63,10 @@ func TestTwoControllersOnOneShortfall(t *testing.T) {
 		decision: read{value: 2, cached: true, at: 110 * ms, ok: true}, creates: 3}
 	b := belief{server: server2, desired: read{value: 5, cached: true, at: 111 * ms, ok: true},
 		decision: read{value: 2, cached: true, at: 118 * ms, ok: true}, creates: 3}
-	cl, v := overAt(controllerB, "pods/web-x", 6, 5, 0, b)
-	v.beliefs[controllerA] = a
+	cl := overAt(controllerB, "pods/web-x", 6, 5, 0, b)
+	cl.overshoot.beliefs[controllerA] = a
 	cl.log = append(cl.log, change{at: 4600 * ms, create: true, pods: 8, desired: 5})
-	f := overFailure(cl, v)
+	f := cl.tooMany()
 	assert.Equal(t, "too-many-pods", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, "controller-a and controller-b each created pods for the same shortfall of deployments/web"), f.Story)
 	assert.Contains(t, f.Story, `controller-b counted 2 (server-2's cache, rv="0", answered at 118ms) and sent 3 creates`)
@@ -110,9 +107,10 @@ func TestSomeRunsScaleWebToZeroAndHoldIt(t *testing.T) {
 func TestACreateSentAgainIsToldAsARetry(t *testing.T) {
 	b := belief{server: server2, desired: read{value: 6, at: 8430 * ms, ok: true},
 		decision: read{value: 2, at: 8431 * ms, ok: true}, creates: 4}
-	cl, v := overAt(controllerB, "pods/web-4", 5, 4, 0, b)
-	v.retry = &relayed{By: controllerB, Retry: true, Sent: 10261500 * time.Microsecond, FirstAt: 9262500 * time.Microsecond}
-	f := overFailure(cl, v)
+	cl := overAt(controllerB, "pods/web-4", 5, 4, 0, b)
+	cl.overshoot.retry = &relayed{By: controllerB, Retry: true,
+		Sent: 10261500 * time.Microsecond, FirstAt: 9262500 * time.Microsecond}
+	f := cl.tooMany()
 	assert.Equal(t, "too-many-pods", f.Name)
 	assert.True(t, strings.HasPrefix(f.Story, "controller-b sent its create of pods/web-4 again at 10261.5ms (when server-2 got it) without reading web again: "+
 		"it had first sent it at 9262.5ms, on web wanting 6 (read with Latest at 8430ms)"), f.Story)
@@ -124,7 +122,8 @@ func TestACreateSentAgainIsToldAsARetry(t *testing.T) {
 func TestADeleteAtAVersionOnlyAGetShowed(t *testing.T) {
 	v := &newerDelete{change: change{at: 5721 * ms, key: "pods/web-4", by: controllerB, pods: 5, desired: 6}, got: true,
 		made: change{at: 4215 * ms, by: controllerA}}
-	s := newerStory(v)
+	cl := &cluster{newer: v}
+	s := cl.deletedNewer().Story
 	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-4 at a version it had read with a get just before, never in the list"), s)
 	assert.Contains(t, s, "created again by controller-a, accepted by etcd at 4215ms")
 }
@@ -134,7 +133,8 @@ func TestADeleteAtAVersionOnlyAGetShowed(t *testing.T) {
 func TestADeleteToldNothingIsBlind(t *testing.T) {
 	v := &blindDelete{change: change{at: 6293900 * time.Microsecond, key: "pods/web-0", by: controllerB, via: server2, pods: 5, desired: 6},
 		failed: 5054400 * time.Microsecond}
-	s := blindStory(v)
+	cl := &cluster{blind: v}
+	s := cl.deletedBlind().Story
 	assert.True(t, strings.HasPrefix(s, "controller-b deleted pods/web-0 through server-2, accepted by etcd at 6293.9ms, in a reconcile that had not been told how many pods web wants: "+
 		"its read of deployments/web had failed at 5054.4ms"), s)
 	assert.Contains(t, s, "The history wanted 6 pods then, and pods/web-0 was one of them")

@@ -53,11 +53,6 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 // crashes are the scene's crashes, the faults the randomized check's guard
 // counts.
 func crashes(s *scene.Scene) []check.Fault {
-	var out []check.Fault
-	for _, f := range s.Faults {
-		if f.Kind == sim.FaultCrash {
-			out = append(out, f)
-		}
-	}
-	return out
+	notCrash := func(f check.Fault) bool { return f.Kind != sim.FaultCrash }
+	return slices.DeleteFunc(slices.Clone(s.Faults), notCrash)
 }

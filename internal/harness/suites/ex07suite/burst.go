@@ -53,7 +53,7 @@ var burstNear = sim.Link{Min: 500 * time.Microsecond, Max: 500 * time.Microsecon
 // burstWorld builds and runs the calm burst with seed.
 func burstWorld(seed int64, serve Server) *run {
 	r := newRun(seed, serve, 3)
-	r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, 1) })
+	r.controller("kubectl", sequencer, func(c ctl) { c.Create(deployment(storyKey, 1, 0)) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
 	for i := range burstWriters {
 		server := []sim.NodeID{sequencer, "server-2"}[i%2]
@@ -61,7 +61,7 @@ func burstWorld(seed int64, serve Server) *run {
 			c.Sleep(burstFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
 			for c.Now() < burstFrom+burstFor {
 				next++
-				c.scale(storyKey, next, 0)
+				c.Update(deployment(storyKey, next, 0))
 			}
 		})
 	}
@@ -70,20 +70,20 @@ func burstWorld(seed int64, serve Server) *run {
 			c.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
 			for j := 0; c.Now() < burstFrom+burstFor; j++ {
 				if j%3 == 2 {
-					c.list("deployments", kube.Latest)
+					c.List("deployments", latest)
 				} else {
-					c.get(storyKey, kube.Latest)
+					c.Get(storyKey, latest)
 				}
 			}
 		})
 	}
 	r.Client("checker", func(p *sim.Proc, api *kube.Client) {
-		write, read := ctl{Proc: p, api: api.Pin(sequencer).Quiet()}, ctl{Proc: p, api: api.Pin("server-3").Quiet()}
+		write, read := api.Pin(sequencer).Noted(note), api.Pin("server-3").Noted(note)
 		p.Sleep(burstFrom + 10*time.Millisecond)
 		for p.Now() < burstFrom+burstFor {
 			next++
-			if write.scale(storyKey, next, 0) == nil {
-				read.get(storyKey, kube.Latest)
+			if _, err := write.Update(deployment(storyKey, next, 0)); err == nil {
+				read.Get(storyKey, latest)
 			}
 		}
 	})

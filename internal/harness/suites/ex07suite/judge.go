@@ -140,11 +140,15 @@ func (r *run) answeredAlone(name, details string, match func(check.Operation) bo
 	if len(bad) == 0 {
 		return nil
 	}
+	lines := make([]string, len(bad))
+	for i, op := range bad {
+		lines[i] = "  " + op.String()
+	}
 	op := bad[0]
 	return &suite.Failure{Name: name, Clause: course.AgreementFirst, At: op.Return,
 		Story: fmt.Sprintf("%s, although from the request (%s) to the answer it was %s: %s",
 			did(op), suite.FormatTime(op.Call), r.pl.cutOff(op.Call, sim.NodeID(op.Server)), why),
-		Details: details + ":\n" + opLines(bad)}
+		Details: details + ":\n" + strings.Join(slices.Compact(lines), "\n")}
 }
 
 // listedAlone: no Latest list is answered by a server that could not have
@@ -295,7 +299,7 @@ func converged(r *run) *suite.Failure {
 	}
 	// The most specific cause: a server that never caught up.
 	if id, story := r.behind(); id != "" {
-		v.Story = story + " " + upperFirst(v.Story)
+		v.Story = story + " " + strings.ToUpper(v.Story[:1]) + v.Story[1:]
 	}
 	return scene.Violated(v)
 }
@@ -330,13 +334,6 @@ func (r *run) behind() (sim.NodeID, string) {
 	return "", ""
 }
 
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 // refusedWhileCalm: every write and Latest read asked at a calm moment (no
 // fault from settle before to bound after) is answered yes, or with a
 // definite no (NotFound, AlreadyExists, Conflict). The story says when the
@@ -366,14 +363,9 @@ func refusedWhileCalm(r *run) *suite.Failure {
 // what its server owed (owed).
 func refusedCalm(client, server, what, heard string, call, ret time.Duration, owed string) *suite.Failure {
 	return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, At: ret,
-		Story: fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, and heard %s %s. %s"+
-			"A cluster that keeps one history by refusing everything keeps nothing",
-			client, server, what, suite.FormatTime(call), settle, bound, heard, when(call, ret), owed)}
-}
-
-// when says when an answer came: "at 412.3ms, 12.6ms after asking".
-func when(call, ret time.Duration) string {
-	return fmt.Sprintf("at %s, %s after asking", suite.FormatTime(ret), suite.FormatTime(ret-call))
+		Story: fmt.Sprintf("%s asked %s (%s) at %s, with every server up and connected since %s before and none cut off for %s after, "+
+			"and heard %s at %s, %s after asking. %sA cluster that keeps one history by refusing everything keeps nothing",
+			client, server, what, suite.FormatTime(call), settle, bound, heard, suite.FormatTime(ret), suite.FormatTime(ret-call), owed)}
 }
 
 // owed says how much of the one history a Latest read asked of server at
@@ -399,14 +391,6 @@ func (r *run) owed(call, ret time.Duration, server string) string {
 	}
 	return fmt.Sprintf("Before it asked, the cluster had acknowledged writes up to rv %d (the last, %s from %s at %s): %s had only to hold that much of the one history%s ",
 		last.Result.Version, last.Input, last.Client, suite.FormatTime(last.Return), server, left)
-}
-
-func opLines(ops []check.Operation) string {
-	lines := make([]string, len(ops))
-	for i, op := range ops {
-		lines[i] = "  " + op.String()
-	}
-	return strings.Join(slices.Compact(lines), "\n")
 }
 
 // staleRead: a Latest read, a get or a list, shows every write acknowledged

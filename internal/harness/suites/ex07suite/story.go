@@ -7,7 +7,6 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
-	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
@@ -63,24 +62,24 @@ var (
 func (sp split) world(serve Server) scene.Build[*run] {
 	return func(seed int64) *run {
 		r := newRun(seed, serve, sp.servers)
-		r.controller("kubectl", sequencer, func(c ctl) { c.create(storyKey, storyFrom) })
+		r.controller("kubectl", sequencer, func(c ctl) { c.Create(deployment(storyKey, storyFrom, 0)) })
 		jitter := time.Duration(r.W.Rand().Int63n(int64(5 * time.Millisecond)))
 		r.controller("controller-a", sp.viaA, func(c ctl) {
 			c.Sleep(scaleAt)
-			c.scale(storyKey, scaleA, 0)
-			c.get(storyKey, kube.Any)
-			c.get(storyKey, kube.Latest)
+			c.Update(deployment(storyKey, scaleA, 0))
+			c.Get(storyKey, anyRV)
+			c.Get(storyKey, latest)
 		})
 		r.controller("controller-b", sp.viaB, func(c ctl) {
 			c.Sleep(scaleAt + jitter)
-			c.scale(storyKey, scaleB, 0)
-			c.get(storyKey, kube.Any)
-			c.get(storyKey, kube.Latest)
+			c.Update(deployment(storyKey, scaleB, 0))
+			c.Get(storyKey, anyRV)
+			c.Get(storyKey, latest)
 			c.Sleep(max(0, cutAt+cutFor+healRead-c.Now()))
-			c.get(storyKey, kube.Latest)
+			c.Get(storyKey, latest)
 			c.Sleep(lateAt - c.Now())
-			c.get(storyKey, kube.Latest)
-			c.scale(storyKey, lateB, 0)
+			c.Get(storyKey, latest)
+			c.Update(deployment(storyKey, lateB, 0))
 		})
 		r.Inject(scene.Partition{Groups: [][]sim.NodeID{append(slices.Clip(sp.sideA), "controller-a"), append(slices.Clip(sp.sideB), "controller-b")},
 			From: cutAt, For: cutFor})

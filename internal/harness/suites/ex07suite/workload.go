@@ -58,7 +58,7 @@ func (wl workload) world(serve Server) scene.Build[*run] {
 
 		r.controller("kubectl", sequencer, func(c ctl) {
 			for _, key := range wl.keys {
-				c.create(key, 1)
+				c.Create(deployment(key, 1, 0))
 			}
 		})
 		next := 1 // replica counts are unique across the world, so a change is found by its value
@@ -94,36 +94,36 @@ func (c ctl) request(wl workload, value int) error {
 	var err error
 	switch x := rnd.Float64(); {
 	case x < wl.reads*0.5:
-		_, err = c.get(key, kube.Latest)
+		_, err = c.Get(key, latest)
 	case x < wl.reads*0.75:
-		_, err = c.get(key, kube.Any)
+		_, err = c.Get(key, anyRV)
 	case x < wl.reads*0.9:
-		err = c.list("deployments", kube.Latest)
+		_, err = c.List("deployments", latest)
 	case x < wl.reads:
-		err = c.list("deployments", kube.Any)
+		_, err = c.List("deployments", anyRV)
 	case x < wl.reads+(1-wl.reads)*0.5:
-		err = c.scale(key, value, 0)
+		_, err = c.Update(deployment(key, value, 0))
 	case x < wl.reads+(1-wl.reads)*0.75:
 		// read, then scale only if nobody changed it since
 		var cur kube.Object
-		if cur, err = c.get(key, kube.Latest); err == nil {
-			err = c.scale(key, value, cur.ResourceVersion)
+		if cur, err = c.Get(key, latest); err == nil {
+			_, err = c.Update(deployment(key, value, cur.ResourceVersion))
 		}
 	case x < wl.reads+(1-wl.reads)*0.8:
-		err = c.del(key, 0)
+		_, err = c.Delete(key, 0)
 	case x < wl.reads+(1-wl.reads)*0.9:
 		// read, then delete only if nobody changed it since (now and then
 		// at the version before, which must conflict)
 		var cur kube.Object
-		if cur, err = c.get(key, kube.Latest); err == nil {
+		if cur, err = c.Get(key, latest); err == nil {
 			rv := cur.ResourceVersion
 			if rnd.Intn(4) == 0 {
 				rv--
 			}
-			err = c.del(key, rv)
+			_, err = c.Delete(key, rv)
 		}
 	default:
-		err = c.create(key, value)
+		_, err = c.Create(deployment(key, value, 0))
 	}
 	return err
 }

@@ -54,23 +54,16 @@ func newRun(seed int64, serve Server, n int) *run {
 // play runs the world until the auditor has read keys from every server at
 // audit, and plans its faults for the judges.
 func (r *run) play(audit time.Duration, keys ...string) *run {
-	r.Show(showNotes)
+	// Keep what a person follows in a split: each request and its answer,
+	// what the servers log, crashes, restarts and faults. Messages between
+	// servers are left out: a sequencer's heartbeats would fill the page.
+	r.Show(func(e sim.Event) bool {
+		return e.Kind == sim.EvNote || e.Kind == sim.EvCrash || e.Kind == sim.EvRestart || e.Kind == sim.EvFault
+	})
 	r.AuditAt(audit, "deployments", keys...)
 	r.Run(audit + 10*time.Second)
 	r.pl = newPlan(r.Scene)
 	return r
-}
-
-// showNotes keeps what a person follows in a split: each request and its
-// answer, what the servers log, crashes, restarts and faults. Messages
-// between servers are left out: a sequencer's heartbeats would fill the
-// page.
-func showNotes(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	}
-	return false
 }
 
 // plan is what a world's faults do, moment by moment: which servers can
@@ -227,75 +220,51 @@ func (pl plan) cutOff(t time.Duration, server sim.NodeID) string {
 	return fmt.Sprintf("with only %d of %d servers on the sequencer's side (%s)", pl.reachable(t), len(pl.servers), because)
 }
 
-// ctl is one controller inside a world: a quiet kube.Client pinned to its
-// server, that writes one short note per request for the timeline, what it
-// asked and what it heard ("web=5 → yes rv 2", "get web → Unavailable").
-// The scene's log keeps the requests themselves, for the judges.
+// ctl is one controller inside a world: its process, and a kube.Client
+// pinned to its server that writes one short note per request for the
+// timeline (note) in place of its own. The scene's log keeps the requests
+// themselves, for the judges.
 type ctl struct {
 	*sim.Proc
-	api *kube.Client
+	*kube.Client
 }
 
 // controller adds a client node, name, that runs f as a controller working
 // through server.
 func (r *run) controller(name string, server sim.NodeID, f func(c ctl)) {
-	r.Client(name, func(p *sim.Proc, api *kube.Client) { f(ctl{Proc: p, api: api.Pin(server).Quiet()}) })
+	r.Client(name, func(p *sim.Proc, api *kube.Client) { f(ctl{Proc: p, Client: api.Pin(server).Noted(note)}) })
 }
 
-// scale sets key's replicas, with a resourceVersion precondition if rv is
-// not zero: kubectl scale [--resource-version].
-func (c ctl) scale(key string, replicas int, rv int64) error {
+// The read modes a controller reads with: Latest, and Any ("0").
+var (
+	latest = kube.ReadOptions{ResourceVersion: kube.Latest}
+	anyRV  = kube.ReadOptions{ResourceVersion: kube.Any}
+)
+
+// deployment is the Deployment at key with replicas, and resourceVersion rv
+// (a precondition, if not zero): kubectl scale [--resource-version].
+func deployment(key string, replicas int, rv int64) kube.Object {
 	kind, name := kube.SplitKey(key)
-	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv}
-	got, err := c.api.Update(obj)
-	return c.note(kube.UpdateRequest{Object: obj}, got, err)
+	return kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv}
 }
 
-// create creates key with replicas.
-func (c ctl) create(key string, replicas int) error {
-	kind, name := kube.SplitKey(key)
-	obj := kube.Object{Kind: kind, Name: name, Replicas: replicas}
-	got, err := c.api.Create(obj)
-	return c.note(kube.CreateRequest{Object: obj}, got, err)
-}
-
-// del deletes key, with a resourceVersion precondition if rv is not zero.
-func (c ctl) del(key string, rv int64) error {
-	got, err := c.api.Delete(key, rv)
-	return c.note(kube.DeleteRequest{Key: key, ResourceVersion: rv}, got, err)
-}
-
-// get reads key, with resourceVersion rv: kube.Latest or kube.Any.
-func (c ctl) get(key, rv string) (kube.Object, error) {
-	opts := kube.ReadOptions{ResourceVersion: rv}
-	obj, err := c.api.Get(key, opts)
-	return obj, c.note(kube.GetRequest{Key: key, Opts: opts}, obj, err)
-}
-
-// list lists kind, with resourceVersion rv: kube.Latest or kube.Any.
-func (c ctl) list(kind, rv string) error {
-	opts := kube.ReadOptions{ResourceVersion: rv}
-	l, err := c.api.List(kind, opts)
-	return c.note(kube.ListRequest{Kind: kind, Opts: opts}, l, err)
-}
-
-// note writes what the controller asked and what it heard, and returns err.
-func (c ctl) note(ask, reply any, err error) error {
+// note is a controller's note of q: what it asked and what it heard
+// ("web=5 → yes rv 2", "get web → Unavailable").
+func note(q kube.Request) string {
 	var heard string
-	switch reply := reply.(type) {
+	switch reply := q.Reply.(type) {
 	case kube.List:
 		heard = fmt.Sprintf("%d items rv %d", len(reply.Items), reply.ResourceVersion)
 	case kube.Object:
 		heard = fmt.Sprintf("yes rv %d", reply.ResourceVersion)
-		if _, read := ask.(kube.GetRequest); read {
+		if _, read := q.Ask.(kube.GetRequest); read {
 			heard = fmt.Sprintf("%d rv %d", reply.Replicas, reply.ResourceVersion)
 		}
 	}
-	if err != nil {
-		heard = reason(err)
+	if q.Err != nil {
+		heard = reason(q.Err)
 	}
-	c.Logf("%s → %s", what(ask), heard)
-	return err
+	return what(q.Ask) + " → " + heard
 }
 
 // what names a request as the timeline and the stories do: "web=5 if rv 3",

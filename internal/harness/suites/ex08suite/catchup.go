@@ -3,6 +3,7 @@ package ex08suite
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -53,17 +54,10 @@ var catchUpLink = sim.Link{Min: time.Millisecond, Max: 4 * time.Millisecond}
 // catchUp builds and runs the catch-up scene of seed.
 func catchUp(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
-	s := scene.New(seed, boot, scene.Servers(catchUpServers), scene.Latency(catchUpLink.Min, catchUpLink.Max),
-		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
-	w := newWorld(s, chaosKeys...)
-	leader := s.Servers[0]
+	w := newDiskWorld(seed, boot, catchUpServers, catchUpLink)
+	s := w.Scene
 	away := s.Servers[1+rnd.Intn(len(s.Servers)-1)]
-	var through []sim.NodeID // the servers the writers use: all but the one away
-	for _, id := range s.Servers {
-		if id != away {
-			through = append(through, id)
-		}
-	}
+	through := slices.DeleteFunc(slices.Clone(s.Servers), func(id sim.NodeID) bool { return id == away }) // what the writers use
 	if rnd.Intn(2) == 0 {
 		s.Inject(scene.Crash{Node: away, At: awayAt, For: awayFor})
 	} else {
@@ -72,15 +66,9 @@ func catchUp(seed int64, boot scene.Boot) *world {
 	back := awayAt + awayFor
 	w.away, w.back = away, back
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
-		for _, key := range chaosKeys {
-			c.create(leader, key)
-		}
-	})
+	w.kubectl()
 	for i := range burstWriters {
-		s.Client(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			c := client{w: w, p: p, api: api}
+		w.worker(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, c client) {
 			p.Sleep(awayAt - 100*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
 			for p.Now() < back+workAfter {
 				server := through[p.Rand().Intn(len(through))]
@@ -93,17 +81,14 @@ func catchUp(seed int64, boot scene.Boot) *world {
 	}
 	// The reader parks on the follower from the moment it is back: each
 	// Latest read waits there while the follower catches up.
-	s.Client("reader", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
+	w.worker("reader", func(p *sim.Proc, c client) {
 		p.Sleep(back + time.Millisecond - p.Now()) // just after: a read sent at the very moment of a heal may be lost with the partition
 		for p.Now() < back+readFor {
 			c.read(away, w.keys[p.Rand().Intn(len(w.keys))], kube.Latest)
 			p.Sleep(readEvery)
 		}
 	})
-	s.AuditAt(back+catchUpAuditAfter, "deployments", chaosKeys...)
-	s.Run(back + catchUpAuditAfter + 30*time.Second)
-	return w
+	return w.play(back + catchUpAuditAfter)
 }
 
 // burst checks that the scene did what it is for: more than burstAtLeast

@@ -1,12 +1,10 @@
 package ex08suite
 
 import (
-	"fmt"
 	"math/rand"
 	"slices"
 	"time"
 
-	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
@@ -64,9 +62,8 @@ func chaos(seed int64, boot scene.Boot) *world {
 	if rnd.Intn(3) == 0 {
 		n = 5
 	}
-	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(normal.Min, normal.Max),
-		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
-	w := newWorld(s, chaosKeys...)
+	w := newDiskWorld(seed, boot, n, normal)
+	s := w.Scene
 	w.randomized = true
 	workers := []string{"client-a", "client-b", "client-c"}
 
@@ -82,15 +79,9 @@ func chaos(seed int64, boot scene.Boot) *world {
 		at += length + 100*time.Millisecond + jitter(rnd, 400*time.Millisecond)
 	}
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
-		for _, key := range chaosKeys {
-			c.create(s.Servers[0], key)
-		}
-	})
+	w.kubectl()
 	for _, name := range workers {
-		s.Client(name, func(p *sim.Proc, api *kube.Client) {
-			c := client{w: w, p: p, api: api}
+		w.worker(name, func(p *sim.Proc, c client) {
 			p.Sleep(workStart + jitter(p.Rand(), 20*time.Millisecond))
 			for p.Now() < workEnd {
 				if c.op() {
@@ -103,8 +94,8 @@ func chaos(seed int64, boot scene.Boot) *world {
 	// The patient client scales through the followers, waiting longer for
 	// each answer than a follower waits for the leader: when a follower's
 	// call gives up, what it says (Timeout: maybe done) reaches a client.
-	s.Client("client-d", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api.WithTimeout(patientTimeout)}
+	w.worker("client-d", func(p *sim.Proc, c client) {
+		c.api = c.api.WithTimeout(patientTimeout)
 		p.Sleep(workStart + jitter(p.Rand(), 20*time.Millisecond))
 		for p.Now() < chaosEnd {
 			server := s.Servers[1+p.Rand().Intn(len(s.Servers)-1)]
@@ -113,14 +104,9 @@ func chaos(seed int64, boot scene.Boot) *world {
 			p.Sleep(50*time.Millisecond + jitter(p.Rand(), 100*time.Millisecond))
 		}
 	})
-	s.Client("prober", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
-		c.probe()
-	})
+	w.worker("prober", func(_ *sim.Proc, c client) { c.probe() })
 	w.watchHealth(workEnd)
-	s.AuditAt(workEnd+settle, "deployments", chaosKeys...)
-	s.Run(workEnd + settle + 30*time.Second)
-	return w
+	return w.play(workEnd + settle)
 }
 
 // episode is one fault, or two at once, from at for length.
@@ -168,9 +154,4 @@ func episode(rnd *rand.Rand, servers []sim.NodeID, workers []string, at, length 
 // generator or from a process's share of the world's (sim.Rand).
 func jitter(rnd interface{ Int63n(int64) int64 }, d time.Duration) time.Duration {
 	return time.Duration(rnd.Int63n(int64(d)))
-}
-
-// describe lists a world's faults for a story: "3 servers; faults: ...".
-func describe(w *world) string {
-	return fmt.Sprintf("%d servers (leader %s); faults:\n%s", len(w.Servers), w.Servers[0], w.Describe())
 }

@@ -272,12 +272,8 @@ func lostOnRestart(w *world) *suite.Failure {
 		}
 		log := w.disks.Log(id)
 		for i, c := range applied {
-			if i < len(log) {
-				e := log[i]
-				if e.Index == int64(i+1) && e.Event.Object.Key() == c.Key && (e.Event.Type == kube.Deleted) == c.Deleted &&
-					(c.Deleted || fmt.Sprint(e.Event.Object.Replicas) == fmt.Sprint(c.Value)) {
-					continue
-				}
+			if replicas, _ := c.Value.(int); i < len(log) && log[i].Index == int64(i+1) && log[i].Is(c.Key, c.Deleted, replicas) {
+				continue
 			}
 			return &suite.Failure{
 				Name:   "lost-on-restart",

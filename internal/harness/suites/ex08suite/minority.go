@@ -40,27 +40,18 @@ const minorityKey = "deployments/web"
 // minority builds and runs the minority scene of seed.
 func minority(seed int64, boot scene.Boot) *world {
 	rnd := rand.New(rand.NewSource(seed))
-	s := scene.New(seed, boot, scene.Servers(minorityServers), scene.Latency(normal.Min, normal.Max),
-		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency)))
-	w := newWorld(s, chaosKeys...)
-	leader := s.Servers[0]
-	companion := s.Servers[1+rnd.Intn(len(s.Servers)-1)]
+	w := newDiskWorld(seed, boot, minorityServers, normal)
+	leader := w.Servers[0]
+	companion := w.Servers[1+rnd.Intn(len(w.Servers)-1)]
 	heal := cutAt + cutFor
-	s.Inject(scene.Partition{Groups: [][]sim.NodeID{{leader, companion, "writer", "reader"}}, From: cutAt, For: cutFor})
+	w.Inject(scene.Partition{Groups: [][]sim.NodeID{{leader, companion, "writer", "reader"}}, From: cutAt, For: cutFor})
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
-		for _, key := range chaosKeys {
-			c.create(leader, key)
-		}
-	})
-	s.Client("writer", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
+	w.kubectl()
+	w.worker("writer", func(p *sim.Proc, c client) {
 		p.Sleep(cutAt + 20*time.Millisecond + jitter(p.Rand(), 30*time.Millisecond) - p.Now())
 		c.update(leader, minorityKey, 0)
 	})
-	s.Client("reader", func(p *sim.Proc, api *kube.Client) {
-		c := client{w: w, p: p, api: api}
+	w.worker("reader", func(p *sim.Proc, c client) {
 		p.Sleep(cutAt + 60*time.Millisecond + jitter(p.Rand(), 20*time.Millisecond) - p.Now())
 		for i := 0; p.Now() < heal+minorityAuditAfter-200*time.Millisecond; i++ {
 			server := []sim.NodeID{companion, leader}[i%2]
@@ -77,7 +68,5 @@ func minority(seed int64, boot scene.Boot) *world {
 			p.Sleep(minorityReadEvery)
 		}
 	})
-	s.AuditAt(heal+minorityAuditAfter, "deployments", chaosKeys...)
-	s.Run(heal + minorityAuditAfter + 30*time.Second)
-	return w
+	return w.play(heal + minorityAuditAfter)
 }

@@ -58,9 +58,7 @@ func story(seed int64, boot scene.Boot) *world {
 	}
 	scale("controller-a", "server-5", storyFirst, 5, "server-3")
 	scale("controller-b", "server-1", storySecond, 2, "server-2")
-	s.AuditAt(storyAuditAt, "deployments", storyKey)
-	s.Run(storyAuditAt + 30*time.Second)
-	return w
+	return w.play(storyAuditAt)
 }
 
 // unanswered finds the story's first write that got no answer. The story's

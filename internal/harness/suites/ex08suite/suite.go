@@ -31,6 +31,7 @@
 package ex08suite
 
 import (
+	"fmt"
 	"testing"
 
 	"onehistory/internal/harness/check"
@@ -149,7 +150,7 @@ func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
 			if g.Details != "" {
 				g.Details += "\n"
 			}
-			g.Details += describe(w)
+			g.Details += fmt.Sprintf("%d servers (leader %s); faults:\n%s", len(w.Servers), w.Servers[0], w.Describe())
 			return &g
 		}
 	}

@@ -45,6 +45,35 @@ func newWorld(s *scene.Scene, keys ...string) *world {
 	return w
 }
 
+// newDiskWorld builds a world of n servers over link whose disks take
+// syncLatency to sync, on chaosKeys: the chaos, minority and catch-up scenes.
+func newDiskWorld(seed int64, boot scene.Boot, n int, link sim.Link) *world {
+	return newWorld(scene.New(seed, boot, scene.Servers(n), scene.Latency(link.Min, link.Max),
+		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(syncLatency))), chaosKeys...)
+}
+
+// play runs the world until the auditor has read every server at audit,
+// and returns it.
+func (w *world) play(audit time.Duration) *world {
+	w.AuditAt(audit, "deployments", w.keys...)
+	w.Run(audit + 30*time.Second)
+	return w
+}
+
+// worker adds a client node, name, that runs f with its view of the world.
+func (w *world) worker(name string, f func(p *sim.Proc, c client)) {
+	w.Client(name, func(p *sim.Proc, api *kube.Client) { f(p, client{w: w, p: p, api: api}) })
+}
+
+// kubectl adds the client that creates every key through the leader.
+func (w *world) kubectl() {
+	w.worker("kubectl", func(_ *sim.Proc, c client) {
+		for _, key := range w.keys {
+			c.create(w.Servers[0], key)
+		}
+	})
+}
+
 // majority is how many servers make a majority of the cluster.
 func (w *world) majority() int { return len(w.Servers)/2 + 1 }
 

@@ -117,15 +117,17 @@ func (sc scenario) auditAt() time.Duration { return sc.cut.Until() + CatchUp }
 
 // run is one world of the chapter and what the suite saw in it.
 type run struct {
-	sc      scenario
-	s       *scene.Scene
-	store   *kube.MemStore
-	monitor *check.Monitor
+	sc    scenario
+	s     *scene.Scene
+	store *kube.MemStore
 
 	audit   audit
-	bad     *badDelete    // the first delete no successful read asked for
+	bad     *badDelete    // the first accepted delete no successful read asked for
 	goneAt  time.Duration // when the history deleted web (0: never)
 	orphans *orphans      // web's pods left standing when it was created again
+
+	requests []request            // the requests the table judges (read)
+	watched  map[string][]request // the watcher's, by kind (read)
 }
 
 // Stage is the scene the run played.
@@ -160,17 +162,6 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.RequestTimeout(clientTimeout),
 		scene.Latency(2*ms, 20*ms))
 	r := &run{sc: sc, s: s, store: kube.NewMemStore(0)}
-	r.monitor = check.NewMonitor(check.Invariant{
-		Name:   noDestruction.name,
-		Rule:   "no pod is deleted because the store could not be reached",
-		Clause: noDestruction.clause,
-		Check: func() error {
-			if r.bad != nil && r.bad.accepted {
-				return errors.New(r.bad.story())
-			}
-			return nil
-		},
-	})
 
 	// The state before the scene, in the store and, for the checkers, in
 	// the history of client operations.
@@ -189,14 +180,18 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	must(kube.Object{Kind: "deployments", Name: "batch", Replicas: 1})
 	must(kube.Object{Kind: "deployments", Name: "job-0", Replicas: 1})
 
-	s.Client(string(kubectl), r.kubectl)
+	s.Client(string(kubectl), func(p *sim.Proc, api *kube.Client) {
+		sendAll(p, api.Pin(server1), sc.steps, 7) // batch is at rv=7 as the scene begins
+	})
 	s.Client(string(controller), func(p *sim.Proc, api *kube.Client) { r.control(p, api, impl) })
 	s.Client(string(watcher), r.watch)
-	s.W.AddNode(etcd, r.bootStore)
+	s.W.AddNode(etcd, s.Store(r.store, r.accepted))
 	for _, id := range s.Servers {
 		s.W.AddNode(id, func(p *sim.Proc) { impl.Serve(p, etcd) })
 	}
-	s.Client(string(pipeline), r.pipeline)
+	s.Client(string(pipeline), func(p *sim.Proc, api *kube.Client) {
+		sendAll(p, api.Pin(server2), sc.pipelineSteps(), 0)
+	})
 	s.Client(string(auditor), r.auditor)
 	s.Inject(sc.cut)
 	if sc.slow != nil {
@@ -212,6 +207,7 @@ func build(seed int64, sc scenario, impl Impl) *run {
 func play(seed int64, sc scenario, impl Impl) *run {
 	r := build(seed, sc, impl)
 	_ = r.s.Run(sc.end) // the error stays in r.s.Err, for ran
+	r.read(r.s.Requests.All())
 	return r
 }
 
@@ -234,24 +230,17 @@ func (r *run) shown(e sim.Event) bool {
 	return false
 }
 
-// bootStore serves the one history, to the API servers only. After every
-// accepted change the invariant is checked.
-func (r *run) bootStore(p *sim.Proc) {
-	serve := kube.Handler(r.store)
-	p.Serve(r.s.BehindServers(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		before := r.store.ResourceVersion()
-		reply, err := serve(p, from, req)
-		if r.store.ResourceVersion() != before {
-			if d, ok := req.(kube.DeleteRequest); ok {
-				r.deleted(p, d.Key, reply.(kube.Object))
-			}
-			if c, ok := req.(kube.CreateRequest); ok && c.Object.Key() == web {
-				r.recreated(p.Now())
-			}
-			r.monitor.Step(p.Now())
+// accepted notes the deletes, and the creates of web, that the store
+// accepts (scene.Store).
+func (r *run) accepted(p *sim.Proc, _ sim.NodeID, req any, o, _ kube.Object) {
+	switch q := req.(type) {
+	case kube.DeleteRequest:
+		r.deleted(p, q.Key, o)
+	case kube.CreateRequest:
+		if q.Object.Key() == web {
+			r.recreated(p.Now())
 		}
-		return reply, err
-	}))
+	}
 }
 
 // send sends one of kubectl's, the pipeline's or the auditor's requests
@@ -290,14 +279,13 @@ func send(c *kube.Client, st step, rv int64) (o kube.Object, l kube.List, err er
 	return o, l, err
 }
 
-// kubectl sends the scenario's requests through server-1, one after the
-// other. A conditional scale uses the version of batch it last read; a
-// conditional delete picks one of the jobs kubectl has seen, and names the
-// version it saw it at, or one either side of it (step.off).
-func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
-	var batchRV int64 = 7       // as the scene begins
-	jobs := map[int]int64{0: 8} // job-N → the version kubectl last saw it at
-	for _, st := range r.sc.steps {
+// sendAll sends steps through c, one after the other, none before its
+// time. A conditional scale uses the version of batch last read (batchRV
+// until then); a conditional delete picks one of the jobs it has seen, and
+// names the version it saw it at, or one either side of it (step.off).
+func sendAll(p *sim.Proc, c *kube.Client, steps []step, batchRV int64) {
+	jobs := map[int]int64{0: 8} // job-N → the version last seen, as the scene begins
+	for _, st := range steps {
 		if d := st.at - p.Now(); d > 0 {
 			p.Sleep(d)
 		}
@@ -307,7 +295,7 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 			st.to = seen[st.to%len(seen)]
 			rv = jobs[st.to] + st.off
 		}
-		o, l, err := send(api.Pin(server1), st, rv)
+		o, l, err := send(c, st, rv)
 		if err == nil && (st.kind == scaleBatch || st.kind == scaleBatchIf) {
 			batchRV = o.ResourceVersion
 		}
@@ -329,38 +317,22 @@ func (r *run) kubectl(p *sim.Proc, api *kube.Client) {
 	}
 }
 
-// pipeline scales web through server-2, which still reaches the store,
-// reads it back there, (in some runs deletes web,) scales batch on the
-// version it read, creates a job and deletes job-0; in some of the runs
-// that deleted web, it creates web again after the link came back.
-func (r *run) pipeline(p *sim.Proc, api *kube.Client) {
-	c := api.Pin(server2)
-	p.Sleep(r.sc.scaleAt)
-	send(c, step{kind: scaleWeb, to: r.sc.scaleTo}, 0)
-	send(c, step{kind: getLatest}, 0)
-	if r.sc.gone {
-		send(c, step{kind: deleteWeb}, 0)
+// pipelineSteps is what the pipeline sends through server-2, which still
+// reaches the store: it scales web, reads it back, (in some runs deletes
+// web,) scales batch on the version it read, creates a job and deletes
+// job-0; in some of the runs that deleted web, it creates web again after
+// the link came back.
+func (sc scenario) pipelineSteps() []step {
+	steps := []step{{at: sc.scaleAt, kind: scaleWeb, to: sc.scaleTo}, {kind: getLatest}}
+	if sc.gone {
+		steps = append(steps, step{kind: deleteWeb})
 	}
-	defer func() {
-		if r.sc.backAt > 0 {
-			if d := r.sc.backAt - p.Now(); d > 0 {
-				p.Sleep(d)
-			}
-			send(c, step{kind: createWeb, to: r.sc.scaleTo}, 0)
-		}
-	}()
-	var batchRV int64
-	if _, l, err := send(c, step{kind: listAnyDeploy}, 0); err == nil {
-		for _, o := range l.Items {
-			if o.Key() == batch {
-				batchRV = o.ResourceVersion
-			}
-		}
+	steps = append(steps, step{kind: listAnyDeploy}, step{kind: scaleBatchIf, to: 40 + sc.scaleTo},
+		step{kind: createJob, to: 100 + sc.scaleTo}, step{kind: deleteJob, to: 0}, step{kind: listAny})
+	if sc.backAt > 0 {
+		steps = append(steps, step{at: sc.backAt, kind: createWeb, to: sc.scaleTo})
 	}
-	send(c, step{kind: scaleBatchIf, to: 40 + r.sc.scaleTo}, batchRV)
-	send(c, step{kind: createJob, to: 100 + r.sc.scaleTo}, 0)
-	send(c, step{kind: deleteJob, to: 0}, 0)
-	send(c, step{kind: listAny}, 0)
+	return steps
 }
 
 // control runs the learner's controller through server-1: an informer of

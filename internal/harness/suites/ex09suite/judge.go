@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,13 +53,10 @@ func (r *run) sceneLines() string {
 
 // --- the history, as the store accepted it -------------------------------
 
-// changes is every change the store accepted, with the time it did.
-func (r *run) changes() []check.Change { return r.store.Changes() }
-
 // versionAt is the history's last version accepted at or before t.
 func (r *run) versionAt(t time.Duration) int64 {
 	var v int64
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.At <= t {
 			v = c.Version
 		}
@@ -70,7 +68,7 @@ func (r *run) versionAt(t time.Duration) int64 {
 // v: value by key.
 func (r *run) stateAt(kind string, v int64) map[string]any {
 	state := map[string]any{}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Version > v {
 			break
 		}
@@ -88,7 +86,7 @@ func (r *run) stateAt(kind string, v int64) map[string]any {
 
 // change finds the change at version v, if the history holds one.
 func (r *run) change(v int64) (check.Change, bool) {
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Version == v {
 			return c, true
 		}
@@ -100,7 +98,7 @@ func (r *run) change(v int64) (check.Change, bool) {
 func (r *run) latestOf(key string, t time.Duration) (check.Change, bool) {
 	var out check.Change
 	found := false
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == key && c.At <= t {
 			out, found = c, true
 		}
@@ -121,30 +119,18 @@ func podsAndDesired(state map[string]any) (pods, desired int) {
 	return pods, desired
 }
 
-// listState is a list's items as a state: value by key.
-func listState(l kube.List) map[string]any {
-	state := map[string]any{}
+// differs says how a list's items differ from the history's objects of
+// kind as of version v: "pods/web-5 missing, deployments/web is 5 where the
+// history has 7"; "" if they do not.
+func (r *run) differs(l kube.List, kind string, v int64) string {
+	got, want := map[string]any{}, r.stateAt(kind, v)
 	for _, o := range l.Items {
-		state[o.Key()] = o.Value()
+		got[o.Key()] = o.Value()
 	}
-	return state
-}
-
-// diff says how a state differs from the history's: "pods/web-5 missing,
-// deployments/web replicas 5 where the history has 7".
-func diff(got, want map[string]any) string {
 	var out []string
-	keys := make([]string, 0, len(got)+len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	keys := maps.Clone(want)
+	maps.Copy(keys, got)
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		g, inGot := got[k]
 		w, inWant := want[k]
 		switch {
@@ -170,19 +156,26 @@ func (r *run) outage() string {
 // chapter's way.
 type request kube.Request
 
-// requests are the requests the table judges, in the order they were
-// answered: kubectl's, the pipeline's and the auditor's, whose reads with
-// rv="0" are its own (catch-up judges them). The controller's reads are in
-// the history, and the watcher's are the watches row's.
-func (r *run) requests() []request {
-	var out []request
-	for _, q := range r.s.Requests.All() {
-		_, list := q.Ask.(kube.ListRequest)
-		if c := sim.NodeID(q.Client); c == kubectl || c == pipeline || c == auditor && !list {
-			out = append(out, request(q))
+// read reads the scene's log of requests once the world has ended: the
+// requests the table judges, in the order they were answered (kubectl's,
+// the pipeline's and the auditor's, whose reads with rv="0" are its own:
+// catch-up judges them; the controller's reads are in the history), and
+// what the watcher asked server-1 about each kind (its watches, and the
+// lists it started again from after Gone).
+func (r *run) read(log []kube.Request) {
+	r.requests, r.watched = nil, map[string][]request{}
+	for _, q := range log {
+		w, watch := q.Ask.(kube.WatchRequest)
+		l, list := q.Ask.(kube.ListRequest)
+		switch c := sim.NodeID(q.Client); {
+		case c == watcher && watch:
+			r.watched[w.Kind] = append(r.watched[w.Kind], request(q))
+		case c == watcher && list:
+			r.watched[l.Kind] = append(r.watched[l.Kind], request(q))
+		case c == kubectl || c == pipeline || c == auditor && !list:
+			r.requests = append(r.requests, request(q))
 		}
 	}
-	return out
 }
 
 // kind is the read the request was, or 0 for a write.
@@ -263,13 +256,10 @@ func (q request) answer() string {
 	return "error: " + q.Err.Error()
 }
 
-// inOutage reports whether a request of server-1's was sent during the cut.
-func (r *run) inOutage(q request) bool { return q.Server == server1 && r.sc.cut.During(q.Call) }
-
 // --- row 1: consistent reads fail fast, never stale, never hanging --------
 
 func (r *run) consistentReads() *suite.Failure {
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.kind().latest() {
 			continue
 		}
@@ -278,21 +268,13 @@ func (r *run) consistentReads() *suite.Failure {
 				"%s kept %s's consistent %s (sent at %s) waiting %s for a store it could not reach, instead of failing within %s: the answer, %s, came at %s (%s)",
 				q.Server, q.Client, q.what(), suite.FormatTime(q.Call), suite.FormatTime(q.took()), Bound, q.answer(), suite.FormatTime(q.Return), r.outage())
 		}
-		if errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest {
-			if why := r.notGone(q.Call, q.Return); why != "" {
-				return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered NotFound at %s, %s", q.describe(), suite.FormatTime(q.Return), why)
-			}
-		}
-		if q.Err != nil {
+		notFound := errors.Is(q.Err, kube.ErrNotFound) && q.kind() == getLatest
+		if q.Err != nil && !notFound {
 			continue
 		}
-		if r.inOutage(q) && q.Return < r.sc.cut.Until() {
-			return r.fail(readStale, q.Return, "",
-				"%s (a consistent read) was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				q.describe(), q.answer(), suite.FormatTime(q.Return), r.outage())
-		}
-		if why := r.notCurrent(q); why != "" {
-			return r.fail(readStale, q.Return, "", "%s (a consistent read) was answered %s at %s, %s", q.describe(), q.answer(), suite.FormatTime(q.Return), why)
+		read := q.describe() + " (a consistent read)"
+		if f := r.stale(read, q.answer(), q.Server, q.Call, q.Return, notFound, r.notCurrent(q)); f != nil {
+			return f
 		}
 	}
 	return r.controllerReads()
@@ -307,26 +289,40 @@ func (r *run) controllerReads() *suite.Failure {
 		if op.Client != string(controller) || op.Input.Kind != check.KindRead || op.Input.Key != web {
 			continue
 		}
+		notFound := op.Result.Outcome == check.NotFound
+		if op.Result.Outcome != check.OK && !notFound {
+			continue
+		}
 		read := fmt.Sprintf("the controller's consistent GET %s through %s at %s", web, op.Server, suite.FormatTime(op.Call))
-		if op.Result.Outcome == check.NotFound {
-			if why := r.notGone(op.Call, op.Return); why != "" {
-				return r.fail(readStale, op.Return, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(op.Return), why)
-			}
-			continue
+		answer := fmt.Sprintf("%s=%v (rv=%d)", web, op.Result.Value, op.Result.Version)
+		why := r.behind(op.Result.Version, op.Call)
+		if f := r.stale(read, answer, sim.NodeID(op.Server), op.Call, op.Return, notFound, why); f != nil {
+			return f
 		}
-		if op.Result.Outcome != check.OK {
-			continue
+	}
+	return nil
+}
+
+// stale judges one consistent read, told as read, sent through server at
+// call and answered at ret with answer (NotFound, if notFound): a NotFound
+// while web stood all the while; any answer through server-1 while the link
+// was cut, which only its cache could have given; or an answer that was not
+// the history's current state, for the reason why ("" if it was).
+func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Duration,
+	notFound bool, why string) *suite.Failure {
+	if notFound {
+		if why := r.notGone(call, ret); why != "" {
+			return r.fail(readStale, ret, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(ret), why)
 		}
-		if op.Server == string(server1) && r.sc.cut.During(op.Call) && op.Return < r.sc.cut.Until() {
-			return r.fail(readStale, op.Return, "",
-				"%s was answered %s=%v (rv=%d) at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
-				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), r.outage())
-		}
-		if last, ok := r.latestOf(web, op.Call); ok && op.Result.Version < last.Version {
-			return r.fail(readStale, op.Return, "",
-				"%s was answered %s=%v (rv=%d) at %s, but the history had had %s=%v since rv=%d, accepted at %s, before the read began",
-				read, web, op.Result.Value, op.Result.Version, suite.FormatTime(op.Return), web, last.Value, last.Version, suite.FormatTime(last.At))
-		}
+		return nil
+	}
+	if server == server1 && r.sc.cut.During(call) && ret < r.sc.cut.Until() {
+		return r.fail(readStale, ret, "",
+			"%s was answered %s at %s, while %s: server-1 could not have asked the store, so it answered from its cache, which cannot vouch for being current",
+			read, answer, suite.FormatTime(ret), r.outage())
+	}
+	if why != "" {
+		return r.fail(readStale, ret, "", "%s was answered %s at %s, %s", read, answer, suite.FormatTime(ret), why)
 	}
 	return nil
 }
@@ -339,7 +335,7 @@ func (r *run) notGone(call, ret time.Duration) string {
 	if !ok || last.Deleted {
 		return ""
 	}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == web && c.Deleted && c.At > call && c.At <= ret {
 			return ""
 		}
@@ -347,20 +343,27 @@ func (r *run) notGone(call, ret time.Duration) string {
 	return fmt.Sprintf("but the history held %s=%v (since rv=%d, accepted at %s) all the while", web, last.Value, last.Version, suite.FormatTime(last.At))
 }
 
+// behind says why an answer about web at version v, to a read sent at
+// call, was not the history's current state: a later change of web was
+// accepted before the read began. "" if none was.
+func (r *run) behind(v int64, call time.Duration) string {
+	if last, ok := r.latestOf(web, call); ok && v < last.Version {
+		return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
+	}
+	return ""
+}
+
 // notCurrent says why a consistent read's answer was not the history's
 // current state at some moment while it was in flight, or "".
 func (r *run) notCurrent(q request) string {
 	switch q.kind() {
 	case getLatest:
-		last, ok := r.latestOf(web, q.Call)
-		if ok && q.obj().ResourceVersion < last.Version {
-			return fmt.Sprintf("but the history had had %s=%v since rv=%d, accepted at %s, before the read began", web, last.Value, last.Version, suite.FormatTime(last.At))
-		}
+		return r.behind(q.obj().ResourceVersion, q.Call)
 	case listLatest:
 		if v := r.versionAt(q.Call); q.list().ResourceVersion < v {
 			return fmt.Sprintf("but the history was at rv=%d, accepted before the read began", v)
 		}
-		if d := diff(listState(q.list()), r.stateAt("pods", q.list().ResourceVersion)); d != "" {
+		if d := r.differs(q.list(), "pods", q.list().ResourceVersion); d != "" {
 			return "but the history at rv=" + fmt.Sprint(q.list().ResourceVersion) + " differs: " + d
 		}
 	}
@@ -370,7 +373,7 @@ func (r *run) notCurrent(q request) string {
 // --- row 2: "0" reads are served from the cache, and true to their version
 
 func (r *run) cachedReads() *suite.Failure {
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.read() || q.kind().latest() {
 			continue
 		}
@@ -400,7 +403,7 @@ func (r *run) goneBy(q request) bool {
 	if q.kind() != getAny && q.kind() != getLatest || !errors.Is(q.Err, kube.ErrNotFound) {
 		return false
 	}
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if c.Key == web && c.Deleted && c.At <= q.Return {
 			return true
 		}
@@ -425,7 +428,7 @@ func (r *run) untrue(q request) string {
 	if v := r.versionAt(q.Return); q.list().ResourceVersion > v {
 		return fmt.Sprintf("but the history had only reached rv=%d: the list names a version the store had not accepted", v)
 	}
-	if d := diff(listState(q.list()), r.stateAt(kind, q.list().ResourceVersion)); d != "" {
+	if d := r.differs(q.list(), kind, q.list().ResourceVersion); d != "" {
 		return fmt.Sprintf("but that is not the history at rv=%d, the version the list names: %s", q.list().ResourceVersion, d)
 	}
 	return ""
@@ -443,7 +446,7 @@ func (r *run) writes() *suite.Failure {
 			continue
 		}
 		later := "it never reached the history"
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if c.Key == op.Input.Key && c.At > op.Return && (op.Input.Kind == check.KindDelete) == c.Deleted &&
 				(c.Deleted || fmt.Sprint(c.Value) == fmt.Sprint(op.Input.Value)) {
 				later = fmt.Sprintf("etcd accepted it only at %s, %s after the client heard yes, as rv=%d", suite.FormatTime(c.At), suite.FormatTime(c.At-op.Return), c.Version)
@@ -461,7 +464,7 @@ func (r *run) writes() *suite.Failure {
 			"%s's %s through %s was acknowledged at %s as rv=%d, but %s then: %s (%s)",
 			op.Client, op.Input, op.Server, suite.FormatTime(op.Return), op.Result.Version, held, later, r.outage())
 	}
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if !q.read() && q.took() > Bound {
 			return r.fail(writeHung, q.Call+Bound, "",
 				"%s kept %s's %s (sent at %s) waiting %s for a store it could not reach, instead of refusing it within %s: the answer, %s, came at %s (%s)",
@@ -469,7 +472,7 @@ func (r *run) writes() *suite.Failure {
 		}
 	}
 	// A delete that named a version must find its object still at it.
-	if v := check.StaleDelete(r.s.History, r.changes()); v != nil {
+	if v := check.StaleDelete(r.s.History, r.store.Changes()); v != nil {
 		return r.fail(failure{v.Name, v.Clause}, v.At, v.Details, "%s", v.Story)
 	}
 	// Every client's writes and consistent reads, the controller's too,
@@ -488,13 +491,13 @@ func (r *run) writes() *suite.Failure {
 func (r *run) watchesFollow() *suite.Failure {
 	for _, kind := range []string{"pods", "deployments"} {
 		var want []check.Change
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if k, _ := kube.SplitKey(c.Key); k == kind {
 				want = append(want, c)
 			}
 		}
 		pos := 0
-		for _, q := range r.watched(kind) {
+		for _, q := range r.watched[kind] {
 			w, watch := q.Ask.(kube.WatchRequest)
 			if !watch { // a list after Gone: the watcher goes on from its version
 				if q.Err == nil {
@@ -528,27 +531,17 @@ func (r *run) watchesFollow() *suite.Failure {
 						"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, skipping rv=%d (%s=%v, accepted at %s): the watch came back past what happened while %s",
 						kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), missed.Version, missed.Key, describeValue(missed), suite.FormatTime(missed.At), r.outage())
 				}
+				var seen int64 // the last change it had delivered in the history's order
+				if pos > 0 {
+					seen = want[pos-1].Version
+				}
 				return r.fail(watchSkipped, q.Return, "",
 					"the watcher's WATCH %s from rv=%d through server-1 delivered %s at %s, out of the history's order (it had already seen up to rv=%d)",
-					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), prevVersion(want, pos))
+					kind, w.ResourceVersion, ev, suite.FormatTime(q.Return), seen)
 			}
 		}
 	}
 	return nil
-}
-
-// watched is what the watcher asked server-1 about kind, in order: its
-// watches, and the lists it started again from after Gone.
-func (r *run) watched(kind string) []request {
-	var out []request
-	for _, q := range r.s.Requests.All() {
-		w, watch := q.Ask.(kube.WatchRequest)
-		l, list := q.Ask.(kube.ListRequest)
-		if q.Client == string(watcher) && (watch && w.Kind == kind || list && l.Kind == kind) {
-			out = append(out, request(q))
-		}
-	}
-	return out
 }
 
 func describeValue(c check.Change) string {
@@ -556,13 +549,6 @@ func describeValue(c check.Change) string {
 		return "deleted"
 	}
 	return fmt.Sprint(c.Value)
-}
-
-func prevVersion(want []check.Change, pos int) int64 {
-	if pos == 0 {
-		return 0
-	}
-	return want[pos-1].Version
 }
 
 // --- row 5: no destructive action because the store could not be reached -
@@ -631,7 +617,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 	if key == web {
 		r.goneAt = p.Now()
 	}
-	if o.Kind != "pods" || o.Owner != web || (r.bad != nil && r.bad.accepted) {
+	if o.Kind != "pods" || o.Owner != web || r.bad != nil {
 		return
 	}
 	sent := p.Now()
@@ -648,10 +634,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 }
 
 func (r *run) controllerHeld() *suite.Failure {
-	var first *badDelete
-	if r.monitor.Violation() != nil {
-		first = r.bad // the monitor stopped at the first accepted delete nobody asked for
-	}
+	first := r.bad // the first accepted delete nobody asked for
 	for _, op := range r.s.History.Operations() {
 		if op.Client != string(controller) || op.Input.Kind != check.KindDelete || !strings.HasPrefix(op.Input.Key, "pods/") {
 			continue
@@ -716,7 +699,7 @@ func (r *run) caughtUp() *suite.Failure {
 	state := r.stateAt("", a.rv)
 	_, webThere := state[web]
 	var read, write request // the auditor's, through server-1
-	for _, q := range r.requests() {
+	for _, q := range r.requests {
 		if q.Client == string(auditor) {
 			if _, get := q.Ask.(kube.GetRequest); get {
 				read = q
@@ -747,11 +730,14 @@ func (r *run) caughtUp() *suite.Failure {
 		for i, kind := range []string{"deployments", "pods"} {
 			l := a.caches[id][i]
 			if l.ResourceVersion < a.rv {
-				want := r.stateAt(kind, a.rv)
+				d := r.differs(l, kind, a.rv)
+				if d == "" {
+					d = "the same objects, but behind"
+				}
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s was still at rv=%d where the history is at rv=%d: %s",
-					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, orSame(diff(listState(l), want)))
+					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, a.rv, d)
 			}
-			if d := diff(listState(l), r.stateAt(kind, l.ResourceVersion)); d != "" {
+			if d := r.differs(l, kind, l.ResourceVersion); d != "" {
 				return r.fail(noCatchUp, a.at, "", "at %s, %s after the link came back at %s, %s's cache of %s at rv=%d is not the history at that version: %s",
 					suite.FormatTime(a.at), CatchUp, suite.FormatTime(heal), id, kind, l.ResourceVersion, d)
 			}
@@ -759,13 +745,13 @@ func (r *run) caughtUp() *suite.Failure {
 	}
 	for _, kind := range []string{"pods", "deployments"} {
 		var last int64
-		for _, c := range r.changes() {
+		for _, c := range r.store.Changes() {
 			if k, _ := kube.SplitKey(c.Key); k == kind && c.Version <= a.rv {
 				last = c.Version
 			}
 		}
 		var seen int64
-		for _, q := range r.watched(kind) {
+		for _, q := range r.watched[kind] {
 			switch reply := q.Reply.(type) {
 			case []kube.Event:
 				for _, ev := range reply {
@@ -787,13 +773,6 @@ func (r *run) caughtUp() *suite.Failure {
 	return nil
 }
 
-func orSame(d string) string {
-	if d == "" {
-		return "the same objects, but behind"
-	}
-	return d
-}
-
 // outageFigure is what kubectl and the pipeline asked, through which
 // server, and what they got: one request a line, in the order they were
 // sent, with the outage marked.
@@ -801,7 +780,7 @@ func (r *run) outageFigure() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
 	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
-	reqs := r.requests()
+	reqs := slices.Clone(r.requests) // sorted by when they were sent, for the figure only
 	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.Call - b.Call) })
 	for _, q := range reqs {
 		if q.Client == string(auditor) {

@@ -10,6 +10,7 @@ import (
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // idle is an implementation that is never run: the tests below judge
@@ -27,12 +28,15 @@ func judged(t *testing.T) *run {
 	return r
 }
 
-// saw makes qs the requests the clients of r made, as the scene logs them.
-func saw(r *run, qs ...kube.Request) {
-	r.s.Requests = &kube.Requests{}
-	for _, q := range qs {
-		r.s.Requests.Add(q)
-	}
+// saw makes qs the requests the clients of r made, as the scene logged them.
+func saw(r *run, qs ...kube.Request) { r.read(qs) }
+
+// fails asserts that f is the failure want, and that its story says says.
+func fails(t *testing.T, f *suite.Failure, want failure, says string) {
+	t.Helper()
+	require.NotNil(t, f)
+	assert.Equal(t, want.name, f.Name)
+	assert.Contains(t, f.Story, says)
 }
 
 var (
@@ -58,10 +62,7 @@ func TestAConsistentReadAnsweredDuringTheOutageCameFromTheCache(t *testing.T) {
 	r := judged(t)
 	saw(r, kube.Request{Client: "kubectl", Server: server1, Ask: getWeb,
 		Call: 1500 * ms, Return: 1512 * ms, Reply: kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 1}})
-	f := r.consistentReads()
-	require.NotNil(t, f)
-	assert.Equal(t, readStale.name, f.Name)
-	assert.Contains(t, f.Story, "server-1 could not have asked the store")
+	fails(t, r.consistentReads(), readStale, "server-1 could not have asked the store")
 }
 
 // The same read failing within the bound is what the table asks for; one
@@ -76,8 +77,7 @@ func TestAConsistentReadMustFailWithinTheBound(t *testing.T) {
 	slow.Return = 1500*ms + Bound + time.Millisecond
 	saw(r, slow)
 	f := r.consistentReads()
-	require.NotNil(t, f)
-	assert.Equal(t, readHung.name, f.Name)
+	fails(t, f, readHung, "instead of failing within 1s")
 	assert.Equal(t, 2500*ms, f.At, "the moment the bound ran out")
 }
 
@@ -98,10 +98,7 @@ func TestACachedListIsJudgedAgainstTheVersionItNames(t *testing.T) {
 
 	q.Reply = kube.List{Items: items[1:], ResourceVersion: 8}
 	saw(r, q)
-	f := r.cachedReads()
-	require.NotNil(t, f)
-	assert.Equal(t, cachedUntrue.name, f.Name)
-	assert.Contains(t, f.Story, "pods/web-0 missing")
+	fails(t, r.cachedReads(), cachedUntrue, "pods/web-0 missing")
 
 	q.Reply = kube.List{Items: items, ResourceVersion: 9}
 	saw(r, q)
@@ -135,7 +132,7 @@ func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
 	require.NoError(t, r.store.Apply(nil, scale))
 	require.NoError(t, r.store.Apply(nil, job))
 	var first []kube.Event // the deployments as the history added them: web, batch, job-0
-	for _, c := range r.changes() {
+	for _, c := range r.store.Changes() {
 		if k, name := kube.SplitKey(c.Key); k == "deployments" && c.Version <= 8 {
 			first = append(first, kube.Event{Type: kube.Added, Object: kube.Object{Kind: k, Name: name, Replicas: c.Value.(int), ResourceVersion: c.Version}})
 		}
@@ -145,19 +142,14 @@ func TestAWatchMustFollowTheHistoryWithoutAGap(t *testing.T) {
 			Call: call, Return: ret, Reply: events}
 	}
 	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, job))
-	f := r.watchesFollow()
-	require.NotNil(t, f)
-	assert.Equal(t, watchSkipped.name, f.Name)
-	assert.Contains(t, f.Story, "skipping rv=9")
+	fails(t, r.watchesFollow(), watchSkipped, "skipping rv=9")
 
 	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, scale, job))
 	assert.Nil(t, r.watchesFollow())
 
 	bogus := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
 	saw(r, watch(0, 0, 10*ms, first...), watch(8, 4100*ms, 4200*ms, bogus))
-	f = r.watchesFollow()
-	require.NotNil(t, f)
-	assert.Equal(t, watchUnaccepted.name, f.Name)
+	fails(t, r.watchesFollow(), watchUnaccepted, "a change the history does not hold at rv=9")
 }
 
 // A write acknowledged from server-1's memory while the link was cut is the
@@ -167,10 +159,7 @@ func TestAWriteAcknowledgedBeforeTheHistoryHeldItIsCaught(t *testing.T) {
 	h := r.s.History
 	id := h.Call(string(kubectl), string(server1), check.Write(web, 6), 2000*ms)
 	h.Return(id, check.Acked(9), 2300*ms)
-	f := r.writes()
-	require.NotNil(t, f)
-	assert.Equal(t, writeAcked.name, f.Name)
-	assert.Contains(t, f.Story, "it never reached the history")
+	fails(t, r.writes(), writeAcked, "it never reached the history")
 
 	later := kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 9}}
 	require.NoError(t, r.store.Apply(nil, later)) // accepted "at 0ms" here: before the yes, so fine
@@ -208,10 +197,7 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 	assert.Nil(t, r.caughtUp())
 
 	r.audit.caches[server1] = lists(6)
-	f := r.caughtUp()
-	require.NotNil(t, f)
-	assert.Equal(t, noCatchUp.name, f.Name)
-	assert.Contains(t, f.Story, "server-1's cache of deployments was still at rv=6")
+	fails(t, r.caughtUp(), noCatchUp, "server-1's cache of deployments was still at rv=6")
 }
 
 // A "0" read of web that says NotFound is a refusal while the history
@@ -219,9 +205,7 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 func TestACachedNotFoundOfAGoneDeploymentIsTheTruth(t *testing.T) {
 	r := judged(t)
 	saw(r, kube.Request{Client: "kubectl", Server: server1, Ask: getWebAny, Call: 1500 * ms, Return: 1505 * ms, Err: kube.ErrNotFound})
-	f := r.cachedReads()
-	require.NotNil(t, f)
-	assert.Equal(t, cachedRefused.name, f.Name)
+	fails(t, r.cachedReads(), cachedRefused, `(a read with resourceVersion "0", which any version may answer) got NotFound`)
 	_, err := r.store.Delete(nil, web, 0)
 	require.NoError(t, err)
 	assert.Nil(t, r.cachedReads())
@@ -237,10 +221,7 @@ func TestPodsOfAGoneDeploymentMustGoBeforeItComesBack(t *testing.T) {
 	assert.Nil(t, r.orphans, "too soon after the heal to ask")
 	r.recreated(r.sc.cut.Until() + goneSettle)
 	require.NotNil(t, r.orphans)
-	f := r.caughtUp()
-	require.NotNil(t, f)
-	assert.Equal(t, noCatchUp.name, f.Name)
-	assert.Contains(t, f.Story, "web's old pods still stood (web-0, web-1, web-2, web-3, web-4)")
+	fails(t, r.caughtUp(), noCatchUp, "web's old pods still stood (web-0, web-1, web-2, web-3, web-4)")
 }
 
 // A request is told as the page's figure tells it: the read's mode, a

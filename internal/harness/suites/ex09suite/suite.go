@@ -90,17 +90,15 @@ func randomScenario(seed int64) scenario {
 	sc.scaleTo = []int{3, 4, 6, 7}[rnd.Intn(4)]
 
 	kinds := []opKind{getLatest, listLatest, getAny, listAny, listAnyDeploy, scaleBatch, scaleBatchIf, createJob, deleteJob, deleteJobIf}
-	pick := func() step {
-		k := kinds[rnd.Intn(len(kinds))]
-		return step{kind: k, to: 10 + rnd.Intn(20), off: rnd.Int63n(3) - 1}
+	add := func(at time.Duration, k opKind) {
+		sc.steps = append(sc.steps, step{at: at, kind: k, to: 10 + rnd.Intn(20), off: rnd.Int63n(3) - 1})
 	}
+	pick := func() opKind { return kinds[rnd.Intn(len(kinds))] }
 	// Before the outage, a few requests; in it, a consistent read, a cached
 	// read and a write in a random order, then more; after it, a few more.
 	at := sc.cut.From - between(200*ms, 500*ms)
 	for range 2 {
-		s := pick()
-		s.at = at
-		sc.steps = append(sc.steps, s)
+		add(at, pick())
 		at += between(50*ms, 150*ms)
 	}
 	must := []opKind{[]opKind{getLatest, listLatest}[rnd.Intn(2)], []opKind{getAny, listAny, listAnyDeploy}[rnd.Intn(3)],
@@ -108,13 +106,11 @@ func randomScenario(seed int64) scenario {
 	rnd.Shuffle(len(must), func(i, j int) { must[i], must[j] = must[j], must[i] })
 	at = sc.cut.From + between(0, 300*ms)
 	for _, k := range must {
-		sc.steps = append(sc.steps, step{at: at, kind: k, to: 10 + rnd.Intn(20), off: rnd.Int63n(3) - 1})
+		add(at, k)
 		at += between(20*ms, 200*ms)
 	}
 	for at < sc.cut.Until()+600*ms {
-		s := pick()
-		s.at = at
-		sc.steps = append(sc.steps, s)
+		add(at, pick())
 		at += between(100*ms, 400*ms)
 	}
 	sc.end = sc.auditAt() + 300*ms

@@ -44,6 +44,7 @@ type world struct {
 	// and connected, so every write must be answered.
 	majorityKept bool
 	uncommitted  *suite.Failure // the first read that showed a change a majority did not hold
+	missing      []string       // the writes that were not acknowledged, who sent them and when
 	burst                       // the story's and throughput's burst
 }
 
@@ -64,13 +65,14 @@ type earlyAck struct {
 	other   kube.Event // that change
 }
 
-// newWorld builds a scene of n servers with the chapter's links.
-func newWorld(seed int64, serve scene.Boot, n int) *world {
+// newWorld builds a scene of n servers, link apart (the chapter's peerLink,
+// but for a burst over other links), with the chapter's clients.
+func newWorld(seed int64, serve scene.Boot, n int, link sim.Link) *world {
 	s := scene.New(seed, serve, scene.Servers(n), scene.Latency(clientLink[0], clientLink[1]),
 		scene.RequestTimeout(requestTimeout), scene.WorldOptions(sim.DiskSyncLatency(diskSync)))
 	for i, a := range s.Servers {
 		for _, b := range s.Servers[i+1:] {
-			s.W.SetLinks(a, b, peerLink)
+			s.W.SetLinks(a, b, link)
 		}
 	}
 	s.Show(func(e sim.Event) bool {
@@ -98,44 +100,46 @@ func (w *world) writer(p *sim.Proc, api *kube.Client) writer {
 	return writer{w: w, p: p, api: api.Pin(leader)}
 }
 
-// create, scale, scaleIf and remove are the writes of the chapter's
-// workloads; each reports whether it was acknowledged.
-func (c writer) create(name string, replicas int) bool {
+// create, scale and remove are the writes of the chapter's workloads; each
+// reports whether it was acknowledged.
+func (c writer) create(key string, replicas int) bool {
 	start := c.p.Now()
-	obj, err := c.api.Create(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("create deployments/%s=%d", name, replicas), obj, err, false)
+	kind, name := kube.SplitKey(key)
+	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
+	return c.heard(start, fmt.Sprintf("create %s=%d", key, replicas), obj, err, false)
 }
 
-func (c writer) scale(name string, replicas int) bool {
+// scale scales key, if it is still at rv (0: unconditionally).
+func (c writer) scale(key string, replicas int, rv int64) bool {
 	start := c.p.Now()
-	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d", name, replicas), obj, err, false)
+	kind, name := kube.SplitKey(key)
+	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
+	return c.heard(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), obj, err, false)
 }
 
-func (c writer) scaleIf(name string, replicas int, rv int64) bool {
+// remove deletes key, if it is still at rv (0: unconditionally).
+func (c writer) remove(key string, rv int64) bool {
 	start := c.p.Now()
-	obj, err := c.api.Update(kube.Object{Kind: "deployments", Name: name, Replicas: replicas, ResourceVersion: rv})
-	return c.heard(start, fmt.Sprintf("scale deployments/%s to %d if rv=%d", name, replicas, rv), obj, err, false)
-}
-
-// remove deletes deployments/name, if it is still at rv (0:
-// unconditionally).
-func (c writer) remove(name string, rv int64) bool {
-	start := c.p.Now()
-	key := "deployments/" + name
 	obj, err := c.api.Delete(key, rv)
-	what := "delete " + key
-	if rv != 0 {
-		what += fmt.Sprintf(" if rv=%d", rv)
+	return c.heard(start, "delete "+key+ifRV(rv), obj, err, true)
+}
+
+// ifRV is a write's precondition, as its story tells it: " if rv=7", or
+// nothing.
+func ifRV(rv int64) string {
+	if rv == 0 {
+		return ""
 	}
-	return c.heard(start, what, obj, err, true)
+	return fmt.Sprintf(" if rv=%d", rv)
 }
 
 // heard records an acknowledgement and asks every server's disk whether it
-// holds the entry. Clients sit a millisecond or two from the leader, so the
-// disks are read about when the leader said yes.
+// holds the entry, or keeps a write that was not acknowledged as missing.
+// Clients sit a millisecond or two from the leader, so the disks are read
+// about when the leader said yes.
 func (c writer) heard(start time.Duration, what string, obj kube.Object, err error, deleted bool) bool {
 	if err != nil {
+		c.w.missing = append(c.w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
 		return false
 	}
 	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}

@@ -39,7 +39,7 @@ const (
 
 // minority builds and runs the minority scene of seed.
 func minority(seed int64, serve scene.Boot) *world {
-	w := newWorld(seed, serve, minorityServers)
+	w := newWorld(seed, serve, minorityServers, peerLink)
 	companion := w.Servers[1+w.W.Rand().Intn(len(w.Servers)-1)]
 	heal := cutAt + cutFor
 	w.Inject(scene.Partition{Groups: [][]sim.NodeID{{leader, companion, "writer", "reader"}}, From: cutAt, For: cutFor})
@@ -53,42 +53,32 @@ func minority(seed int64, serve scene.Boot) *world {
 	w.Client("writer", func(p *sim.Proc, api *kube.Client) {
 		c := w.writer(p, api)
 		p.Sleep(cutAt + 20*time.Millisecond + time.Duration(p.Rand().Int63n(int64(30*time.Millisecond))) - p.Now())
-		c.scale(keys[0], 12)
+		c.scale(keys[0], 12, 0)
 	})
 	w.Client("reader", func(p *sim.Proc, api *kube.Client) {
 		p.Sleep(cutAt + 60*time.Millisecond + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))) - p.Now())
+		anyRead := kube.ReadOptions{ResourceVersion: kube.Any}
 		for i := 0; p.Now() < heal+minorityAuditAfter-200*time.Millisecond; i++ {
 			server := companion
 			if i%5 == 4 {
 				server = leader
 			}
 			if i%2 == 0 {
-				w.readAny(p, api, server, "deployments/"+keys[0])
+				if obj, err := api.Pin(server).Get(keys[0], anyRead); err == nil {
+					w.readCommitted(p, api.Name(), server, ex08suite.AnyRead, keys[0], obj)
+				}
 			} else {
-				w.listAny(p, api, server)
+				l, _ := api.Pin(server).List("deployments", anyRead)
+				for _, obj := range l.Items {
+					w.readCommitted(p, api.Name(), server, ex08suite.AnyList, obj.Key(), obj)
+				}
 			}
 			p.Sleep(minorityReadEvery)
 		}
 	})
-	w.AuditAt(heal+minorityAuditAfter, "deployments", keyNames()...)
+	w.AuditAt(heal+minorityAuditAfter, "deployments", keys...)
 	w.Run(heal + minorityAuditAfter + 10*time.Second)
 	return w
-}
-
-// readAny reads key through server with an Any read and judges the answer.
-func (w *world) readAny(p *sim.Proc, api *kube.Client, server sim.NodeID, key string) {
-	if obj, err := api.Pin(server).Get(key, kube.ReadOptions{ResourceVersion: kube.Any}); err == nil {
-		w.readCommitted(p, api.Name(), server, ex08suite.AnyRead, key, obj)
-	}
-}
-
-// listAny lists the Deployments through server with an Any read and judges
-// every item.
-func (w *world) listAny(p *sim.Proc, api *kube.Client, server sim.NodeID) {
-	l, _ := api.Pin(server).List("deployments", kube.ReadOptions{ResourceVersion: kube.Any})
-	for _, obj := range l.Items {
-		w.readCommitted(p, api.Name(), server, ex08suite.AnyList, obj.Key(), obj)
-	}
 }
 
 // readCommitted judges one answer the moment its client gets it: the change

@@ -40,7 +40,7 @@ const (
 )
 
 // keys are the Deployments the randomized clients share.
-var keys = []string{"web", "api"}
+var keys = []string{"deployments/web", "deployments/api"}
 
 // mixed runs clients clients that read and write keys through the leader:
 // unconditional and conditional scales, deletes and creates, Latest and Any
@@ -74,11 +74,11 @@ func mixed(w *world, clients int) {
 				next++
 				switch r := p.Rand().Float64(); {
 				case r < 0.3:
-					c.scale(k, next)
+					c.scale(k, next, 0)
 				case r < 0.5:
-					if obj, err := c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+					if obj, err := c.api.Get(k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
 						seen[k] = obj.ResourceVersion
-						c.scaleIf(k, next, obj.ResourceVersion)
+						c.scale(k, next, obj.ResourceVersion)
 					}
 				case r < 0.6:
 					var rv int64 // every other delete names the version this client last read
@@ -90,11 +90,11 @@ func mixed(w *world, clients int) {
 						c.create(k, next)
 					}
 				case r < 0.75:
-					if obj, err := reader().Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
+					if obj, err := reader().Get(k, kube.ReadOptions{ResourceVersion: kube.Latest}); err == nil {
 						seen[k] = obj.ResourceVersion
 					}
 				case r < 0.85:
-					c.api.Get("deployments/"+k, kube.ReadOptions{ResourceVersion: kube.Any})
+					c.api.Get(k, kube.ReadOptions{ResourceVersion: kube.Any})
 				default:
 					reader().List("deployments", kube.ReadOptions{ResourceVersion: kube.Latest})
 				}
@@ -165,7 +165,7 @@ func quietCrash(w *world) scene.Fault {
 
 // randomWorld builds and runs one randomized world with a fault.
 func randomWorld(seed int64, serve scene.Boot) *world {
-	w := newWorld(seed, serve, 3)
+	w := newWorld(seed, serve, 3, peerLink)
 	mixed(w, 4)
 	f, keeps := randomFault(w)
 	w.Inject(f)
@@ -173,17 +173,9 @@ func randomWorld(seed int64, serve scene.Boot) *world {
 	if w.W.Rand().Intn(4) == 0 { // and in a quarter of the worlds, a follower crashes once all is quiet
 		w.Inject(quietCrash(w))
 	}
-	w.AuditAt(workStart+work+settle, "deployments", keyNames()...)
+	w.AuditAt(workStart+work+settle, "deployments", keys...)
 	w.Run(workStart + work + settle + 10*time.Second)
 	return w
-}
-
-func keyNames() []string {
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = "deployments/" + k
-	}
-	return out
 }
 
 // staleDelete is a conditional delete acknowledged although its object had

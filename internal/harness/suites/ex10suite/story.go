@@ -36,20 +36,13 @@ type burst struct {
 	link            sim.Link
 	clients, writes int
 	start           time.Duration // when the first write was sent
-	last            ack           // the last acknowledgement
-	missing         []string      // writes that were not acknowledged, with why
 	done            int           // controllers finished
 }
 
 // runBurst runs a burst over a cluster of servers servers (one: a log that
 // only stores; three: one that agrees).
 func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes int, link sim.Link) *world {
-	w := newWorld(seed, serve, servers)
-	for i, a := range w.Servers {
-		for _, b := range w.Servers[i+1:] {
-			w.W.SetLinks(a, b, link)
-		}
-	}
+	w := newWorld(seed, serve, servers, link)
 	w.burst = burst{link: link, clients: len(names), writes: writes, start: -1}
 	for i, name := range names {
 		w.Client(fmt.Sprintf("controller-%c", 'a'+i), func(p *sim.Proc, api *kube.Client) {
@@ -58,9 +51,9 @@ func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes 
 			if w.start < 0 || p.Now() < w.start {
 				w.start = p.Now()
 			}
-			w.write(c, func() bool { return c.create(name, 1) }, fmt.Sprintf("create deployments/%s=1", name))
+			c.create("deployments/"+name, 1)
 			for r := 2; r <= writes; r++ {
-				w.write(c, func() bool { return c.scale(name, r) }, fmt.Sprintf("scale deployments/%s to %d", name, r))
+				c.scale("deployments/"+name, r, 0)
 			}
 			if w.done++; w.done == len(names) {
 				w.W.Stop()
@@ -69,15 +62,6 @@ func runBurst(seed int64, serve scene.Boot, servers int, names []string, writes 
 	}
 	w.Run(burstAt + time.Duration(len(names)*writes+5)*2*link.Max + 10*time.Second)
 	return w
-}
-
-// write runs one write of the burst and keeps what became of it.
-func (w *world) write(c writer, do func() bool, what string) {
-	if !do() {
-		w.missing = append(w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
-		return
-	}
-	w.last = w.acks[len(w.acks)-1]
 }
 
 // missing fails a burst whose writes were not all acknowledged: with no
@@ -95,11 +79,13 @@ func missing(w *world) *suite.Failure {
 }
 
 // slow fails a burst that took longer than one round trip over its links
-// per write in a row, plus one, and a few syncs.
+// per write in a row, plus one, and a few syncs: from the first write sent
+// to the last yes heard (missing has found every write acknowledged).
 func slow(w *world) *suite.Failure {
 	rt, bound := 2*w.link.Max, w.writes+1
 	limit := time.Duration(bound)*rt + time.Duration(w.writes)*syncSlack
-	elapsed := w.last.at - w.start
+	last := w.acks[len(w.acks)-1]
+	elapsed := last.at - w.start
 	if elapsed <= limit {
 		return nil
 	}
@@ -109,11 +95,11 @@ func slow(w *world) *suite.Failure {
 	if trips >= 0.8*float64(n) {
 		why = "about one round trip per write: each waited for the one before it to be agreed"
 	}
-	return &suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: w.last.at,
+	return &suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: last.at,
 		Story: fmt.Sprintf("%d controllers each wrote %d changes in a row through the leader from %s; the last yes reached %s at %s, "+
 			"%s after the first write was sent: %.1f round trips of %s for %d writes, %s. "+
 			"A controller writing %d times in a row needs %d round trips; the bound for the whole burst is %d (%s)",
-			w.clients, w.writes, suite.FormatTime(w.start), w.last.client, suite.FormatTime(w.last.at),
+			w.clients, w.writes, suite.FormatTime(w.start), last.client, suite.FormatTime(last.at),
 			suite.FormatTime(elapsed), trips, suite.FormatTime(rt), n, why, w.writes, w.writes, bound, suite.FormatTime(limit))}
 }
 
@@ -132,24 +118,20 @@ func latency(serve scene.Boot) func(w *world) string {
 // the same burst on three (agreed), in buckets of 100ms.
 func latencyFigure(stored, agreed []ack) string {
 	const bucket = 100 * time.Millisecond
+	top := 0 // the slowest bucket of either
 	count := func(acks []ack) map[int]int {
 		m := map[int]int{}
 		for _, a := range acks {
-			m[int((a.at-a.sent)/bucket)]++
+			k := int((a.at - a.sent) / bucket)
+			m[k]++
+			top = max(top, k)
 		}
 		return m
 	}
 	s, a := count(stored), count(agreed)
-	top := 0
-	for k := range s {
-		top = max(top, k)
-	}
-	for k := range a {
-		top = max(top, k)
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "latency from send to yes, %d writes each   stored: one server   agreed: three servers, %s apart\n",
-		len(agreed), describe(peerLink))
+	fmt.Fprintf(&b, "latency from send to yes, %d writes each   stored: one server   agreed: three servers, %s–%s apart\n",
+		len(agreed), strings.TrimSuffix(suite.FormatTime(peerLink.Min), "ms"), suite.FormatTime(peerLink.Max))
 	for k := 0; k <= top; k++ {
 		if s[k] == 0 && a[k] == 0 && !slices.Contains([]int{0, top}, k) {
 			continue
@@ -165,8 +147,4 @@ func pad(n int) string {
 		return "·"
 	}
 	return fmt.Sprintf(" %d", n)
-}
-
-func describe(l sim.Link) string {
-	return fmt.Sprintf("%s–%s", strings.TrimSuffix(suite.FormatTime(l.Min), "ms"), suite.FormatTime(l.Max))
 }

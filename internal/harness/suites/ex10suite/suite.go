@@ -52,6 +52,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
 		return func(seed int64) *world { return build(seed, serve) }
 	}
+	on := scene.OnStage[*world] // the judges every chapter shares
 	story := func(seed int64, serve scene.Boot) *world {
 		return runBurst(seed, serve, 3, burstNames, burstWrites, peerLink)
 	}
@@ -83,15 +84,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Name: "faults",
 			Plays: []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: &scene.Guard{MinCompleted: 8, MinCovered: 0.9}},
 				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}},
-			Judges: []scene.Judge[*world]{early, uncommitted, oneHistory, durable, converged, staleDelete, linearizable, refusing, unbounded},
+			Judges: []scene.Judge[*world]{early, uncommitted, on(scene.OneHistory), on(scene.Durable), on(scene.Converged),
+				staleDelete, on(scene.Linearizable), refusing, unbounded},
 		}},
 	}
 }
-
-// The judges the chapter shares with every chapter.
-var (
-	linearizable = scene.OnStage[*world](scene.Linearizable)
-	durable      = scene.OnStage[*world](scene.Durable)
-	oneHistory   = scene.OnStage[*world](scene.OneHistory)
-	converged    = scene.OnStage[*world](scene.Converged)
-)
