@@ -413,24 +413,28 @@ func staleRead(r *run) *suite.Failure {
 			if !ok {
 				continue
 			}
-			shown := fmt.Sprintf("%s at rv %d", short(key), rv)
+			read, shown, from := "Latest read of "+short(key), "no "+short(key), fmt.Sprintf("%s answered as though rv %d had not happened", q.Server, w.Result.Version)
 			if o, isGet := q.Reply.(kube.Object); isGet && found {
-				shown = fmt.Sprintf("replicas=%d (rv %d)", o.Replicas, rv)
-			} else if !found {
-				shown = "no " + short(key)
+				shown, from = fmt.Sprintf("replicas=%d (rv %d)", o.Replicas, rv), fmt.Sprintf("%s answered from a copy that did not yet hold rv %d", q.Server, w.Result.Version)
 			}
-			read := "Latest read of " + short(key)
-			if _, isList := q.Ask.(kube.ListRequest); isList {
-				read = "Latest list of " + kindOf(q)
+			if l, isList := q.Reply.(kube.List); isList {
+				read, shown = "Latest list of "+kindOf(q), fmt.Sprintf("%s (the list at rv %d)", shown, l.ResourceVersion)
+				if found {
+					shown = fmt.Sprintf("%s at rv %d (the list at rv %d)", short(key), rv, l.ResourceVersion)
+				}
+				from = fmt.Sprintf("%s answered from its copy at rv %d, which did not yet hold rv %d", q.Server, l.ResourceVersion, w.Result.Version)
+				if l.ResourceVersion == 0 && len(l.Items) == 0 {
+					from = fmt.Sprintf("%s answered with no history at all", q.Server)
+				}
 			}
 			left := ""
 			if took := q.Return - q.Call; took < bound {
 				left = fmt.Sprintf(", %s after the question, with %s of its %s left to catch up", suite.FormatTime(took), suite.FormatTime(bound-took), bound)
 			}
 			story := fmt.Sprintf("%s's %s through %s, asked at %s, was answered at %s with %s, but %s's %s through %s had been acknowledged at rv %d at %s, before the read was asked: "+
-				"%s answered from a copy that did not yet hold rv %d%s. A Latest read shows every write acknowledged before it began",
+				"%s%s. A Latest read shows every write acknowledged before it began",
 				q.Client, read, q.Server, suite.FormatTime(q.Call), suite.FormatTime(q.Return), shown, w.Client, w.Input, w.Server, w.Result.Version, suite.FormatTime(w.Return),
-				q.Server, w.Result.Version, left)
+				from, left)
 			return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, Story: story, At: q.Return,
 				Details: "the write the read missed:\n  " + w.String()}
 		}
@@ -502,9 +506,12 @@ func missed(ops []check.Operation, q kube.Request, key string, rv int64, found b
 // sends it again when an answer was lost or came late) skips what it has; a
 // server that appends it again numbers that change, and every change after
 // it, one position off, and its history parts from the others' for good.
-// The story names the server, the change and its writer, both positions,
-// and what the sequencer holds at the second. When every server holds the
-// same repeat, appliedTwice tells it: the sequencer ordered it twice.
+// It is told when the server holds the change where the sequencer does
+// and again later: the story names the server, the change and its writer,
+// both positions, and what the sequencer holds at the second. A first copy
+// out of place (appended past a gap) is splitBrain's to tell, and when
+// every server holds the same repeat, appliedTwice tells it: the sequencer
+// ordered it twice.
 func appendedTwice(r *run) *suite.Failure {
 	if check.OneHistory(r.Histories) == nil {
 		return nil
@@ -525,6 +532,9 @@ func appendedTwice(r *run) *suite.Failure {
 			other := sequencer
 			if id == sequencer {
 				other = r.Servers[1]
+			}
+			if o := r.Histories[string(other)]; first >= len(o) || !o[first].Equal(h[first]) {
+				continue // the first copy is out of place, not a copy held twice
 			}
 			there := fmt.Sprintf("which %s's history does not reach", other)
 			if o := r.Histories[string(other)]; i < len(o) {

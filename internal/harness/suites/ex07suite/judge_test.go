@@ -318,7 +318,8 @@ func TestALatestReadMustShowEveryWriteAcknowledgedBeforeIt(t *testing.T) {
 	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(3620), ms(3630), kube.List{ResourceVersion: 3}, nil))
 	f = staleRead(r)
 	require.NotNil(t, f, "the list misses web, which no delete removed")
-	assert.Contains(t, f.Story, "controller-b's Latest list of deployments through server-3, asked at 3620ms, was answered at 3630ms with no web")
+	assert.Contains(t, f.Story, "controller-b's Latest list of deployments through server-3, asked at 3620ms, was answered at 3630ms with no web (the list at rv 3)")
+	assert.Contains(t, f.Story, "server-3 answered from its copy at rv 3, which did not yet hold rv 4")
 	del := r.History.Call("controller-c", "server-2", check.Delete(storyKey), ms(3612))
 	r.History.Timeout(del, ms(3612)+clientTimeout)
 	assert.Nil(t, staleRead(r), "a delete that may have taken effect before the list explains it")
@@ -351,6 +352,9 @@ func TestAServerThatAppendsAnEntryTwiceIsNamed(t *testing.T) {
 	assert.True(t, strings.HasPrefix(f.Story, "server-2 appended one change twice: it holds web=5 (controller-a through server-1, acknowledged at 1210ms) at rv 2 and again at rv 3, "+
 		"where server-1 holds web=7 (controller-a through server-1, acknowledged at 1310ms)."), f.Story)
 
+	r.Histories["server-2"] = []check.Change{three, seven, five, seven}
+	assert.Nil(t, appendedTwice(r), "web=7 first came out of place, past a gap: split-brain tells it")
+	assert.NotNil(t, splitBrain(r))
 	r.Histories["server-2"] = []check.Change{three, five, seven}
 	assert.Nil(t, appendedTwice(r), "one history, each change once")
 	for id := range r.Histories {
