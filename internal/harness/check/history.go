@@ -44,8 +44,8 @@ func (k Kind) String() string {
 func (k Kind) Mutates() bool { return k != KindRead }
 
 // Input is what a client asked: the kind, the key and, for writes, the new
-// value and the precondition. Build one with Read, Write, Create, Delete,
-// UpdateIfVersion or UpdateIfValue.
+// value and the precondition. Build one with Read, ListItem, Write, Create,
+// Delete, UpdateIfVersion or UpdateIfValue.
 //
 // Values are compared after normalization: every integer type becomes int64
 // and every string type becomes string, so Write(k, 5) and Found(int64(5), v)
@@ -62,10 +62,19 @@ type Input struct {
 	IfVersion int64
 	IfValue   any
 	ByValue   bool
+
+	// List is, for a read that is one key of a list, the kind listed
+	// ("deployments"); "" for a get. The checkers judge it as any read;
+	// the stories name it as the list it was.
+	List string
 }
 
 // Read asks for key's current value and version.
 func Read(key string) Input { return Input{Kind: KindRead, Key: key} }
+
+// ListItem is key as a list of kind found it: a read of key, at the
+// list's call and return, told as a list.
+func ListItem(kind, key string) Input { return Input{Kind: KindRead, Key: key, List: kind} }
 
 // Write sets key to value unconditionally; it succeeds whatever the key
 // held, and creates the key if it was absent.
@@ -107,6 +116,9 @@ func UpdateIfValue(key string, value, expected any) Input {
 func (in Input) String() string {
 	switch in.Kind {
 	case KindRead:
+		if in.List != "" {
+			return "list " + in.List + " (" + in.Key + ")"
+		}
 		return "read " + in.Key
 	case KindWrite:
 		return "write " + in.Key + "=" + formatValue(in.Value)

@@ -377,12 +377,16 @@ func (s stuckKey) story(ops []Operation) *Violation {
 	return v
 }
 
-// witness is the operation in the longest order that the culprit most
-// plainly contradicts: the latest one to return before the culprit was
-// called, preferring one that saw or set a different value; failing that,
-// the last change in the order.
+// witness is the operation the culprit most plainly contradicts. For a
+// refusal on the key's state, it is the one that showed the state refused
+// (refuted). Otherwise it is in the longest order: the latest one to return
+// before the culprit was called, preferring one that saw or set a different
+// value; failing that, the last change in the order.
 func (s stuckKey) witness(ops []Operation) *Operation {
 	c := s.culprit
+	if w := s.refuted(ops); w != nil {
+		return w
+	}
 	cv, cExists, cObserved := observed(c)
 	var best, bestDiffering *Operation
 	for _, id := range s.order {
@@ -414,6 +418,68 @@ func (s stuckKey) witness(ops []Operation) *Operation {
 		}
 	}
 	return nil
+}
+
+// refuted is, for a culprit refused on the key's state (a conflict with
+// its precondition, a creation of what exists, a change of what is gone),
+// the operation that showed the state the refusal denies: the latest
+// acknowledged write, returned before the refusal was sent, that set the
+// version (or value) the precondition names, deleted the key, or made it
+// present; failing that, the latest read that saw that state; failing
+// that, the latest acknowledged change of the key before it. The earliest write in the order, which a refusal contradicts only
+// through every change after it, is no witness. It is nil for any other
+// culprit, or when no operation on the key came before it.
+func (s stuckKey) refuted(ops []Operation) (w *Operation) {
+	c := s.culprit
+	in := c.Input
+	var shows func(op *Operation) bool
+	switch o := c.Result.Outcome; {
+	case o == Conflict && in.Kind == KindCompareAndSet && in.ByValue:
+		shows = func(op *Operation) bool {
+			v, exists, seen := observed(op)
+			return seen && exists && sameValue(v, in.IfValue)
+		}
+	case o == Conflict && (in.Kind == KindCompareAndSet || in.Kind == KindDelete) && in.IfVersion != 0:
+		shows = func(op *Operation) bool {
+			_, exists, seen := observed(op)
+			return seen && exists && op.Result.Version == in.IfVersion
+		}
+	case o == AlreadyExists && in.Kind == KindCreate:
+		shows = func(op *Operation) bool {
+			_, exists, seen := observed(op)
+			return seen && !exists
+		}
+	case o == NotFound && in.Kind.Mutates() && in.Kind != KindCreate:
+		shows = func(op *Operation) bool {
+			_, exists, seen := observed(op)
+			return seen && exists
+		}
+	default:
+		return nil
+	}
+	var wrote, read, latest *Operation
+	later := func(best, op *Operation) *Operation {
+		if best == nil || op.Return >= best.Return {
+			return op
+		}
+		return best
+	}
+	for _, id := range s.all {
+		op := &ops[id]
+		if op.ID == c.ID || !op.Precedes(*c) {
+			continue
+		}
+		switch {
+		case op.Acknowledged() && shows(op):
+			wrote = later(wrote, op)
+		case shows(op):
+			read = later(read, op)
+		}
+		if op.Acknowledged() {
+			latest = later(latest, op)
+		}
+	}
+	return cmp.Or(wrote, read, latest)
 }
 
 // observed is the value an operation saw or set, if it did either.
@@ -490,6 +556,10 @@ func onServer(prep string, op *Operation) string {
 func tellOp(op *Operation) string {
 	in, r, at := op.Input, op.Result, formatTime(op.Return)
 	switch {
+	case in.List != "" && r.Outcome == OK:
+		return fmt.Sprintf("%s's list of %s%s at %s showed %s=%s%s", op.Client, in.List, onServer("from", op), at, in.Key, formatValue(r.Value), versionSuffix(r.Version))
+	case in.List != "" && r.Outcome == NotFound:
+		return fmt.Sprintf("%s's list of %s%s at %s held no %s", op.Client, in.List, onServer("from", op), at, in.Key)
 	case in.Kind == KindRead && r.Outcome == OK:
 		return fmt.Sprintf("%s read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
 	case in.Kind == KindRead && r.Outcome == NotFound:
@@ -520,6 +590,10 @@ func tellWitness(op *Operation) string {
 	switch {
 	case op.Indefinite():
 		return fmt.Sprintf("every order that explains the earlier operations already holds %s's %s%s (which timed out at %s)", op.Client, in, onServer("via", op), at)
+	case in.List != "" && r.Outcome == OK:
+		return fmt.Sprintf("%s's list of %s%s had shown %s=%s%s at %s", op.Client, in.List, onServer("from", op), in.Key, formatValue(r.Value), versionSuffix(r.Version), at)
+	case in.List != "" && r.Outcome == NotFound:
+		return fmt.Sprintf("%s's list of %s%s had held no %s at %s", op.Client, in.List, onServer("from", op), in.Key, at)
 	case in.Kind == KindRead && r.Outcome == OK:
 		return fmt.Sprintf("%s had read %s=%s%s%s at %s", op.Client, in.Key, formatValue(r.Value), versionSuffix(r.Version), onServer("from", op), at)
 	case in.Kind == KindRead && r.Outcome == NotFound:

@@ -176,3 +176,68 @@ func TestLinearizableAnInstantBeforeTheAnswerIsConcurrent(t *testing.T) {
 	assert.True(t, l.OK(), "%v", l.Violation)
 	assert.False(t, h.Operations()[write].Precedes(h.Operations()[read]))
 }
+
+// A refusal on a stale copy is told against what it refuses: the write
+// that set the version its precondition names, or failing that the read
+// that saw it; never the creation every order starts from.
+func TestLinearizableRefusalWitnessIsWhatItRefuses(t *testing.T) {
+	// controller-a's scale to 111 is still being copied when controller-c
+	// reads it through server-1, at rv 2, and then updates on condition of
+	// rv 2 through server-2, whose copy lacks it.
+	h := webIsThree()
+	done(h, "controller-a", "server-1", check.Write("deployments/web", 111), 1900, 2000, check.Acked(2))
+	read := done(h, "controller-c", "server-1", check.Read("deployments/web"), 1920, 1932, check.Found(111, 2))
+	refused := done(h, "controller-c", "server-2", check.UpdateIfVersion("deployments/web", 113, 2), 1932, 1971, check.Fail(check.Conflict))
+
+	v := check.Linearizable(h, 0).Violation
+	found(t, v, "non-linearizable", course.OneHistory)
+	assert.Equal(t, []check.OpID{refused, read}, v.Ops)
+	assert.Contains(t, v.Story, "but controller-c had read deployments/web=111 (rv 2) from server-1 at 1932ms")
+
+	// Once the write's yes came before the update was sent, it is the
+	// witness: the write the refusal contradicts.
+	h = webIsThree()
+	write := done(h, "controller-a", "server-1", check.Write("deployments/web", 111), 1900, 1910, check.Acked(2))
+	done(h, "controller-c", "server-1", check.Read("deployments/web"), 1920, 1932, check.Found(111, 2))
+	refused = done(h, "controller-c", "server-2", check.UpdateIfVersion("deployments/web", 113, 2), 1932, 1971, check.Fail(check.Conflict))
+	v = check.Linearizable(h, 0).Violation
+	found(t, v, "non-linearizable", course.OneHistory)
+	assert.Equal(t, []check.OpID{refused, write}, v.Ops)
+	assert.Contains(t, v.Story, "but server-1 had acknowledged deployments/web=111 (rv 2) to controller-a at 1910ms")
+
+	// A creation refused as already existing is told against the
+	// deletion before it.
+	h = check.NewHistory()
+	done(h, "kubectl", "server-1", check.Create("deployments/batch", 1), 0, 5, check.Acked(1))
+	done(h, "controller-a", "server-1", check.Write("deployments/batch", 2), 10, 15, check.Acked(2))
+	deleted := done(h, "controller-a", "server-1", check.Delete("deployments/batch"), 100, 110, check.Acked(3))
+	refused = done(h, "controller-b", "server-2", check.Create("deployments/batch", 5), 200, 210, check.Fail(check.AlreadyExists))
+	v = check.Linearizable(h, 0).Violation
+	found(t, v, "non-linearizable", course.OneHistory)
+	assert.Equal(t, []check.OpID{refused, deleted}, v.Ops)
+
+	// A refusal that holds (the version had moved on) is no violation.
+	h = webIsThree()
+	done(h, "controller-a", "server-1", check.Write("deployments/web", 111), 1900, 1910, check.Acked(2))
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 112), 1915, 1925, check.Acked(3))
+	done(h, "controller-c", "server-2", check.UpdateIfVersion("deployments/web", 113, 2), 1932, 1971, check.Fail(check.Conflict))
+	assert.True(t, check.Linearizable(h, 0).OK())
+}
+
+// A key a list showed, or did not hold, is told as that list, not as a
+// read of the key.
+func TestLinearizableTellsAListAsAList(t *testing.T) {
+	h := webIsThree()
+	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(2))
+	done(h, "dashboard", "server-2", check.ListItem("deployments", "deployments/web"), 410, 412, check.Found(3, 1))
+	v := check.Linearizable(h, 0).Violation
+	found(t, v, "stale-read", course.OneHistory)
+	assert.Contains(t, v.Story, "dashboard's list of deployments from server-2 at 412ms showed deployments/web=3 (rv 1), but server-1 had acknowledged")
+	assert.Contains(t, v.Details, "list deployments (deployments/web)")
+
+	h = webIsThree()
+	done(h, "dashboard", "server-2", check.ListItem("deployments", "deployments/web"), 410, 412, check.Fail(check.NotFound))
+	v = check.Linearizable(h, 0).Violation
+	found(t, v, "stale-read", course.OneHistory)
+	assert.Contains(t, v.Story, "dashboard's list of deployments from server-2 at 412ms held no deployments/web")
+}

@@ -157,7 +157,7 @@ func (c *Client) List(kind string, opts ReadOptions) (List, error) {
 	if err == nil && opts.ResourceVersion == Latest {
 		for _, o := range l.Items {
 			for _, r := range c.records {
-				id := r.h.Call(r.name, string(x.server), check.Read(o.Key()), x.start)
+				id := r.h.Call(r.name, string(x.server), check.ListItem(kind, o.Key()), x.start)
 				r.h.Return(id, check.Found(o.Value(), o.ResourceVersion), c.p.Now())
 			}
 		}

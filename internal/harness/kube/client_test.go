@@ -196,7 +196,7 @@ func TestClientAnAnyReadIsNotRecordedALatestListIsOneReadPerItem(t *testing.T) {
 	require.NoError(t, w.Run(time.Minute))
 	ops := h.Operations()
 	require.Len(t, ops, 2)
-	assert.Equal(t, check.Read("pods/web-1"), ops[0].Input)
+	assert.Equal(t, check.ListItem("pods", "pods/web-1"), ops[0].Input)
 	assert.Equal(t, check.Found("deployments/web", 1), ops[0].Result)
 }
 

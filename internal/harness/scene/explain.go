@@ -36,7 +36,7 @@ func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string)
 	}
 	for _, key := range keys {
 		if !held[key] {
-			id := s.History.Call(api.Name(), server, check.Read(key), call)
+			id := s.History.Call(api.Name(), server, check.ListItem(kind, key), call)
 			s.History.Return(id, check.Fail(check.NotFound), p.Now())
 		}
 	}

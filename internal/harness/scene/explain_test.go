@@ -78,7 +78,7 @@ func TestAListThatMissesAnObjectIsAStaleRead(t *testing.T) {
 	f := scene.Linearizable(s)
 	require.NotNil(t, f)
 	assert.Equal(t, "stale-read", f.Name)
-	assert.Contains(t, f.Story, "controller found no deployments/web on server-2")
+	assert.Contains(t, f.Story, "controller's list of deployments from server-2 at 71.9ms held no deployments/web")
 	require.NotNil(t, f.Drawing, "the failure carries its picture, for the runner to write if it reports it")
 	var page strings.Builder
 	require.NoError(t, f.Drawing(&page))

@@ -33,6 +33,18 @@ func (s *Scene) Inject(faults ...Fault) {
 // Declared lists the faults injected, in the order they were declared.
 func (s *Scene) Declared() []Fault { return append([]Fault(nil), s.declared...) }
 
+// DeclaredOf lists the faults of type F injected, in the order they were
+// declared: scene.DeclaredOf[scene.Crash](s).
+func DeclaredOf[F Fault](s *Scene) []F {
+	var out []F
+	for _, f := range s.declared {
+		if f, ok := f.(F); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Describe lists the declared faults, one a line.
 func (s *Scene) Describe() string {
 	lines := make([]string, len(s.declared))

@@ -95,3 +95,42 @@ func (s *Scene) WorkloadRead(p *sim.Proc, api *kube.Client) {
 		api.Get(WorkloadKeys[p.Rand().Intn(len(WorkloadKeys))], kube.ReadOptions{ResourceVersion: kube.Any})
 	}
 }
+
+// WorkloadValues gives the replica counts a workload writes: 101, 102, and
+// so on, each new, so that a read says which write it saw.
+func WorkloadValues() func() int {
+	next := 100
+	return func() int { next++; return next }
+}
+
+// WorkloadCreate adds kubectl, which creates the objects that last
+// (WorkloadLasting) through server, each with the next of value. The group
+// it returns is done once kubectl has had its answers.
+func (s *Scene) WorkloadCreate(server sim.NodeID, value func() int) *sim.Group {
+	created := &sim.Group{}
+	created.Add(1)
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		defer created.Done()
+		for _, key := range WorkloadLasting {
+			_, name := kube.SplitKey(key)
+			api.Pin(server).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+		}
+	})
+	return created
+}
+
+// WorkloadDashboards adds n dashboards, dashboard-1 to dashboard-n. Each
+// begins at start (plus up to 20ms) and, as long as more says, reads
+// (WorkloadRead) through a server picked anew each time, then pauses for up
+// to 50ms.
+func (s *Scene) WorkloadDashboards(n int, start time.Duration, more func(p *sim.Proc) bool) {
+	for i := range n {
+		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
+			p.Sleep(start + time.Duration(p.Rand().Int63n(int64(20*time.Millisecond))))
+			for more(p) {
+				s.WorkloadRead(p, api.Pin(s.Servers[p.Rand().Intn(len(s.Servers))]))
+				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * time.Millisecond))))
+			}
+		})
+	}
+}

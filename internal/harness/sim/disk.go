@@ -14,6 +14,9 @@ type Disk struct {
 	node  *node
 	files map[string]*File
 	names []string // creation order
+	// lose, during a CrashTearing, is how many of a file's unsynced bytes
+	// the crash loses; nil: drawn.
+	lose func(unsynced int) int
 }
 
 // Loss is what one crash did to one file's unsynced bytes: of Unsynced
@@ -140,13 +143,17 @@ func (d *Disk) mustBeUp(what string) {
 	}
 }
 
-// crash keeps what was synced and a random prefix of the rest.
+// crash keeps what was synced and a random prefix of the rest (during a
+// CrashTearing, the prefix it asks for).
 func (d *Disk) crash() {
 	for _, name := range d.names {
 		f := d.files[name]
 		unsynced := len(f.data) - f.synced
 		keep := 0
-		if unsynced > 0 && d.w.rng.Intn(2) == 0 {
+		switch {
+		case unsynced > 0 && d.lose != nil:
+			keep = unsynced - d.lose(unsynced)
+		case unsynced > 0 && d.w.rng.Intn(2) == 0:
 			keep = d.w.keepOfTear(unsynced)
 		}
 		f.data = f.data[:f.synced+keep]

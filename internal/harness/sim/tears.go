@@ -33,3 +33,16 @@ func (w *World) keepOfTear(unsynced int) int {
 	}
 	return keep
 }
+
+// CrashTearing crashes node id as Crash does, except that the crash tears
+// where the caller says instead of where the world draws: of each file's
+// unsynced bytes it keeps all but the last lose (none, when there are no
+// more than lose). A scene that needs a record torn at one byte, its last
+// (the newline that ends a line), asks for it by this crash; it draws
+// nothing from the world's source.
+func (w *World) CrashTearing(id NodeID, lose int) {
+	d := w.node(id, "CrashTearing").disk
+	d.lose = func(unsynced int) int { return min(lose, unsynced) }
+	defer func() { d.lose = nil }()
+	w.Crash(id)
+}

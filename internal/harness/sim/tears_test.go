@@ -54,3 +54,23 @@ func TestTearsAtEdgesComeOftenWithTheOptionOnly(t *testing.T) {
 	assert.Less(t, head*8, torn, "first few bytes kept in %d of %d tears without the option", head, torn)
 	assert.Less(t, tail*8, torn, "all but the last few kept in %d of %d tears without the option", tail, torn)
 }
+
+// A crash that tears where it is told keeps all of a record but its last
+// byte, whatever the seed; asked to lose more than is unsynced, it keeps
+// none of it, and what was synced stays.
+func TestCrashTearingKeepsAllButTheBytesItLoses(t *testing.T) {
+	for _, c := range []struct{ lose, kept int }{{1, 7}, {8, 0}, {20, 0}, {0, 8}} {
+		w := sim.New(1)
+		w.AddNode("server-1", func(p *sim.Proc) {
+			f := p.Disk().Open("wal")
+			f.Append([]byte("synced\n"))
+			f.Sync(p)
+			f.Append([]byte("record\n\n"))
+		})
+		w.At(10*ms, func() { w.CrashTearing("server-1", c.lose) })
+		require.NoError(t, w.Run(time.Second))
+		assert.Equal(t, []sim.Loss{{At: 10 * ms, File: "wal", Unsynced: 8, Kept: c.kept}}, w.DiskLosses("server-1"), "losing %d", c.lose)
+		assert.Equal(t, 7+c.kept, w.Disk("server-1").Open("wal").Size(), "losing %d", c.lose)
+		w.Close()
+	}
+}

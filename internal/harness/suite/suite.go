@@ -164,6 +164,15 @@ func splitName(name string) (string, string) {
 // the workbook prints time (sim.FormatTime): "1234.5ms", "400ms".
 func FormatTime(d time.Duration) string { return sim.FormatTime(d) }
 
+// UpperFirst is s with its first letter upper-case, for a story that
+// begins a sentence: "the cluster ..." becomes "The cluster ...".
+func UpperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 // CheckFunc is one check of a hidden suite.
 type CheckFunc func(t *testing.T)
 

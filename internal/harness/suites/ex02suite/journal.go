@@ -3,6 +3,7 @@ package ex02suite
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -265,6 +266,9 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 		if c.at >= at.at || c.bootAfter == nil || !c.torn() || c.shorn > 0 || lost.answered < c.bootAfter.at {
 			continue
 		}
+		if ev, ok := j.readWhole(c); ok {
+			return &suite.Failure{Name: "torn-record-kept", At: c.at, Story: j.tornReadWhole(c, at, ev, lost), Details: j.bootLines()}
+		}
 		return &suite.Failure{Name: "torn-record-kept", At: c.at, Story: fmt.Sprintf(
 			"the crash at %s tore the last record of the log (it kept %dB of %dB unsynced), and the boot at %s recovered %d changes "+
 				"but left the torn bytes in the file: every record appended after them sat behind bytes no reader gets past. "+
@@ -272,6 +276,63 @@ func (j *journal) tornKept(at *crashRec) *suite.Failure {
 			suite.FormatTime(c.at), c.kept, c.unsynced, suite.FormatTime(c.bootAfter.at), c.bootAfter.head,
 			lost.client, lost.req, lost.obj.ResourceVersion, suite.FormatTime(lost.answered), suite.FormatTime(at.at)),
 			Details: j.bootLines()}
+	}
+	return nil
+}
+
+// readWhole finds the change the boot after the torn crash c recovered
+// from the torn record itself: the last change it recovered, which no
+// answer before the crash had acknowledged, was the one whose record the
+// crash was syncing, and the boot took what was left of that record for
+// the whole of it (a line without its newline, most often).
+func (j *journal) readWhole(c *crashRec) (kube.Event, bool) {
+	b := c.bootAfter
+	ev, ok := b.changes[b.head]
+	if !ok || b.head == 0 {
+		return kube.Event{}, false
+	}
+	for _, a := range j.answers {
+		if a.acked() && a.answered <= c.at && a.obj.ResourceVersion >= b.head {
+			return kube.Event{}, false
+		}
+	}
+	return ev, true
+}
+
+// tornReadWhole tells a torn record that the boot after the crash c read
+// back as the change ev and left as it was: the record lost appended after
+// it, and the boot after the crash at, which could read neither.
+func (j *journal) tornReadWhole(c, at *crashRec, ev kube.Event, lost *answer) string {
+	rv := ev.Object.ResourceVersion
+	story := fmt.Sprintf("the crash at %s tore the last record of the log, keeping all of it but its last %dB (%dB of %dB unsynced), "+
+		"and the boot at %s read the torn record back as whole: it recovered rv %d, %v, a change whose writer was never answered, "+
+		"and left the record as the crash had cut it, so that the next record appended ran on from its torn end. "+
+		"%s's %v, answered ok (rv %d) at %s, was appended there: the boot after the crash at %s could not read past the torn record's end",
+		suite.FormatTime(c.at), c.unsynced-c.kept, c.kept, c.unsynced, suite.FormatTime(c.bootAfter.at), rv, ev,
+		lost.client, lost.req, lost.obj.ResourceVersion, suite.FormatTime(lost.answered), suite.FormatTime(at.at))
+	if at.shorn > 0 {
+		story += fmt.Sprintf(", cut %dB off the log", at.shorn)
+	}
+	story += fmt.Sprintf(" and lost the acknowledged rv %d", lost.obj.ResourceVersion)
+	if at.bootAfter.head < rv {
+		story += fmt.Sprintf(", and rv %d too", rv)
+		if r := j.readOf(rv, c.bootAfter.n); r != nil {
+			story += fmt.Sprintf(", which %s had read at %s", r.client, suite.FormatTime(r.answered))
+		}
+	}
+	return story
+}
+
+// readOf is the first read answered by boot n that showed the change at
+// rv, or nil.
+func (j *journal) readOf(rv int64, n int) *answer {
+	for i, a := range j.answers {
+		if a.boot != n || a.write() || a.err != nil {
+			continue
+		}
+		if a.obj.ResourceVersion == rv || slices.ContainsFunc(a.list.Items, func(o kube.Object) bool { return o.ResourceVersion == rv }) {
+			return &j.answers[i]
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ex02suite
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"slices"
@@ -27,18 +28,30 @@ type walStore struct {
 	// shutOnNo: a write that changes nothing or is refused returns with the
 	// write lock still held.
 	shutOnNo bool
+	lines    bool // records end with a newline, not after a length
 }
 
-// slips are the mistakes a walStore may be built with.
-type slips struct{ shutOnNo, replayLatest bool }
+// slips are the mistakes a walStore may be built with. lines frames its
+// records by newlines instead of lengths, and reads a last line without its
+// newline as a whole record, as a line scanner does.
+type slips struct{ shutOnNo, replayLatest, lines bool }
 
 func openWAL(x slips) func(p *sim.Proc) kube.Storage {
 	return func(p *sim.Proc) kube.Storage {
-		s := &walStore{mem: kube.NewMemStore(0), writing: sim.Mutex{Name: "writing"}, wal: p.Disk().Open("wal"), shutOnNo: x.shutOnNo}
+		s := &walStore{mem: kube.NewMemStore(0), writing: sim.Mutex{Name: "writing"}, wal: p.Disk().Open("wal"), shutOnNo: x.shutOnNo, lines: x.lines}
 		data := s.wal.ReadAll()
 		good := 0
 		var evs []kube.Event
-		for good+4 <= len(data) {
+		for x.lines && good < len(data) {
+			line, _, _ := bytes.Cut(data[good:], []byte("\n"))
+			var ev kube.Event
+			if json.Unmarshal(line, &ev) != nil {
+				break
+			}
+			evs = append(evs, ev)
+			good = min(len(data), good+len(line)+1)
+		}
+		for !x.lines && good+4 <= len(data) {
 			n := int(binary.BigEndian.Uint32(data[good:]))
 			if len(data)-good-4 < n {
 				break
@@ -82,7 +95,11 @@ func (s *walStore) write(p *sim.Proc, req any) (kube.Object, error) {
 	}
 	defer s.writing.Unlock()
 	b, _ := json.Marshal(ev)
-	s.wal.Append(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
+	if s.lines {
+		b = append(b, '\n')
+	} else {
+		s.wal.Append(binary.BigEndian.AppendUint32(nil, uint32(len(b))))
+	}
 	s.wal.Append(b)
 	s.wal.Sync(p)
 	return ev.Object, s.mem.Apply(p, ev)
@@ -186,4 +203,29 @@ func TestAReplayThatSkipsRecordsIsAnUnrecoveredWrite(t *testing.T) {
 	assert.Equal(t, "unrecovered-write", f.Name)
 	assert.Contains(t, f.Story, "that skips rv")
 	assert.Contains(t, f.Story, "Open did not replay it")
+}
+
+// The torn edge tears the record being synced at its last byte. A store
+// that frames by length cuts it off at boot and passes; a store of lines
+// that takes the last line, its newline torn away, for a whole record
+// recovers the change, leaves the bytes, and runs the next acknowledged
+// record on from them: the boot after the second crash loses both, and the
+// story says which record was read back whole, at which crash, and which
+// acknowledged change and which change a reader had seen went with it.
+func TestALineReadBackWholeThoughTornIsATornRecordKept(t *testing.T) {
+	for seed := int64(1); seed <= edgeSeeds; seed++ {
+		c := edgeWorld(seed, openWAL(slips{}))
+		x := c.j.crashes()[0]
+		assert.Equal(t, 1, x.unsynced-x.kept, "seed %d: the first crash tears the last byte", seed)
+		c.Close()
+		assert.Nil(t, chapter(openWAL(slips{})).Verdict("crash-points", "edge", seed), "seed %d", seed)
+	}
+	f := chapter(openWAL(slips{lines: true})).Verdict("crash-points", "edge", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "torn-record-kept", f.Name)
+	assert.Regexp(t, `^the crash at [\d.]+ms tore the last record of the log, keeping all of it but its last 1B \(\d+B of \d+B unsynced\), `+
+		`and the boot at [\d.]+ms read the torn record back as whole: it recovered rv (\d+), ADDED deployments/web-\d+\{.*\}, a change whose writer was never answered`, f.Story)
+	assert.Regexp(t, `writer-1's CREATE deployments/web-\d+\{.*\}, answered ok \(rv \d+\) at [\d.]+ms, was appended there: `+
+		`the boot after the crash at 140ms could not read past the torn record's end, cut \d+B off the log and lost the acknowledged rv \d+, `+
+		`and rv \d+ too, which reader had read at [\d.]+ms$`, f.Story)
 }

@@ -3,9 +3,10 @@
 //
 // In every world the node "apiserver" boots the learner's store (open),
 // serves it with kube.Serve, crashes, and boots it again from what its disk
-// kept. Each check plays one world (pageWorld, crashWorld, outageWorld say
-// what happens in each) and asks its judges in the order chapter declares
-// them. Every check asks the journal first (journal.go), before even
+// kept. Each check plays its worlds (pageWorld, edgeWorld, crashWorld,
+// outageWorld say what happens in each; crash-points plays the torn edge
+// before its random worlds) and asks its judges in the order chapter
+// declares them. Every check asks the journal first (journal.go), before even
 // whether the world ran to its end: from what the apiserver answered, what
 // each crash left on its disk and what each boot recovered, it names the
 // cause at the first boot that went wrong, before any checker's symptom.
@@ -52,6 +53,7 @@ func chapter(open func(p *sim.Proc) kube.Storage) scene.Chapter[*cluster] {
 			"page":    func(seed int64) *cluster { return pageWorld(seed, open) },
 			"crashes": func(seed int64) *cluster { return crashWorld(seed, open) },
 			"outage":  func(seed int64) *cluster { return outageWorld(seed, open) },
+			"edge":    func(seed int64) *cluster { return edgeWorld(seed, open) },
 		},
 		// Every check asks the journal first, then whether the world ran.
 		Ran: func(*cluster) *suite.Failure { return nil },
@@ -60,8 +62,9 @@ func chapter(open func(p *sim.Proc) kube.Storage) scene.Chapter[*cluster] {
 			Plays:  []scene.Play{{World: "page", Seeds: scene.Story(3)}},
 			Judges: []scene.Judge[*cluster]{explainedButLost, ran, pageToldable, pageLost, containersKept, linearizable},
 		}, {
-			Name:   "crash-points",
-			Plays:  []scene.Play{{World: "crashes", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 20, MinCovered: 0.9}}},
+			Name: "crash-points",
+			Plays: []scene.Play{{World: "edge", Seeds: scene.Scenes(edgeSeeds)},
+				{World: "crashes", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 20, MinCovered: 0.9}}},
 			Judges: []scene.Judge[*cluster]{explained, ran, lostAtACrashPoint, linearizable, stalled},
 			Sum:    &scene.Sum[*cluster]{Count: crashPoints, Judge: struckTheWritePath},
 		}, {

@@ -236,7 +236,7 @@ func missedOn(out []*suite.Failure, lead string) *suite.Failure {
 	f := *out[slices.IndexFunc(out, func(f *suite.Failure) bool { return f != nil })]
 	f.Story += fmt.Sprintf(" on %d of %d seeds (it must catch it on %d%%)", len(out)-caught(out), len(out), catchPercent)
 	if lead != "" {
-		f.Story = lead + " " + upperFirst(f.Story)
+		f.Story = lead + " " + suite.UpperFirst(f.Story)
 	}
 	return &f
 }
@@ -270,23 +270,19 @@ func describe(w *world) (string, time.Duration) {
 	}
 	faults := w.W.Faults()
 	focus := time.Duration(-1)
+	b.WriteString("  faults:")
 	if len(faults) == 0 {
-		b.WriteString("  faults: none\n")
+		b.WriteString(" none")
+	} else {
+		focus = faults[0].Start
 	}
-	for i, f := range faults {
-		if i == 0 {
-			b.WriteString("  faults:")
-			focus = f.Start
+	for _, f := range faults {
+		if f.Open {
+			f.End = f.Start // told by when it began
 		}
-		if f.Open || f.End <= f.Start {
-			fmt.Fprintf(&b, " %s at %s;", f.Desc, suite.FormatTime(f.Start))
-		} else {
-			fmt.Fprintf(&b, " %s from %s to %s;", f.Desc, suite.FormatTime(f.Start), suite.FormatTime(f.End))
-		}
+		fmt.Fprintf(&b, " %s;", f)
 	}
-	if len(faults) > 0 {
-		b.WriteString("\n")
-	}
+	b.WriteString("\n")
 	// on: fault f was on at at; otherAway: a fault that downs or cuts off
 	// a server other than id was.
 	on := func(f sim.Fault, at time.Duration) bool { return at >= f.Start && (f.Open || at <= f.End) }
@@ -357,11 +353,4 @@ func firstLine(s string) string {
 
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -9,6 +9,7 @@ package ex03suite
 // and a load balancer, like the team in the story.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -129,19 +130,12 @@ func openStore(p *sim.Proc, durable bool) *store {
 func (s *store) replay(p *sim.Proc) {
 	data := s.wal.ReadAll()
 	good := 0
-	for good < len(data) {
-		i := slices.Index(data[good:], '\n')
-		if i < 0 {
-			break // a torn last record
-		}
-		var ev kube.Event
-		if json.Unmarshal(data[good:good+i], &ev) != nil {
+	for _, rec := range bytes.SplitAfter(data, []byte("\n")) {
+		var ev kube.Event // a record without its newline is a torn last one
+		if !bytes.HasSuffix(rec, []byte("\n")) || json.Unmarshal(rec, &ev) != nil || s.Apply(p, ev) != nil {
 			break
 		}
-		if s.Apply(p, ev) != nil {
-			break
-		}
-		good += i + 1
+		good += len(rec)
 	}
 	if good < len(data) {
 		s.wal.Truncate(good)
@@ -235,8 +229,12 @@ func asAPIError(to sim.NodeID, err error) error {
 	return err
 }
 
-// forward sends an API request on to the server that holds the truth.
+// forward sends an API request on to the server that holds the truth; to
+// server-2, which forwards, any other message is an error.
 func forward(p *sim.Proc, to sim.NodeID, req any) (any, error) {
+	if !kube.IsRequest(req) {
+		return nil, fmt.Errorf("server-2 does not understand %T", req)
+	}
 	timeout := forwardTimeout
 	if w, ok := req.(kube.WatchRequest); ok {
 		timeout += w.Wait
@@ -285,23 +283,16 @@ func bootLostWrite(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 				p.Call(server2, Copy{Event: ev}, time.Second) //nolint:errcheck // fire and forget
 			})
 		}
-		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-			if _, ok := req.(Snapshot); ok {
-				return s.Objects(), nil
-			}
-			return api(p, from, req)
-		})
-		return
 	}
 	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		switch m := req.(type) {
-		case Copy:
+		case Copy: // only server-2 is sent copies
 			s.Apply(p, m.Event) //nolint:errcheck // a copy older than what it took over is dropped
 			return nil, nil
 		case Snapshot:
 			return s.Objects(), nil
 		}
-		if !kube.IsRequest(req) {
+		if self == server1 || !kube.IsRequest(req) {
 			return api(p, from, req)
 		}
 		reply, err := p.Call(server1, req, 300*time.Millisecond)
@@ -335,12 +326,7 @@ func bootOneStore(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		kube.Serve(p, openStore(p, true))
 		return
 	}
-	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-		if !kube.IsRequest(req) {
-			return nil, fmt.Errorf("server-2 does not understand %T", req)
-		}
-		return forward(p, server1, req)
-	})
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return forward(p, server1, req) })
 }
 
 // bootSync: server-1 is the primary with a durable store; before applying
@@ -369,9 +355,6 @@ func bootSync(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			})
 			copies = append(copies[:i], m.Event)
 			return nil, nil
-		}
-		if !kube.IsRequest(req) {
-			return nil, fmt.Errorf("server-2 does not understand %T", req)
 		}
 		return forward(p, server1, req)
 	})

@@ -2,7 +2,6 @@ package ex04suite
 
 import (
 	"fmt"
-	"math/rand"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -88,92 +87,123 @@ const (
 	riSeeds       = 5
 )
 
-// riVariant is one of the read-index scenes.
-type riVariant int
-
-const (
-	riSecondCut riVariant = iota // the second scale's copy lost in a second cut
-	riOvertaken                  // the second scale's copy waits behind the lost first
-	riJoined                     // dashboard-1's ReadIndex answer slow to come back
-	riLongCut                    // a cut of the servers' link that outlasts many calls' timeouts
-	riLostAsk                    // the lagging server's first ReadIndex call lost, its second answered
-)
-
-var riVariants = []riVariant{riSecondCut, riOvertaken, riJoined, riLongCut, riLostAsk}
-
-// String names the scene, as the chapter's worlds do.
-func (v riVariant) String() string {
-	return [...]string{"second cut", "overtaken", "joined", "long cut", "lost ask"}[v]
+// riScene is one of the read-index scenes: its name, as the chapter's
+// worlds say it, and its plan, drawn from the seed's jitter and from which
+// server takes the writes and which lags behind.
+type riScene struct {
+	name string
+	plan func(jitter func() time.Duration, writer, lagging sim.NodeID) riPlan
 }
 
-// readIndexScene builds and runs the read-index scene v of seed. The seed
+// riPlan is what a read-index scene builds: its faults; when the
+// controller scales web to riFirst through the writer; when kubectl scales
+// it to riSecond there (0: it does not); when dashboard-1 reads the lagging
+// server; and when dashboard-2 reads web from the writer with a Latest get
+// and then, once that has answered, reads the lagging server as
+// dashboard-1 does (not before lagAt).
+type riPlan struct {
+	faults                             []scene.Fault
+	scale, second, read1, read2, lagAt time.Duration
+}
+
+// riScenes are the read-index scenes, in the order the linearizable check
+// plays them.
+var riScenes = []riScene{
+	{"second cut", func(jitter func() time.Duration, _, _ sim.NodeID) riPlan {
+		return twoCuts(jitter, true) // the second scale's copy lost in a second cut
+	}},
+	{"overtaken", func(jitter func() time.Duration, _, _ sim.NodeID) riPlan {
+		return twoCuts(jitter, false) // the second scale's copy waits behind the lost first
+	}},
+	{"joined", joined},    // dashboard-1's ReadIndex answer slow to come back
+	{"long cut", longCut}, // a cut of the servers' link that outlasts many calls' timeouts
+	{"lost ask", lostAsk}, // the lagging server's first ReadIndex call lost, its second answered
+}
+
+// twoCuts plans the first two scenes: a cut that loses the copy of the
+// controller's scale and, riSecondAfter later, kubectl's scale to riSecond,
+// whose copy a second cut loses too if second is set.
+func twoCuts(jitter func() time.Duration, second bool) riPlan {
+	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
+	next := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
+	p := riPlan{faults: []scene.Fault{first}, scale: first.From + ms, second: next.From + ms,
+		read1: first.Until() + 10*ms, read2: next.Until() + 10*ms}
+	if second {
+		p.faults = append(p.faults, next)
+	}
+	return p
+}
+
+// joined plans the joined scene.
+func joined(jitter func() time.Duration, writer, lagging sim.NodeID) riPlan {
+	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
+		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
+	// The cut begins just after the slow spell ends, not at the same instant,
+	// so that the link is cut whichever of the two the world does first.
+	cut := scene.Cut{A: server1, B: server2, From: slow.From + slow.For + ms, For: riCutLength + jitter()}
+	return riPlan{faults: []scene.Fault{slow, cut}, scale: cut.From + ms, read1: slow.From + ms,
+		read2: cut.Until() + 10*ms}
+}
+
+// longCut plans the long-cut scene.
+func longCut(jitter func() time.Duration, _, _ sim.NodeID) riPlan {
+	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
+	return riPlan{faults: []scene.Fault{cut}, scale: cut.From + ms, read1: cut.From + cut.For/2,
+		read2: cut.From + 10*ms}
+}
+
+// lostAsk plans the lost-ask scene.
+func lostAsk(jitter func() time.Duration, _, _ sim.NodeID) riPlan {
+	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
+	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
+	return riPlan{faults: []scene.Fault{first, ask}, scale: first.From + ms, read1: ask.From + ask.For/2,
+		read2: first.Until() + 10*ms, lagAt: ask.From + ms}
+}
+
+// readIndexScene builds and runs the read-index scene ri of seed. The seed
 // decides which server takes the writes, when the faults begin and how long
 // they last, the jitter of every link, and whether the dashboards read the
 // lagging server with a get or a list.
-func readIndexScene(seed int64, serve scene.Boot, v riVariant) *scene.Scene {
-	switch v {
-	case riJoined:
-		return joinedScene(seed, serve)
-	case riLongCut:
-		return longCutScene(seed, serve)
-	case riLostAsk:
-		return lostAskScene(seed, serve)
-	}
-	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
-	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
-	second := scene.Cut{A: server1, B: server2, From: first.From + riSecondAfter + jitter(), For: riCutLength + jitter()}
-	read := lateRead(s, r.Intn(3) == 0)
-	s.Inject(first)
-	if v == riSecondCut {
-		s.Inject(second)
-	}
-
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api = api.Pin(writer)
-		if _, err := api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated}); err != nil {
-			return
-		}
-		p.Sleep(max(0, second.From+ms-p.Now()))
-		api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riSecond})
-	})
-	controllerScales(s, writer, first.From+ms)
-	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(first.Until() + 10*ms)
-		read(p, api.Pin(lagging))
-	})
-	afterTheWriter(s, second.Until()+10*ms, writer, lagging, read)
-	return s
-}
-
-// newReadIndexScene begins every read-index scene: the scene of seed, its
-// random source, a jitter of up to riJitter drawn from it, and which server
-// takes the writes (the seed decides) and which lags behind.
-func newReadIndexScene(seed int64, serve scene.Boot) (s *scene.Scene, r *rand.Rand, jitter func() time.Duration, writer, lagging sim.NodeID) {
-	s = scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
-	r = s.W.Rand()
-	jitter = func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }
-	writer, lagging = server1, server2
+func readIndexScene(seed int64, serve scene.Boot, ri riScene) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	writer, lagging := server1, server2
 	if r.Intn(2) == 1 {
 		writer, lagging = lagging, writer
 	}
-	return s, r, jitter, writer, lagging
-}
+	plan := ri.plan(func() time.Duration { return time.Duration(r.Int63n(int64(riJitter))) }, writer, lagging)
+	read := lateRead(s, r.Intn(3) == 0)
+	s.Inject(plan.faults...)
 
-// kubectlCreates has kubectl create web with riCreated replicas through the
-// writer, at once.
-func kubectlCreates(s *scene.Scene, writer sim.NodeID) {
 	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		api.Pin(writer).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+		api = api.Pin(writer)
+		_, err := api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: riCreated})
+		if err != nil || plan.second == 0 {
+			return
+		}
+		p.Sleep(max(0, plan.second-p.Now()))
+		api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riSecond})
 	})
-}
-
-// controllerScales has the controller scale web to riFirst through the
-// writer at at.
-func controllerScales(s *scene.Scene, writer sim.NodeID, at time.Duration) {
 	s.Client("controller", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(at)
+		p.Sleep(plan.scale)
 		api.Pin(writer).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: riFirst})
 	})
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(plan.read1)
+		read(p, api.Pin(lagging))
+	})
+	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(plan.read2)
+		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
+			return
+		}
+		p.Sleep(max(ms, plan.lagAt-p.Now())) // begun after it ended, not at the same instant: one order, not two
+		read(p, api.Pin(lagging))
+	})
+	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
+	s.AuditAt(riAuditAt, "deployments", web)
+	s.Run(riAuditAt + 30*time.Second)
+	return s
 }
 
 // lateRead is how both dashboards read the lagging server: a Latest get of
@@ -183,94 +213,6 @@ func lateRead(s *scene.Scene, list bool) func(p *sim.Proc, api *kube.Client) {
 		return func(p *sim.Proc, api *kube.Client) { s.List(p, api, "deployments", web) }
 	}
 	return func(p *sim.Proc, api *kube.Client) { api.Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}) }
-}
-
-// joinedScene builds and runs the joined read-index scene of seed.
-func joinedScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
-	slow := scene.SlowOneWay{Sender: writer, Receiver: lagging, Link: sim.Link{Min: riSlowWay, Max: riSlowWay},
-		From: riFirstCut + jitter(), For: riCutLength/2 + jitter()/2}
-	// The cut begins just after the slow spell ends, not at the same instant,
-	// so that the link is cut whichever of the two the world does first.
-	cut := scene.Cut{A: server1, B: server2, From: slow.From + slow.For + ms, For: riCutLength + jitter()}
-	read := lateRead(s, r.Intn(3) == 0)
-	s.Inject(slow, cut)
-
-	kubectlCreates(s, writer)
-	controllerScales(s, writer, cut.From+ms)
-	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(slow.From + ms)
-		read(p, api.Pin(lagging))
-	})
-	afterTheWriter(s, cut.Until()+10*ms, writer, lagging, read)
-	return s
-}
-
-// longCutScene builds and runs the long-cut read-index scene of seed.
-func longCutScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
-	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLong + jitter()}
-	read := lateRead(s, r.Intn(3) == 0)
-	s.Inject(cut)
-
-	kubectlCreates(s, writer)
-	controllerScales(s, writer, cut.From+ms)
-	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(cut.From + cut.For/2)
-		read(p, api.Pin(lagging))
-	})
-	afterTheWriter(s, cut.From+10*ms, writer, lagging, read)
-	return s
-}
-
-// lostAskScene builds and runs the lost-ask read-index scene of seed.
-func lostAskScene(seed int64, serve scene.Boot) *scene.Scene {
-	s, r, jitter, writer, lagging := newReadIndexScene(seed, serve)
-	first := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
-	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
-	read := lateRead(s, r.Intn(3) == 0)
-	s.Inject(first, ask)
-
-	kubectlCreates(s, writer)
-	controllerScales(s, writer, first.From+ms)
-	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(ask.From + ask.For/2)
-		read(p, api.Pin(lagging))
-	})
-	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(first.Until() + 10*ms)
-		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
-			return
-		}
-		p.Sleep(max(ms, ask.From+ms-p.Now()))
-		read(p, api.Pin(lagging))
-	})
-	runReadIndexScene(s, writer, lagging)
-	return s
-}
-
-// afterTheWriter ends every read-index scene: at at, dashboard-2 reads web
-// from the writer with a Latest get and, once that has answered, reads the
-// lagging server the same way as dashboard-1; then the auditor reads both
-// servers and the scene runs.
-func afterTheWriter(s *scene.Scene, at time.Duration, writer, lagging sim.NodeID, read func(p *sim.Proc, api *kube.Client)) {
-	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
-		p.Sleep(at)
-		if _, err := api.Pin(writer).Get(web, kube.ReadOptions{ResourceVersion: kube.Latest}); err != nil {
-			return
-		}
-		p.Sleep(ms) // begun after it ended, not at the same instant: one order, not two
-		read(p, api.Pin(lagging))
-	})
-	runReadIndexScene(s, writer, lagging)
-}
-
-// runReadIndexScene lays out a read-index scene's lanes, has the auditor
-// read both servers, and runs it.
-func runReadIndexScene(s *scene.Scene, writer, lagging sim.NodeID) {
-	s.Lanes("kubectl", "controller", writer, lagging, "dashboard-1", "dashboard-2")
-	s.AuditAt(riAuditAt, "deployments", web)
-	s.Run(riAuditAt + 30*time.Second)
 }
 
 // retellReadIndex says what a read-index scene built, from the declared

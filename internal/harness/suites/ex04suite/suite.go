@@ -47,9 +47,9 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		"progress":     func(seed int64) *world { return &world{Scene: workloadScene(seed, serve, progressFaults, 1)} },
 	}
 	var readIndex []scene.Play
-	for _, v := range riVariants {
-		name := "read-index " + v.String()
-		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, v), readIndex: true} }
+	for _, ri := range riScenes {
+		name := "read-index " + ri.name
+		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, ri), readIndex: true} }
 		readIndex = append(readIndex, scene.Play{World: name, Seeds: scene.Scenes(riSeeds)})
 	}
 	on := scene.OnStage[*world]
@@ -62,9 +62,9 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
-				Judges: []scene.Judge[*world]{ran, oneHistory, durable, linearizable}},
+				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
-				Judges: []scene.Judge[*world]{ran, unanswered, oneHistory, converged, durable}},
+				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},
 		}}
 }
 
@@ -262,12 +262,7 @@ func survivorAnyRead(w *world) *suite.Failure {
 		if u.Server != server2 || u.Key != web || !errors.Is(u.Err, sim.ErrTimeout) {
 			continue
 		}
-		var died time.Duration
-		for _, f := range w.Declared() {
-			if c, ok := f.(scene.Crash); ok {
-				died = c.At
-			}
-		}
+		died := scene.DeclaredOf[scene.Crash](w.Scene)[0].At // the acknowledged scene crashes server-1 once
 		return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: ackAuditAt,
 			Story: fmt.Sprintf("server-1 died at %s; at %s the suite asked server-2, the survivor, for %s with kube.Any (resourceVersion \"0\") "+
 				"and got no answer in %s: an Any read is answered from what the server holds, stale if need be, and must not wait on a server that is gone",
@@ -290,15 +285,8 @@ func lostOnCrash(w *world) *suite.Failure {
 		return nil
 	}
 	op := w.History.Operations()[v.Ops[0]]
-	var cut, died time.Duration
-	for _, f := range w.Declared() {
-		switch f := f.(type) {
-		case scene.Partition:
-			cut = f.From
-		case scene.Crash:
-			died = f.At
-		}
-	}
+	cut := scene.DeclaredOf[scene.Partition](w.Scene)[0].From
+	died := scene.DeclaredOf[scene.Crash](w.Scene)[0].At
 	story := fmt.Sprintf("server-1 told %s its %s was accepted at %s (when the answer was received), then was cut off at %s and died at %s, "+
 		"and server-2 never applied it: the yes came while the change was nowhere but on server-1",
 		op.Client, op.Input, suite.FormatTime(op.Return), suite.FormatTime(cut), suite.FormatTime(died))
@@ -308,6 +296,11 @@ func lostOnCrash(w *world) *suite.Failure {
 	return &suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
 		Details: "faults:\n" + w.Describe() + "\n" + v.Details}
 }
+
+// lostCopy judges the audited histories for a change one server took and
+// the other never applied, told by which write it was and when
+// (scene.LostCopy), before the position where the histories part.
+func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.AgreementFirst) }
 
 // unanswered judges a world in which a Latest read or a write got no
 // definite answer.

@@ -99,19 +99,13 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 	s.W.SetLinks(server1, server2, baseLink)
 	s.Inject(plan(r)...)
 
-	next := 100 // the next value to write: every write is new
-	value := func() int { next++; return next }
+	value := scene.WorkloadValues()
 	var phaseA sim.Group
 	writers := []string{"controller-a", "controller-b"}
 	phaseA.Add(len(writers))
 	writersDone := 0
 
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		for _, key := range scene.WorkloadLasting {
-			_, name := kube.SplitKey(key)
-			api.Pin(first).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-		}
-	})
+	s.WorkloadCreate(first, value)
 	for _, name := range writers {
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			defer func() { writersDone++ }()
@@ -127,15 +121,7 @@ func workloadScene(seed int64, serve scene.Boot, plan faultPlan, dashboards int)
 			}
 		})
 	}
-	for _, name := range []string{"dashboard-1", "dashboard-2"}[:dashboards] {
-		s.Client(name, func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
-			for writersDone < len(writers) {
-				s.WorkloadRead(p, api.Pin([]sim.NodeID{server1, server2}[p.Rand().Intn(2)]))
-				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
-			}
-		})
-	}
+	s.WorkloadDashboards(dashboards, workStart, func(*sim.Proc) bool { return writersDone < len(writers) })
 	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
 	s.Run(auditAt + 30*time.Second)
 	return s

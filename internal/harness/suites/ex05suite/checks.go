@@ -181,9 +181,22 @@ func (cl *cluster) changedForeign() *suite.Failure {
 	if v.owner != "" {
 		whose = v.owner + "'s"
 	}
-	story := fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's: "+
+	// A pod named, or owned, like web's: the mistake is a prefix taken
+	// for the whole.
+	though := ""
+	switch name, owner := strings.HasPrefix(v.key, "pods/web"), strings.HasPrefix(v.owner, web); {
+	case !strings.HasPrefix(v.owner, "deployments/"):
+		// no deployment's, or a mistaken owner web's controller wrote
+	case name && owner:
+		though = ", though its name begins with web's, and so does its owner's key"
+	case owner:
+		though = ", though its owner's key begins with web's"
+	case name:
+		though = ", though its name begins with web's"
+	}
+	story := fmt.Sprintf("%s, reconciling %s, %s %s through %s, accepted by etcd at %s, but %s is %s, not %s's%s: "+
 		"a controller changes only the pods its deployment owns, and a pod's owner, not its name or its place in a list, says whose it is",
-		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web)
+		v.by, web, did, v.key, v.via, suite.FormatTime(v.at), v.key, whose, web, though)
 	return cl.fail("another-deployments-pod", v.at, story, cl.log)
 }
 
@@ -283,6 +296,10 @@ func (cl *cluster) tooMany() *suite.Failure {
 			"the count it was told at %s (%s); it had been told %d since, at %s",
 			v.by, b.decision.value, b.creates, plural(b.creates, "create"), remembered.value, suite.FormatTime(remembered.at),
 			remembered.how(b.server), b.desired.value, suite.FormatTime(b.desired.at)) + tail
+	case len(v.strays) > 0 && b.decision.ok && b.decision.value+b.creates > v.desired && b.decision.value-len(v.strays)+b.creates <= v.desired:
+		// It was shown pods web owns under other names, and its creates
+		// fill the count only without them.
+		story = strayStory(v, b)
 	default:
 		story = tooManyStory(cl, v)
 	}
@@ -313,6 +330,23 @@ func rememberedDesired(b belief) (read, bool) {
 func calledFor(key string, last int) bool {
 	i, err := strconv.Atoi(strings.TrimPrefix(key, "pods/web-"))
 	return err != nil || i >= last
+}
+
+// strayStory: creates sent for web's missing names while a pod web owns
+// under another name, which the creator's list had shown it, still stood:
+// neither deleted before them nor counted among the desired.
+func strayStory(v *overshoot, b belief) string {
+	what, stood, was := "a pod web owns under a name that is not web-i", "it", "it was"
+	if len(v.strays) > 1 {
+		what, stood, was = "pods web owns under names that are not web-i", "them", "they were"
+	}
+	return fmt.Sprintf("%s was shown %d of web's pods (%s at %s), %s among them, %s; with %s still standing, it sent %d %s for the missing names, "+
+		"as if there were %d: %s neither deleted before them nor counted among the %d. "+
+		"etcd accepted %s from %s through %s at %s: %d pods where %d were desired. "+
+		"A pod web owns is web's whatever its name: one whose name is not wanted is an extra, to delete before the missing names are made",
+		v.by, b.decision.value, b.decision.how(b.server), suite.FormatTime(b.decision.at), strings.Join(v.strays, ", "), what, stood,
+		b.creates, plural(b.creates, "create"), b.decision.value-len(v.strays), was, v.desired,
+		v.key, v.by, v.via, suite.FormatTime(v.at), v.pods, v.desired)
 }
 
 // retryStory: a create sent again without a fresh read, landing after a

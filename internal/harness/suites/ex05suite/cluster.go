@@ -1,8 +1,10 @@
 package ex05suite
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +59,8 @@ type scenario struct {
 	initial        int              // web's desired count at the start
 	pods           int              // pods web-0 … that already exist
 	others         int              // pods api-0 … of another deployment, deployments/api, beside web's
+	neighbour      string           // that other deployment's name, when not "api"
+	stray          string           // a pod web owns under a name that is not web-i, made before the story, or ""
 	startA, startB time.Duration    // each controller's first reconcile
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
@@ -148,6 +152,9 @@ type overshoot struct {
 	scaledAt  time.Duration // when the history's desired count last changed before it
 	beliefs   map[sim.NodeID]belief
 	index     int // its place in the log
+	// strays are the pods web owned when it was accepted under names that
+	// are not web-i, which the creator had been shown in a list.
+	strays []string
 }
 
 // newerDelete is a delete of a pod version the deleting controller never saw.
@@ -182,6 +189,9 @@ func wanted(key string, desired int) bool {
 	i, err := strconv.Atoi(s)
 	return err == nil && i >= 0 && i < desired && strconv.Itoa(i) == s
 }
+
+// named reports whether the pod at key is named as web's pods are: web-i.
+func named(key string) bool { return wanted(key, math.MaxInt) }
 
 // version is one version of one object: pods/web-3 at resourceVersion 12.
 type version struct {
@@ -288,16 +298,20 @@ func play(seed int64, sc scenario, told string, newController func() Controller)
 	for i := 0; i < sc.pods; i++ {
 		mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("web-%d", i), Owner: web})
 	}
+	if sc.stray != "" {
+		mustCreate(kube.Object{Kind: "pods", Name: sc.stray, Owner: web})
+	}
 	if sc.others > 0 {
-		mustCreate(kube.Object{Kind: "deployments", Name: "api", Replicas: sc.others})
+		other := cmp.Or(sc.neighbour, "api")
+		mustCreate(kube.Object{Kind: "deployments", Name: other, Replicas: sc.others})
 		for i := 0; i < sc.others; i++ {
-			mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("api-%d", i), Owner: api})
+			mustCreate(kube.Object{Kind: "pods", Name: fmt.Sprintf("%s-%d", other, i), Owner: "deployments/" + other})
 		}
 	}
 	pods := 0
 	for _, o := range cl.store.Objects() { // web, then web-0, web-1, …
 		if o.Key() != web && o.Owner != web {
-			continue // api and its pods are not in web's story
+			continue // the other deployment and its pods are not in web's story
 		}
 		if o.Kind == "pods" {
 			pods++
@@ -391,6 +405,11 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.overshoot = &overshoot{change: ch, justified: r.Justified, scaledAt: cl.scaledAt, beliefs: map[sim.NodeID]belief{}, index: len(cl.log)}
 		if r.Retry {
 			cl.overshoot.retry = &r
+		}
+		for _, o := range cl.store.Objects() {
+			if o.Kind == "pods" && o.Owner == web && !named(o.Key()) && cl.beliefs[r.By] != nil && cl.beliefs[r.By].listed[versionOf(o)] {
+				cl.overshoot.strays = append(cl.overshoot.strays, o.Key())
+			}
 		}
 		for id, b := range cl.beliefs {
 			x := *b

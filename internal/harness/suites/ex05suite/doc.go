@@ -37,7 +37,12 @@
 //     list that called the pod extra.
 //   - changedForeign: no controller of web changes a pod web does not own
 //     (another-deployments-pod): deployments/api's pods stand beside web's
-//     in the randomized worlds.
+//     in the randomized worlds, and deployments/web-canary's, named like
+//     web's, in the neighbours' scene.
+//   - countedByName: the world does not end short of web's desired count by
+//     exactly the pods of another deployment named like web's, which the
+//     controllers listed and created nothing after (another-deployments-pod):
+//     they counted those pods as web's, by name.
 //   - deletedBlind: no delete removes a wanted pod (web-i, i below the
 //     history's desired count) in a reconcile that was told no desired count
 //     at all (deleted-a-wanted-pod): a read of web that failed taken for a
@@ -54,6 +59,15 @@
 // web wants 5 and has web-0 and web-1; both controllers wake at 100ms. The
 // story check asks every judge of it; its first seed's history is the
 // page's figure "pods".
+//
+// The neighbours' scene (neighboursScenario, told by neighboursScene) is
+// played by the randomized and converges checks before their random
+// worlds: web wants 5 and has web-0, web-1 and web-x7k2q, a pod it owns
+// under a random name; beside it deployments/web-canary has web-canary-0
+// and web-canary-1. A pod's owner, not its name, says whose it is, both
+// ways: a create that goes over while a pod web owns under another name
+// still stands, neither deleted nor counted, is told with that pod
+// (too-many-pods).
 //
 // In a random world (randomScenario) controller-b starts up to 100ms after
 // controller-a; one controller crashes and restarts (in half the worlds

@@ -1,12 +1,15 @@
 package ex05suite
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 )
 
@@ -19,12 +22,21 @@ func overAt(by sim.NodeID, key string, pods, desired, justified int, b belief) *
 	return &cluster{log: []change{c}, overshoot: v}
 }
 
+// withStrays says that when the overshoot of cl was accepted, web owned
+// pods under other names, keys, which the creator had listed.
+func withStrays(cl *cluster, keys ...string) *cluster {
+	cl.overshoot.strays = keys
+	return cl
+}
+
 // One controller's create is blamed on what it acted on: a desired count the
 // history had left behind, named with the server that answered it and when,
 // before anything is said about pod counts; a count it had been told before
 // the one it last read (a remembered count); and not a remembered count when
 // it filled a gap below the count it last read, even when the numbers happen
-// to add up to one: the pods it kept are the trouble.
+// to add up to one: the pods it kept are the trouble; creates for the
+// missing names while a pod web owns under another name stood, neither
+// deleted first nor counted, and not when the creates counted it.
 func TestOneControllersCreateIsBlamedOnWhatItActedOn(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -46,6 +58,15 @@ func TestOneControllersCreateIsBlamedOnWhatItActedOn(t *testing.T) {
 		{"a gap filled beside kept extras", overAt(controllerA, "pods/web-3", 5, 4, 4, belief{server: server1,
 			creates: 1, earlier: []read{{value: 5, at: 300 * ms, ok: true}},
 			desired: read{value: 4, at: 8000 * ms, ok: true}, decision: read{value: 4, at: 8010 * ms, ok: true}}),
+			"too-many-pods", "controller-a created more pods than its own count called for"},
+		{"creates beside a pod web owns under another name", withStrays(overAt(controllerA, "pods/web-4", 6, 5, 5, belief{server: server1,
+			creates: 3, desired: read{value: 5, at: 120 * ms, ok: true}, decision: read{value: 3, at: 124500 * time.Microsecond, ok: true}}), "pods/web-x7k2q"),
+			"too-many-pods", "controller-a was shown 3 of web's pods (read with Latest at 124.5ms), pods/web-x7k2q among them, " +
+				"a pod web owns under a name that is not web-i; with it still standing, it sent 3 creates for the missing names, as if there were 2: " +
+				"it was neither deleted before them nor counted among the 5. etcd accepted pods/web-4 from controller-a through server-1 at 4500ms: " +
+				"6 pods where 5 were desired"},
+		{"creates that counted a pod under another name", withStrays(overAt(controllerA, "pods/web-4", 6, 5, 5, belief{server: server1,
+			creates: 2, desired: read{value: 5, at: 120 * ms, ok: true}, decision: read{value: 3, at: 124500 * time.Microsecond, ok: true}}), "pods/web-x7k2q"),
 			"too-many-pods", "controller-a created more pods than its own count called for"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,4 +168,76 @@ func TestWantedNames(t *testing.T) {
 	assert.False(t, wanted("pods/web-01", 4))
 	assert.False(t, wanted("pods/web-x", 4))
 	assert.False(t, wanted("pods/api-0", 4))
+}
+
+// testController reconciles web with Latest reads and web-i names. By
+// owner, it counts the pods web owns and deletes those it does not want;
+// byName, it counts every pod named "web-…" and creates while that count
+// is short, the mistake the neighbours' scene is for.
+type testController struct{ byName bool }
+
+func (c testController) Reconcile(p *sim.Proc, api *kube.Client, key string) error {
+	d, err := api.Get(key, kube.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	pods, err := api.List("pods", kube.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	have, n := map[string]bool{}, 0
+	for _, o := range pods.Items {
+		switch {
+		case c.byName && strings.HasPrefix(o.Name, d.Name+"-"):
+			have[o.Name], n = true, n+1
+		case !c.byName && o.Owner == key && wanted(o.Key(), d.Replicas):
+			have[o.Name], n = true, n+1
+		case !c.byName && o.Owner == key:
+			_, _ = api.Delete(o.Key(), o.ResourceVersion)
+		}
+	}
+	for i := 0; i < d.Replicas && (!c.byName || n < d.Replicas); i++ {
+		if name := fmt.Sprintf("%s-%d", d.Name, i); !have[name] {
+			_, _ = api.Create(kube.Object{Kind: "pods", Name: name, Owner: key})
+			n++
+		}
+	}
+	return nil
+}
+
+// In the neighbours' scene a controller that goes by owners deletes the
+// pod web owns under a random name, makes the pods web is missing and
+// leaves web-canary's alone. One that counts pods by name counts
+// web-canary's two as web's, finds nothing to do, and the story names the
+// pods it counted and the controllers that listed them.
+func TestPodsCountedByNameAreAnotherDeploymentsPods(t *testing.T) {
+	byOwner := chapter(func() Controller { return testController{} })
+	for seed := int64(1); seed <= neighboursSeeds; seed++ {
+		assert.Nil(t, byOwner.Verdict("randomized", "neighbours", seed), "seed %d", seed)
+		assert.Nil(t, byOwner.Verdict("converges", "neighbours", seed), "seed %d", seed)
+	}
+	f := chapter(func() Controller { return testController{byName: true} }).Verdict("converges", "neighbours", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "another-deployments-pod", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "at 4000ms, the end of the run, deployments/web wants 5 pods and the history holds 3 of its own "+
+		"(web-0, web-1, web-x7k2q) beside 2 of deployments/web-canary's (web-canary-0, web-canary-1), whose names begin with web's; 3 and 2 make the 5 web wants. "+
+		"controller-a listed them (its last list answered by server-1 at "), f.Story)
+	assert.Regexp(t, `controller-b listed them \(its last list answered by server-2 at [\d.]+ms\) and created none: `+
+		`they counted deployments/web-canary's pods as web's, by their names`, f.Story)
+}
+
+// A pod of another deployment named, or owned, like web's is told with the
+// prefix taken for the whole; a pod web's controller stamped with a
+// mistaken owner is not.
+func TestAForeignPodNamedLikeWebsSaysSo(t *testing.T) {
+	v := &foreignChange{change: change{at: 131800 * time.Microsecond, what: "DELETED pods/web-canary-0", key: "pods/web-canary-0", by: controllerA, via: server1},
+		owner: "deployments/web-canary", deleted: true}
+	story := func() string { return (&cluster{foreign: v}).changedForeign().Story }
+	assert.Contains(t, story(), "but pods/web-canary-0 is deployments/web-canary's, not deployments/web's, though its name begins with web's, and so does its owner's key: ")
+	v.key, v.owner = "pods/webhook-0", "deployments/webhook"
+	assert.Contains(t, story(), "not deployments/web's, though its name begins with web's, and so does its owner's key: ")
+	v.key, v.owner = "pods/canary-0", "deployments/web-canary"
+	assert.Contains(t, story(), "not deployments/web's, though its owner's key begins with web's: ")
+	v.key, v.owner, v.deleted = "pods/web-2", "web", false
+	assert.Contains(t, story(), "but pods/web-2 is web's, not deployments/web's: ")
 }

@@ -17,14 +17,16 @@ func Run[C Controller](t *testing.T, newController func() C) {
 }
 
 // chapter is the suite, declared: the page's scene, judged by every rule;
-// and the randomized worlds, judged by the rules of what each change may
-// do (randomized) and by where they end (converges).
+// and the neighbours' scene and the randomized worlds, judged by the rules
+// of what each change may do (randomized) and by where they end
+// (converges).
 func chapter(newController func() Controller) scene.Chapter[*cluster] {
 	rules := []scene.Judge[*cluster]{(*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
 	return scene.Chapter[*cluster]{
 		ID: "ex05",
 		Worlds: map[string]scene.Build[*cluster]{
-			"story": func(seed int64) *cluster { return play(seed, storyScenario(), storyScene(), newController) },
+			"story":      func(seed int64) *cluster { return play(seed, storyScenario(), storyScene(), newController) },
+			"neighbours": func(seed int64) *cluster { return play(seed, neighboursScenario(), neighboursScene(), newController) },
 			"random": func(seed int64) *cluster {
 				sc := randomScenario(seed)
 				return play(seed, sc, randomScene(sc), newController)
@@ -39,12 +41,13 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 			Name: "randomized",
 			// The slow link lasts every whole run and proves nothing; the
 			// crash must meet a busy cluster.
-			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 10, MinCovered: 0.9, Faults: crashes}}},
+			Plays: []scene.Play{{World: "neighbours", Seeds: scene.Scenes(neighboursSeeds)},
+				{World: "random", Seeds: scene.Random(100), Guard: &scene.Guard{MinCompleted: 10, MinCovered: 0.9, Faults: crashes}}},
 			Judges: rules,
 		}, {
 			Name:   "converges",
-			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(100)}},
-			Judges: []scene.Judge[*cluster]{(*cluster).converged},
+			Plays:  []scene.Play{{World: "neighbours", Seeds: scene.Scenes(neighboursSeeds)}, {World: "random", Seeds: scene.Random(100)}},
+			Judges: []scene.Judge[*cluster]{(*cluster).countedByName, (*cluster).converged},
 		}},
 		Ran: ran,
 	}

@@ -10,7 +10,8 @@
 //     scales deployments/web to 5 through server-1 while controller-b scales
 //     it to 2 through server-2, over the story's slow link.
 //   - one-history: three controllers write through either server (gets,
-//     conditional and unconditional scales, creations and deletions, bursts)
+//     conditional and unconditional scales, creations and deletions, bursts,
+//     over nine objects, so that a design ordering by object orders on both)
 //     while the servers' link slows down, loses and repeats messages, and is
 //     cut for longer than a call to the other server waits; in one world of
 //     four the sequencer is lost for good during the cut (workload.go).

@@ -107,7 +107,7 @@ func TestAnAnyReadThatWaitsOnAServerGoneIsUnanswered(t *testing.T) {
 func TestTheOwnCopyScenesPassOneStore(t *testing.T) {
 	for _, v := range ocVariants {
 		for seed := int64(1); seed <= ocSeeds; seed++ {
-			f := chapter(oneStore()).Verdict("linearizable", "own-copy "+v.String(), seed)
+			f := chapter(oneStore()).Verdict("linearizable", "own-copy "+string(v), seed)
 			assert.Nil(t, f, "seed %d, scene %s", seed, v)
 		}
 	}
@@ -133,4 +133,78 @@ func TestARefusalFromTheFollowersOwnCopyIsToldAsTheScene(t *testing.T) {
 	assert.Contains(t, f.Story, "A server that is not the sequencer must ask it, not refuse a write on its own copy's word")
 	assert.Contains(t, f.Details, "the scene, as built:\n  slow link server-1 → server-2 only (400ms) from ")
 	assert.Contains(t, f.Details, "controller-a create deployments/batch=2 via server-1")
+}
+
+// finished is a world by hand: the clients' history and the servers'
+// histories as the auditor read them.
+func finished(h *check.History, one, two []check.Change, faults ...sim.Fault) *world {
+	return &world{Scene: &scene.Scene{History: h, Servers: []sim.NodeID{server1, server2}, Histories: map[string][]check.Change{string(server1): one, string(server2): two},
+		AuditedAt: auditAt, Faults: faults}}
+}
+
+// scaled records an acknowledged scale of key to value through server.
+func scaled(h *check.History, client string, server sim.NodeID, key string, value int, call, ret time.Duration, rv int64) check.Change {
+	id := h.Call(client, string(server), check.Write(key, value), call)
+	h.Return(id, check.Acked(rv), ret)
+	return check.Change{Version: rv, Key: key, Value: int64(value)}
+}
+
+// Each server ordering the writes to objects of its own is told by the
+// split: which server alone holds changes to which objects. A follower
+// that orders a write itself while the link is cut is told by the cut.
+// A lost copy is not two sequencers.
+func TestTwoSequencersAreToldByWhoOrderedWhat(t *testing.T) {
+	const auth, cache = "deployments/auth", "deployments/cache"
+	h := check.NewHistory()
+	created := scaled(h, "kubectl", server1, web, 3, 0, 10*ms, 1)
+	one, two := []check.Change{created}, []check.Change{created}
+	for i := range 3 {
+		at := time.Duration(400+100*i) * ms
+		a := scaled(h, "controller-a", server1, web, 10+i, at, at+50*ms, int64(2+i))
+		b := scaled(h, "controller-b", server2, auth, 20+i, at, at+50*ms, int64(2+i))
+		one, two = append(one, a), append(two, b)
+	}
+	f := twoSequencers(finished(h, one, two))
+	require.NotNil(t, f)
+	assert.Equal(t, "two-sequencers", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 and server-2 both gave out rv 2: server-1 gave it to controller-a's write deployments/web=10 (sent to server-1 at 400ms, answered yes at 450ms), "+
+		"and server-2 gave it to controller-b's write deployments/auth=20 (sent to server-2 at 400ms, answered yes at 450ms); neither ever applied the other's change."), f.Story)
+	assert.Contains(t, f.Story, "server-1's 3 are all to deployments/web and server-2's 3 all to deployments/auth: each server ordered the writes to objects of its own")
+
+	h = check.NewHistory()
+	created = scaled(h, "kubectl", server1, web, 3, 0, 10*ms, 1)
+	a := scaled(h, "controller-a", server1, cache, 11, 1000*ms, 3000*ms, 2)
+	b := scaled(h, "controller-b", server2, web, 12, 600*ms, 650*ms, 2)
+	cut := sim.Fault{Kind: sim.FaultCut, Desc: "link server-1 ↔ server-2 cut", Start: 500 * ms, End: 2500 * ms}
+	f = twoSequencers(finished(h, []check.Change{created, a}, []check.Change{created, b}, cut))
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "Each write was sent to the server that holds it alone, while the servers' link was failing, and each server ordered the write it was sent")
+
+	lost := finished(h, []check.Change{created, a}, []check.Change{created})
+	assert.Nil(t, twoSequencers(lost))
+	require.NotNil(t, lostCopy(lost))
+	assert.Equal(t, "lost-copy", lostCopy(lost).Name)
+}
+
+// A yes that names another change's position is told with both: where the
+// one history holds the write, and what stands at the position named. A
+// yes at the write's own position passes.
+func TestAYesAtAnotherChangesPositionIsMisnumbered(t *testing.T) {
+	const api = "deployments/api"
+	h := check.NewHistory()
+	created := scaled(h, "kubectl", server1, api, 108, 0, 10*ms, 1)
+	mine := scaled(h, "controller-a", server2, api, 126, 1008*ms, 1100*ms, 2)
+	theirs := scaled(h, "controller-b", server1, api, 125, 1010*ms, 1050*ms, 3)
+	final := []check.Change{created, mine, theirs}
+	assert.Nil(t, misnumberedYes(finished(h, final, final)))
+
+	h = check.NewHistory()
+	scaled(h, "kubectl", server1, api, 108, 0, 10*ms, 1)
+	scaled(h, "controller-a", server2, api, 126, 1008*ms, 1100*ms, 3) // its copy already held the next change
+	scaled(h, "controller-b", server1, api, 125, 1010*ms, 1050*ms, 3)
+	f := misnumberedYes(finished(h, final, final))
+	require.NotNil(t, f)
+	assert.Equal(t, "misnumbered-yes", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 answered controller-a's write deployments/api=126 (sent at 1008ms) with rv 3 at 1100ms, "+
+		"but the one history holds that write at rv 2, and at rv 3 deployments/api=125"), f.Story)
 }

@@ -49,20 +49,17 @@ const (
 	ocSeeds   = 2
 )
 
-// ocVariant is one of the own-copy scenes: what controller-b writes through
-// server-2.
-type ocVariant int
+// ocVariant is one of the own-copy scenes, named as the chapter's worlds
+// name it: what controller-b writes through server-2.
+type ocVariant string
 
 const (
-	ocCreate   ocVariant = iota // creates batch, just deleted through server-1
-	ocDelete                    // deletes batch, just created through server-1
-	ocConflict                  // scales web at the version just made through server-1
+	ocCreate   ocVariant = "create"   // creates batch, just deleted through server-1
+	ocDelete   ocVariant = "delete"   // deletes batch, just created through server-1
+	ocConflict ocVariant = "conflict" // scales web at the version just made through server-1
 )
 
 var ocVariants = []ocVariant{ocCreate, ocDelete, ocConflict}
-
-// String names the scene, as the chapter's worlds do.
-func (v ocVariant) String() string { return [...]string{"create", "delete", "conflict"}[v] }
 
 // batchName is the name of scene.WorkloadBatch.
 var _, batchName = kube.SplitKey(scene.WorkloadBatch)
@@ -152,12 +149,7 @@ func retellOwnCopy(s *scene.Scene, f *suite.Failure) {
 			wrote = op
 		}
 	}
-	var slow scene.SlowOneWay
-	for _, fault := range s.Declared() {
-		if w, ok := fault.(scene.SlowOneWay); ok {
-			slow = w
-		}
-	}
+	slow := scene.DeclaredOf[scene.SlowOneWay](s)[0] // an own-copy scene has one slow spell
 	if decided != nil && read != nil && wrote != nil && read.Precedes(*wrote) {
 		if between := refusedAfter(*read, *wrote); between != "" {
 			f.Story = fmt.Sprintf("%s through %s, the sequencer, at %s: the effect of %s's %s, sent there at %s. Then it asked %s to %s and was refused %s at %s. "+

@@ -48,7 +48,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
 	linearizablePlays := []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}}
 	for _, v := range ocVariants {
-		name := "own-copy " + v.String()
+		name := "own-copy " + string(v)
 		worlds[name] = func(seed int64) *world { return &world{Scene: ownCopyScene(seed, serve, v), ownCopy: true} }
 		linearizablePlays = append(linearizablePlays, scene.Play{World: name, Seeds: scene.Scenes(ocSeeds)})
 	}
@@ -56,12 +56,12 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{oneHistory, converged, lostWrite, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, writesRefused(acceptedShare, true)}},
 		// The own-copy scenes come after the randomized worlds, for the
 		// moment those meet once in a thousand seeds: a mistake the
 		// randomized worlds catch is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
-			Judges: []scene.Judge[*world]{oneHistory, lostWrite, staleDelete, linearizable, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, linearizable, writesRefused(acceptedShare, true)}},
 	}}
 }
 
@@ -69,6 +69,11 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 // answer the auditor's kube.Any reads (unansweredAnyRead: scene.Ran would
 // tell it as a reply the auditor could not read), then scene.Ran.
 func ran(w *world) *suite.Failure { return cmp.Or(unansweredAnyRead(w), scene.Ran(w.Scene)) }
+
+// lostCopy judges the audited histories for a change one server took and
+// the other never applied, told by which write it was and when
+// (scene.LostCopy), before the position where the histories part.
+func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.DurableAgreement) }
 
 // staleDelete judges that no conditional deletion was acknowledged against
 // an object that had changed, told as such before porcupine would tell it
@@ -152,15 +157,13 @@ func storyDivergence(w *world) *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	var a, b check.Operation
+	last := map[string]check.Operation{} // each controller's last write
 	for _, op := range w.History.Operations() {
-		if op.Input.Kind.Mutates() && op.Client == "controller-a" {
-			a = op
-		}
-		if op.Input.Kind.Mutates() && op.Client == "controller-b" {
-			b = op
+		if op.Input.Kind.Mutates() {
+			last[op.Client] = op
 		}
 	}
+	a, b := last["controller-a"], last["controller-b"]
 	replicas := func(server sim.NodeID) string {
 		if n, ok := w.States[string(server)][web]; ok {
 			return fmt.Sprintf("replicas=%v", n)
@@ -170,7 +173,7 @@ func storyDivergence(w *world) *suite.Failure {
 	story := fmt.Sprintf("controller-a scaled %s to 5 through server-1 (sent at %s) and controller-b scaled it to 2 through server-2 (sent at %s); "+
 		"both were told yes, and at %s server-1 holds %s while server-2 holds %s. %s",
 		web, suite.FormatTime(a.Call), suite.FormatTime(b.Call), suite.FormatTime(w.AuditedAt),
-		replicas(server1), replicas(server2), upperFirst(v.Story))
+		replicas(server1), replicas(server2), suite.UpperFirst(v.Story))
 	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: max(a.Return, b.Return),
 		Details: "the scene: " + storyLink.String() + "\n" + v.Details, Timeline: w.Timeline(storyScaleAt + 400*ms)}
 }
@@ -247,8 +250,8 @@ func heldUp(s *scene.Scene, op check.Operation) bool {
 // sequencerLost is the crash that lost the sequencer for good, if the
 // world has one.
 func sequencerLost(s *scene.Scene) (scene.Crash, bool) {
-	for _, f := range s.Declared() {
-		if c, ok := f.(scene.Crash); ok && c.Node == server1 && c.For == 0 {
+	for _, c := range scene.DeclaredOf[scene.Crash](s) {
+		if c.Node == server1 && c.For == 0 {
 			return c, true
 		}
 	}
@@ -280,8 +283,8 @@ func lostWrite(w *world) *suite.Failure {
 // none did.
 func cutBefore(s *scene.Scene, at time.Duration) time.Duration {
 	from := at
-	for _, f := range s.Declared() {
-		if c, ok := f.(scene.Cut); ok && c.From <= at {
+	for _, c := range scene.DeclaredOf[scene.Cut](s) {
+		if c.From <= at {
 			from = c.From
 		}
 	}
@@ -291,10 +294,3 @@ func cutBefore(s *scene.Scene, at time.Duration) time.Duration {
 // cutRecovery is how long after a cut the servers may still be sending
 // again what the cut lost.
 const cutRecovery = 1500 * ms
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}

@@ -1,8 +1,8 @@
 package ex06suite
 
 import (
-	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -80,15 +80,53 @@ func faults(r *rand.Rand, end time.Duration, long bool) []scene.Fault {
 // sequencer for good.
 const lostEvery = 4
 
+// spread are the objects the controllers scale besides the workload's
+// three: a design that hands the ordering out by object (each key to the
+// server its hash picks) would order all three of those on one server
+// often enough to pass; over nine keys of names long and short, from a to
+// s, both servers order some. spreadEvery: one write in spreadEvery is to
+// one of them.
+var spread = []string{"auth", "cache", "search", "billing", "frontend", "scheduler"}
+
+const spreadEvery = 3
+
+// createSpread adds helm, which creates the spread objects through
+// server-1, all at once, each with the next of value. The group it returns
+// is done once helm has had its answers.
+func createSpread(s *scene.Scene, value func() int) *sim.Group {
+	created := &sim.Group{}
+	created.Add(len(spread))
+	s.Client("helm", func(p *sim.Proc, api *kube.Client) {
+		for _, name := range spread {
+			p.Go("create-"+name, func(q *sim.Proc) {
+				defer created.Done()
+				api.For(q).Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
+			})
+		}
+	})
+	return created
+}
+
+// spreadKeys are the keys of the spread objects.
+func spreadKeys() []string {
+	keys := make([]string, len(spread))
+	for i, name := range spread {
+		keys[i] = "deployments/" + name
+	}
+	return keys
+}
+
 // workloadScene builds and runs one randomized world for seed:
 //
-//   - kubectl creates web and api through server-1;
+//   - kubectl creates web and api, and helm the spread objects, through
+//     server-1;
 //   - controller-a, controller-b and controller-c each write through either
 //     server, the server picked anew for each write: unconditional scales
 //     (kubectl scale), scales conditional on the version just read (now and
 //     then one off either way, which must conflict), creations and
 //     deletions of batch with and without a precondition, and now and then a
-//     burst of scene.WorkloadBurst scales sent at once;
+//     burst of scene.WorkloadBurst scales sent at once; one write in
+//     spreadEvery is an unconditional scale of one of the spread objects;
 //   - dashboards (as many as given) get (Latest), list (Latest) and read
 //     with kube.Any through either server while the controllers work;
 //   - the auditor reads both servers at auditAt.
@@ -111,37 +149,28 @@ func workloadScene(seed int64, serve scene.Boot, dashboards int, long bool) *sce
 		}
 	}
 
-	next := 100 // the next value to write: every write is new
-	value := func() int { next++; return next }
+	value := scene.WorkloadValues()
 	servers := []sim.NodeID{server1, server2}
-	var created sim.Group
-	created.Add(1)
-	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
-		defer created.Done()
-		for _, key := range scene.WorkloadLasting {
-			_, name := kube.SplitKey(key)
-			api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: name, Replicas: value()})
-		}
-	})
+	created := s.WorkloadCreate(server1, value)
+	spreadCreated := createSpread(s, value)
 	for _, name := range []string{"controller-a", "controller-b", "controller-c"} {
 		s.Client(name, func(p *sim.Proc, api *kube.Client) {
 			created.Wait(p)
+			spreadCreated.Wait(p)
 			p.Sleep(max(0, workStart+time.Duration(p.Rand().Int63n(int64(20*ms)))-p.Now()))
+			pick := func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }
 			for p.Now() < end {
-				scene.WorkloadWrite(p, func() *kube.Client { return api.Pin(servers[p.Rand().Intn(2)]) }, value)
+				if p.Rand().Intn(spreadEvery) > 0 {
+					scene.WorkloadWrite(p, pick, value)
+					continue
+				}
+				pick().Update(kube.Object{Kind: "deployments", Name: spread[p.Rand().Intn(len(spread))], Replicas: value()})
+				p.Sleep(time.Duration(p.Rand().Int63n(int64(40 * ms))))
 			}
 		})
 	}
-	for i := range dashboards {
-		s.Client(fmt.Sprintf("dashboard-%d", i+1), func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(workStart + time.Duration(p.Rand().Int63n(int64(20*ms))))
-			for p.Now() < end {
-				s.WorkloadRead(p, api.Pin(servers[p.Rand().Intn(2)]))
-				p.Sleep(time.Duration(p.Rand().Int63n(int64(50 * ms))))
-			}
-		})
-	}
-	s.AuditAt(auditAt, "deployments", scene.WorkloadKeys...)
+	s.WorkloadDashboards(dashboards, workStart, func(p *sim.Proc) bool { return p.Now() < end })
+	s.AuditAt(auditAt, "deployments", append(slices.Clone(scene.WorkloadKeys), spreadKeys()...)...)
 	s.Run(auditAt + 30*time.Second)
 	return s
 }

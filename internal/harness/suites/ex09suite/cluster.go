@@ -110,7 +110,19 @@ type scenario struct {
 	// requests sent then end in its client's Timeout, not in server-1's
 	// Unavailable.
 	slow *scene.SlowLink
+	// inflight slows server-1's way to etcd for the moment before the cut,
+	// so that what server-1 sends then reaches etcd only once the link is
+	// cut: etcd takes it, and its answer is lost. kubectl's scale of batch
+	// sent then is a write whose outcome server-1 cannot know.
+	inflight *scene.SlowOneWay
 }
+
+// The write in flight at the cut: sent by kubectl inflightLead before the
+// cut, over a way to etcd slowed to inflightDelay for as long before it.
+const (
+	inflightLead  = 60 * ms
+	inflightDelay = 100 * ms
+)
 
 // auditAt is when the auditor checks that everything caught up.
 func (sc scenario) auditAt() time.Duration { return sc.cut.Until() + CatchUp }
@@ -121,14 +133,19 @@ type run struct {
 	s     *scene.Scene
 	store *kube.MemStore
 
-	audit   audit
-	bad     *badDelete    // the first accepted delete no successful read asked for
-	goneAt  time.Duration // when the history deleted web (0: never)
-	orphans *orphans      // web's pods left standing when it was created again
+	audit      audit
+	reconciles []span        // the controller's reconciles, from call to return (end 0: still running)
+	bad        *badDelete    // the first accepted delete no successful read asked for
+	goneAt     time.Duration // when the history deleted web (0: never)
+	orphans    *orphans      // web's pods left standing when it was created again
 
 	requests []request            // the requests the table judges (read)
 	watched  map[string][]request // the watcher's, by kind (read)
 }
+
+// span is one reconcile of the controller: from when the suite called
+// Reconcile to when it returned.
+type span struct{ start, end time.Duration }
 
 // Stage is the scene the run played.
 func (r *run) Stage() *scene.Scene { return r.s }
@@ -196,6 +213,9 @@ func build(seed int64, sc scenario, impl Impl) *run {
 	s.Inject(sc.cut)
 	if sc.slow != nil {
 		s.Inject(*sc.slow)
+	}
+	if sc.inflight != nil {
+		s.Inject(*sc.inflight)
 	}
 	s.Lanes(kubectl, controller, server1, etcd, server2, pipeline)
 	s.Show(r.shown)
@@ -343,7 +363,10 @@ func (r *run) control(p *sim.Proc, api *kube.Client, impl Impl) {
 	pods.WaitForSync(p)
 	p.Sleep(200 * ms)
 	for {
-		if err := impl.Reconcile(p, c, pods, web); err != nil {
+		r.reconciles = append(r.reconciles, span{start: p.Now()})
+		err := impl.Reconcile(p, c, pods, web)
+		r.reconciles[len(r.reconciles)-1].end = p.Now()
+		if err != nil {
 			p.Logf("reconcile: %v", err)
 		}
 		lo, hi := r.sc.period[0], r.sc.period[1]

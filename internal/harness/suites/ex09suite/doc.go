@@ -28,7 +28,12 @@
 //   - cached-reads: a read with kube.Any is answered within Bound, outage or
 //     not, and its answer is the history exactly as it stood at the version
 //     the answer names.
-//   - writes: no client hears yes for a change the history did not hold at
+//   - writes: no client hears a definite no (a 4xx) from server-1 cut off
+//     from etcd that the history contradicts: a write on its way to etcd as
+//     the link was cut (every randomized outage has one, a scale of batch
+//     over a way slowed for the moment before the cut) was taken by etcd
+//     and only its answer lost, so it may only be told Timeout;
+//     no client hears yes for a change the history did not hold at
 //     that moment (a delete's yes must be a deletion), a write is refused
 //     within Bound, a delete that names a version finds its object still at
 //     it (kubectl names the version it saw, or one either side); and every
@@ -38,10 +43,12 @@
 //     outage and deliver the history's changes in order, none skipped and
 //     none the history does not hold (after Gone, it relists and goes on).
 //   - controllers: no pod of web is deleted, or even asked to be deleted,
-//     unless the history, or the controller's last successful read of web
-//     (a NotFound included: web is gone and wants none), wants fewer pods
-//     than that; checked after every change the store accepts, and for every
-//     delete the controller sends. In one run of two the controller's link
+//     unless the controller's last successful consistent read of web (a
+//     NotFound included: web is gone and wants none) wants no more pods than
+//     the deletes its reconcile asked for so far leave; a count read from
+//     the cache (rv="0") is no ground for a delete. Checked after every
+//     change the store accepts, and for every delete the controller sends,
+//     refused or not. In one run of two the controller's link
 //     to server-1 is slower than its own timeout for a while in the outage,
 //     so it sees its client's Timeout as well as server-1's Unavailable.
 //   - catch-up: CatchUp after the link is restored, server-1 answers a

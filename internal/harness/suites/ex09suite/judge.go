@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +35,11 @@ var (
 	watchUnaccepted = failure{"watch-told-unaccepted-change", course.DurableAgreement}
 	noDestruction   = failure{"pod-deleted-on-unreachable-store", course.DurableAgreement}
 	noCatchUp       = failure{"did-not-catch-up", course.DurableAgreement}
+	// A store that did not answer, told as a definite answer it never gave.
+	toldAbsent  = failure{"timeout-told-as-absent", course.OneHistory}
+	toldRefusal = failure{"timeout-told-as-refusal", course.AgreementFirst}
+	// The controller's count of web, read from server-1's cache.
+	countCached = failure{"count-read-from-cache", course.DurableAgreement}
 )
 
 // fail is the failure f of this run at virtual time at.
@@ -312,6 +316,9 @@ func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Durat
 	notFound bool, why string) *suite.Failure {
 	if notFound {
 		if why := r.notGone(call, ret); why != "" {
+			if r.cutOff(server, call, ret) {
+				return r.absent(read, ret, why)
+			}
 			return r.fail(readStale, ret, "", "%s was answered NotFound at %s, %s", read, suite.FormatTime(ret), why)
 		}
 		return nil
@@ -325,6 +332,23 @@ func (r *run) stale(read, answer string, server sim.NodeID, call, ret time.Durat
 		return r.fail(readStale, ret, "", "%s was answered %s at %s, %s", read, answer, suite.FormatTime(ret), why)
 	}
 	return nil
+}
+
+// cutOff reports whether a request to server, sent at call and answered at
+// ret, was in server-1's hands while it could not reach etcd: the cut began
+// before the answer and ended after the call.
+func (r *run) cutOff(server sim.NodeID, call, ret time.Duration) bool {
+	return server == r.sc.cut.A && call < r.sc.cut.Until() && ret > r.sc.cut.From
+}
+
+// absent is a consistent read of web, told as read, answered NotFound at
+// ret while server-1 could not reach etcd and web stood all along: server-1
+// made its store's silence into a definite "absent".
+func (r *run) absent(read string, ret time.Duration, why string) *suite.Failure {
+	return r.fail(toldAbsent, ret, "",
+		"%s was answered NotFound at %s, while %s, %s: server-1 could not ask the store, and its cache held web too, so NotFound came from neither. "+
+			"It told a store that did not answer as a definite \"absent\": a read the store does not answer is Unavailable, and a client that hears NotFound may delete what web owns",
+		read, suite.FormatTime(ret), r.outage(), why)
 }
 
 // notGone says why a consistent read of web answered NotFound, sent at call
@@ -437,6 +461,9 @@ func (r *run) untrue(q request) string {
 // --- row 3: writes are refused, never acknowledged without the store ------
 
 func (r *run) writes() *suite.Failure {
+	if f := r.toldDefinite(); f != nil {
+		return f
+	}
 	for _, op := range r.s.History.Operations() {
 		if !op.Acknowledged() {
 			continue
@@ -484,6 +511,81 @@ func (r *run) writes() *suite.Failure {
 		return f
 	}
 	return nil
+}
+
+// definite is the refusal an error says, if it is one: a 4xx status other
+// than a timeout (408) or TooManyRequests (429), an answer that says the
+// write did not and will not happen.
+func definite(err error) (kube.StatusError, bool) {
+	var se kube.StatusError
+	ok := errors.As(err, &se) && se.Code >= 400 && se.Code < 500 && se.Code != 408 && se.Code != 429
+	return se, ok
+}
+
+// toldDefinite finds a write that server-1 refused definitely while it
+// could not reach etcd, and that the history contradicts: etcd took it
+// (it was on its way when the link was cut, and only the answer was lost),
+// or the reason given was false all the while (the object stood, at the
+// version named).
+func (r *run) toldDefinite() *suite.Failure {
+	for _, q := range r.s.Requests.All() {
+		q := request(q)
+		se, refused := definite(q.Err)
+		key, value, del, rv := writeOf(q.Ask)
+		if key == "" || !refused || !r.cutOff(q.Server, q.Call, q.Return) {
+			continue
+		}
+		told := fmt.Sprintf("server-1 answered %s's %s (sent at %s) %s at %s", q.Client, q.what(), suite.FormatTime(q.Call), q.answer(), suite.FormatTime(q.Return))
+		for _, c := range r.store.Changes() {
+			if c.Key == key && c.At >= q.Call && c.At <= q.Return && c.Deleted == del && (del || fmt.Sprint(c.Value) == fmt.Sprint(value)) {
+				return r.fail(toldRefusal, q.Return, "",
+					"%s, a definite no, but etcd had accepted that very write at %s as rv=%d: it reached etcd as the link was cut at %s, and only etcd's answer was lost. "+
+						"A server that hears nothing back cannot know whether the store took a write; it must say so (Timeout: it may or may not have happened), "+
+						"and a client told no may do again what is already done, or give up on what was",
+					told, suite.FormatTime(c.At), c.Version, suite.FormatTime(r.sc.cut.From))
+			}
+		}
+		// Else the reason given must have been false all the while: the
+		// key did not change while server-1 held the request.
+		last, exists := r.latestOf(key, q.Call)
+		exists = exists && !last.Deleted
+		if changed, _ := r.latestOf(key, q.Return); changed.Version != last.Version {
+			continue // it changed meanwhile: the refusal may be the truth
+		}
+		var why string
+		switch {
+		case errors.Is(se, kube.ErrNotFound) && exists:
+			return r.fail(toldAbsent, q.Return, "",
+				"%s, while %s, but %s stood all the while (since rv=%d, accepted at %s): server-1 could not ask etcd, and told a store that did not answer as a definite \"absent\". "+
+					"A write the store does not answer may or may not have happened: Timeout",
+				told, r.outage(), key, last.Version, suite.FormatTime(last.At))
+		case errors.Is(se, kube.ErrConflict) && exists && (rv == 0 || rv == last.Version):
+			why = fmt.Sprintf("%s stood at rv=%d all the while, so nothing conflicted", key, last.Version)
+		case errors.Is(se, kube.ErrAlreadyExists) && !exists:
+			why = fmt.Sprintf("%s did not exist all the while", key)
+		}
+		if why != "" {
+			return r.fail(toldRefusal, q.Return, "",
+				"%s, while %s, but %s: server-1 could not ask etcd, and told a store that did not answer as a definite refusal. "+
+					"A write the store does not answer may or may not have happened, and a server must say so: Timeout",
+				told, r.outage(), why)
+		}
+	}
+	return nil
+}
+
+// writeOf is what a write request asks of the history: the key, the value
+// it writes, whether it deletes, and the version it names (0: none).
+func writeOf(ask any) (key string, value any, del bool, rv int64) {
+	switch a := ask.(type) {
+	case kube.CreateRequest:
+		return a.Object.Key(), a.Object.Value(), false, 0
+	case kube.UpdateRequest:
+		return a.Object.Key(), a.Object.Value(), false, a.Object.ResourceVersion
+	case kube.DeleteRequest:
+		return a.Key, nil, true, a.ResourceVersion
+	}
+	return "", nil, false, 0
 }
 
 // --- row 4: watches stay open and quiet, then go on without a gap ---------
@@ -553,61 +655,96 @@ func describeValue(c check.Change) string {
 
 // --- row 5: no destructive action because the store could not be reached -
 
-// badDelete is a delete of one of web's pods that nothing in the history
-// asked for.
+// badDelete is a delete of web's pods that the controller's own count of
+// web did not ask for: with the deletes its reconcile asked for before it,
+// it would leave fewer pods than the last count the controller read, or the
+// count came from server-1's cache.
 type badDelete struct {
-	key        string
+	keys       []string // the pods its reconcile asked to go, this delete's last
+	began      time.Duration
 	sent       time.Duration
 	accepted   bool
 	acceptedAt time.Duration
-	pods       int // web's pods once it took effect (or had it taken effect)
-	desired    int
-	read       *check.Operation // the controller's last read of web before it sent the delete
+	pods       int      // web's pods once they had gone (or had they gone)
+	wanted     int      // what the history wanted then
+	last       *request // the controller's last read of web before it sent the delete
+	known      *request // its last read of web that came back with a count, or NotFound
 }
 
-func (b *badDelete) story() string {
-	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d pods where web wants %d", suite.FormatTime(b.sent), b.key, b.pods, b.desired)
-	if b.accepted {
-		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d pods where web wants %d", b.key, suite.FormatTime(b.sent), suite.FormatTime(b.acceptedAt), b.pods, b.desired)
+// failure is the named failure the delete is: a count from the cache, or
+// a destruction the count did not ask for.
+func (b *badDelete) failure() failure {
+	if b.known != nil && b.known.kind() == getAny {
+		return countCached
 	}
+	return noDestruction
+}
+
+func (b *badDelete) story(r *run) string {
+	what := fmt.Sprintf("the controller asked server-1 at %s to delete %s, which would leave %d of web's pods", suite.FormatTime(b.sent), b.keys[0], b.pods)
 	switch {
-	case b.read == nil:
-		return what + ": it had not read deployments/web in that reconcile"
-	case b.read.Result.Outcome == check.OK:
-		return what + fmt.Sprintf(": its last read of deployments/web (at %s) said it wants %v", suite.FormatTime(b.read.Call), b.read.Result.Value)
+	case b.accepted:
+		what = fmt.Sprintf("the controller deleted %s (sent at %s, accepted by etcd at %s), leaving %d of web's pods",
+			b.keys[0], suite.FormatTime(b.sent), suite.FormatTime(b.acceptedAt), b.pods)
+	case len(b.keys) > 1:
+		what = fmt.Sprintf("in its reconcile begun at %s, the controller asked server-1 to delete %d pods, %s (the last at %s), which would leave %d of web's pods",
+			suite.FormatTime(b.began), len(b.keys), strings.Join(b.keys, ", "), suite.FormatTime(b.sent), b.pods)
+	}
+	k := b.known
+	switch {
+	case k == nil:
+		return what + fmt.Sprintf(", where the history wanted %d: no read of deployments/web had told it a count before", b.wanted)
+	case k.kind() == getAny:
+		return what + fmt.Sprintf(", on what it read of deployments/web at %s with resourceVersion \"0\", from server-1's watch cache: %s. "+
+			"A cache may be behind the history (server-1's was, while it was cut off), and a count that may be behind is no ground to destroy a pod, "+
+			"whatever the history wanted then (%d): a controller reads the count it acts on with a consistent read",
+			suite.FormatTime(k.Call), k.answer(), b.wanted)
+	}
+	believed := fmt.Sprintf(", where the last count it had read, at %s, wants %d", suite.FormatTime(k.Call), k.obj().Replicas)
+	l := b.last
+	if l == k {
+		return what + believed + fmt.Sprintf(" (and the history wanted %d then): it asked to delete pods its own count wants", b.wanted)
 	}
 	why := "the store could not be reached"
-	if b.read.Return-b.read.Call >= controllerTimeout {
+	if l.took() >= controllerTimeout {
 		why = fmt.Sprintf("server-1's answer did not reach it within its own timeout of %s", controllerTimeout)
 	}
-	return what + fmt.Sprintf(": its last read of deployments/web, sent at %s, had come back at %s without an answer (%s), and it took a failed read for a deployment that wants no pods",
-		suite.FormatTime(b.read.Call), suite.FormatTime(b.read.Return), why)
+	return what + believed + fmt.Sprintf(": its read of deployments/web sent at %s had come back at %s without an answer, %s (%s), and it took a failed read for a deployment that wants fewer pods",
+		suite.FormatTime(l.Call), suite.FormatTime(l.Return), l.answer(), why)
 }
 
-// justified decides about one delete of a web pod, which would leave pods
-// pods: fine if the history desires no more than that at time at, or the
-// controller's last read of web before sent succeeded and desired no more.
-// A read that raced a scale is the controller's best knowledge, not a
-// failure of it.
-func (r *run) justified(key string, sent, at time.Duration, pods int) *badDelete {
-	_, desired := podsAndDesired(r.stateAt("", r.versionAt(at)))
-	if pods >= desired {
+// belief is what the controller knew of web when it sent a request at t:
+// its last read of web, and its last read that came back with a count or
+// with NotFound (web is gone: it wants none).
+func (r *run) belief(t time.Duration) (last, known *request) {
+	for _, q := range r.s.Requests.All() {
+		g, get := q.Ask.(kube.GetRequest)
+		if q.Client != string(controller) || !get || g.Key != web || q.Return > t {
+			continue
+		}
+		q := request(q)
+		last = &q
+		if q.Err == nil || errors.Is(q.Err, kube.ErrNotFound) {
+			known = &q
+		}
+	}
+	return last, known
+}
+
+// justified decides about deletes of web's pods that would leave pods pods,
+// the last sent at sent: fine if the controller's last read of web before
+// it, a consistent one, counted no more (a NotFound counts none). A read
+// that raced a scale is the controller's best knowledge, not a failure of
+// it; a count from the cache, or none, is no knowledge.
+func (r *run) justified(keys []string, sent, at time.Duration, pods int) *badDelete {
+	b := &badDelete{keys: keys, began: sent, sent: sent, pods: pods}
+	_, b.wanted = podsAndDesired(r.stateAt("", r.versionAt(at)))
+	b.last, b.known = r.belief(sent)
+	switch k := b.known; {
+	case k == nil || k.kind() == getAny:
+		return b
+	case errors.Is(k.Err, kube.ErrNotFound) || pods >= k.obj().Replicas:
 		return nil
-	}
-	b := &badDelete{key: key, sent: sent, pods: pods, desired: desired}
-	for _, op := range r.s.History.Operations() {
-		if op.Client == string(controller) && op.Input.Kind == check.KindRead && op.Input.Key == web &&
-			op.Result.Outcome != check.Pending && op.Return <= sent {
-			b.read = &op
-		}
-	}
-	if b.read != nil && b.read.Result.Outcome == check.NotFound {
-		return nil // web was gone: it wants no pods
-	}
-	if b.read != nil && b.read.Result.Outcome == check.OK {
-		if d, err := strconv.Atoi(fmt.Sprint(b.read.Result.Value)); err == nil && pods >= d {
-			return nil
-		}
 	}
 	return b
 }
@@ -627,18 +764,34 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 		}
 	}
 	pods, _ := podsAndDesired(r.stateAt("", r.store.ResourceVersion()))
-	if b := r.justified(key, sent, p.Now(), pods); b != nil {
+	if b := r.justified([]string{key}, sent, p.Now(), pods); b != nil {
 		b.accepted, b.acceptedAt = true, p.Now()
 		r.bad = b
 	}
 }
 
+// reconcileOf is the controller's reconcile that was running at t.
+func (r *run) reconcileOf(t time.Duration) (span, bool) {
+	for _, s := range r.reconciles {
+		if s.start <= t && (s.end == 0 || t <= s.end) {
+			return s, true
+		}
+	}
+	return span{}, false
+}
+
+// controllerHeld judges the controller's deletes: every one it sent,
+// counted with the deletes its reconcile sent before it (refused or not,
+// they asked for as much), and every one etcd accepted.
 func (r *run) controllerHeld() *suite.Failure {
 	first := r.bad // the first accepted delete nobody asked for
+	var deletes []check.Operation
 	for _, op := range r.s.History.Operations() {
-		if op.Client != string(controller) || op.Input.Kind != check.KindDelete || !strings.HasPrefix(op.Input.Key, "pods/") {
-			continue
+		if op.Client == string(controller) && op.Input.Kind == check.KindDelete && strings.HasPrefix(op.Input.Key, "pods/") {
+			deletes = append(deletes, op)
 		}
+	}
+	for _, op := range deletes {
 		if first != nil && op.Call >= first.sent {
 			break
 		}
@@ -646,8 +799,20 @@ func (r *run) controllerHeld() *suite.Failure {
 		if _, exists := state[op.Input.Key]; !exists {
 			continue // a delete of what is already gone takes nothing away
 		}
+		// The pods standing that this reconcile asked to delete so far.
+		rec, ok := r.reconcileOf(op.Call)
+		if !ok {
+			rec = span{start: op.Call, end: op.Call}
+		}
+		var asked []string
+		for _, d := range deletes {
+			if _, stands := state[d.Input.Key]; stands && d.Call >= rec.start && d.Call <= op.Call && !slices.Contains(asked, d.Input.Key) {
+				asked = append(asked, d.Input.Key)
+			}
+		}
 		pods, _ := podsAndDesired(state)
-		if b := r.justified(op.Input.Key, op.Call, op.Call, pods-1); b != nil {
+		if b := r.justified(asked, op.Call, op.Call, pods-len(asked)); b != nil {
+			b.began = rec.start
 			first = b
 			break
 		}
@@ -659,7 +824,7 @@ func (r *run) controllerHeld() *suite.Failure {
 	if first.accepted {
 		at = first.acceptedAt
 	}
-	return r.fail(noDestruction, at, "", "%s (%s)", first.story(), r.outage())
+	return r.fail(first.failure(), at, "", "%s (%s)", first.story(r), r.outage())
 }
 
 // --- row 6: everything catches up after the outage ------------------------

@@ -1,6 +1,7 @@
 package ex09suite
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,7 +30,13 @@ func judged(t *testing.T) *run {
 }
 
 // saw makes qs the requests the clients of r made, as the scene logged them.
-func saw(r *run, qs ...kube.Request) { r.read(qs) }
+func saw(r *run, qs ...kube.Request) {
+	r.s.Requests = &kube.Requests{}
+	for _, q := range qs {
+		r.s.Requests.Add(q)
+	}
+	r.read(qs)
+}
 
 // fails asserts that f is the failure want, and that its story says says.
 func fails(t *testing.T, f *suite.Failure, want failure, says string) {
@@ -107,20 +114,40 @@ func TestACachedListIsJudgedAgainstTheVersionItNames(t *testing.T) {
 }
 
 // A delete is fine when the controller's last read of web wanted fewer
-// pods; after a failed read it is the destruction the chapter forbids.
-func TestADeleteAfterAFailedReadIsDestructiveAndAfterAGoodOneItIsNot(t *testing.T) {
+// pods; after a failed read, the count it acts on is the last it read, and
+// one from the cache is no count to destroy by.
+func TestADeleteIsJudgedByTheLastCountTheControllerRead(t *testing.T) {
 	r := judged(t)
-	h := r.s.History
-	read := h.Call(string(controller), string(server1), check.Read(web), 1000*ms)
-	h.Timeout(read, 1300*ms)
-	b := r.justified("pods/web-4", 1310*ms, 1310*ms, 4)
-	require.NotNil(t, b, "web wants 5; deleting web-4 leaves 4")
-	assert.Contains(t, b.story(), "took a failed read for a deployment that wants no pods")
+	read := func(call time.Duration, ask kube.GetRequest, reply kube.Object, err error) kube.Request {
+		return kube.Request{Client: string(controller), Server: server1, Ask: ask, Call: call, Return: call + 10*ms, Reply: reply, Err: err}
+	}
+	five := kube.Object{Kind: "deployments", Name: "web", Replicas: 5, ResourceVersion: 1}
+	three := kube.Object{Kind: "deployments", Name: "web", Replicas: 3, ResourceVersion: 12}
+	failed := read(1000*ms, getWeb, kube.Object{}, kube.Unavailable("the store did not answer"))
+	failed.Return = 1300 * ms
 
-	good := h.Call(string(controller), string(server1), check.Read(web), 1400*ms)
-	h.Return(good, check.Found(3, 12), 1410*ms)
-	assert.Nil(t, r.justified("pods/web-4", 1420*ms, 1420*ms, 4), "its last read said web wants 3")
-	assert.NotNil(t, r.justified("pods/web-2", 1420*ms, 1420*ms, 2), "but not fewer than 3")
+	saw(r, failed)
+	b := r.justified([]string{"pods/web-4"}, 1310*ms, 1310*ms, 4)
+	require.NotNil(t, b, "no count was ever read")
+	assert.Contains(t, b.story(r), "no read of deployments/web had told it a count")
+
+	saw(r, read(500*ms, getWeb, five, nil), failed)
+	b = r.justified([]string{"pods/web-4"}, 1310*ms, 1310*ms, 4)
+	require.NotNil(t, b, "the last count was 5; deleting web-4 leaves 4")
+	assert.Equal(t, noDestruction, b.failure())
+	assert.Contains(t, b.story(r), "took a failed read for a deployment that wants fewer pods")
+
+	saw(r, read(500*ms, getWeb, five, nil), failed, read(1400*ms, getWeb, three, nil))
+	assert.Nil(t, r.justified([]string{"pods/web-4"}, 1420*ms, 1420*ms, 4), "its last read said web wants 3")
+	assert.NotNil(t, r.justified([]string{"pods/web-2"}, 1420*ms, 1420*ms, 2), "but not fewer than 3")
+	saw(r, read(1400*ms, getWeb, kube.Object{}, kube.NotFound(web)))
+	assert.Nil(t, r.justified([]string{"pods/web-0"}, 1420*ms, 1420*ms, 0), "web is gone: it wants none")
+
+	saw(r, read(1400*ms, getWebAny, three, nil))
+	b = r.justified([]string{"pods/web-4"}, 1420*ms, 1420*ms, 4)
+	require.NotNil(t, b, "a count from the cache")
+	assert.Equal(t, countCached, b.failure())
+	assert.Contains(t, b.story(r), "from server-1's watch cache: deployments/web{replicas=3 rv=12}")
 }
 
 // A watch that comes back past a change skipped it; one that delivers a
@@ -235,4 +262,84 @@ func TestARequestIsToldAsTheFigureTellsIt(t *testing.T) {
 	assert.Equal(t, "CREATE deployments/job-107", told(kube.CreateRequest{Object: kube.Object{Kind: "deployments", Name: "job-107", Replicas: 1}}))
 	assert.Equal(t, "CREATE deployments/web replicas=7", told(kube.CreateRequest{Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 7}}))
 	assert.Equal(t, "DELETE deployments/job-0", told(kube.DeleteRequest{Key: "deployments/job-0"}))
+}
+
+// A write on its way to etcd as the link was cut: etcd took it, and only
+// its answer was lost. Timeout is the truth; a definite refusal is not.
+func TestAWriteInFlightAtTheCutMayNotBeRefused(t *testing.T) {
+	r := judged(t)
+	scale := kube.Object{Kind: "deployments", Name: "batch", Replicas: 33}
+	_, err := r.store.Update(nil, scale) // rv=9, at 0ms: the store's clock is not running
+	require.NoError(t, err)
+	q := kube.Request{Client: "kubectl", Server: server1, Ask: kube.UpdateRequest{Object: scale}, Call: 0, Return: 1310 * ms, Err: kube.ErrTimeout}
+	saw(r, q)
+	assert.Nil(t, r.toldDefinite(), "Timeout: it may or may not have happened")
+
+	q.Err = kube.StatusError{Code: 422, Reason: "Invalid", Message: "not written"}
+	saw(r, q)
+	f := r.toldDefinite()
+	require.NotNil(t, f)
+	assert.Equal(t, toldRefusal.name, f.Name)
+	assert.Contains(t, f.Story, "server-1 answered kubectl's UPDATE deployments/batch replicas=33 (sent at 0ms) Invalid (422) at 1310ms, a definite no, but etcd had accepted that very write")
+}
+
+// A refusal whose reason stood false all the while the store was out of
+// reach was made up; one the history bears out was not.
+func TestARefusalTheHistoryContradictsWasMadeUp(t *testing.T) {
+	r := judged(t)
+	del := kube.Request{Client: "kubectl", Server: server1, Ask: kube.DeleteRequest{Key: "deployments/job-0", ResourceVersion: 8},
+		Call: 1500 * ms, Return: 1810 * ms, Err: kube.ErrConflict}
+	saw(r, del)
+	f := r.toldDefinite()
+	require.NotNil(t, f)
+	assert.Equal(t, toldRefusal.name, f.Name)
+	assert.Contains(t, f.Story, "deployments/job-0 stood at rv=8 all the while, so nothing conflicted")
+
+	del.Err = kube.ErrNotFound
+	saw(r, del)
+	require.NotNil(t, r.toldDefinite())
+	assert.Equal(t, toldAbsent.name, r.toldDefinite().Name)
+
+	stale := del
+	stale.Ask, stale.Err = kube.DeleteRequest{Key: "deployments/job-0", ResourceVersion: 7}, kube.ErrConflict
+	saw(r, stale)
+	assert.Nil(t, r.toldDefinite(), "job-0 is at rv=8, not 7: the conflict is true")
+}
+
+// A consistent get answered NotFound while server-1 could not reach etcd
+// and web stood all along: neither the store nor the cache said so.
+func TestANotFoundWhileCutOffIsASilenceToldAsAbsence(t *testing.T) {
+	r := judged(t)
+	saw(r, kube.Request{Client: "kubectl", Server: server1, Ask: getWeb, Call: 1500 * ms, Return: 1810 * ms, Err: kube.ErrNotFound})
+	f := r.consistentReads()
+	require.NotNil(t, f)
+	assert.Equal(t, toldAbsent.name, f.Name)
+	assert.Contains(t, f.Story, "kubectl's GET deployments/web through server-1 at 1500ms (a consistent read) was answered NotFound at 1810ms, while the link")
+}
+
+// Deletes refused one by one each take away nothing, yet a reconcile that
+// asks for three of five pods where its count wants three asked to leave
+// two: they are counted together.
+func TestAReconcileIsJudgedByAllTheDeletesItAskedFor(t *testing.T) {
+	r := judged(t)
+	r.reconciles = []span{{start: 1000 * ms, end: 1900 * ms}}
+	saw(r, kube.Request{Client: string(controller), Server: server1, Ask: getWeb, Call: 1000 * ms, Return: 1010 * ms,
+		Reply: kube.Object{Kind: "deployments", Name: "web", Replicas: 3, ResourceVersion: 9}})
+	deletes := func(pods ...int) {
+		r.s.History = &check.History{}
+		for i, pod := range pods {
+			at := 1100*ms + time.Duration(i)*100*ms
+			id := r.s.History.Call(string(controller), string(server1), check.Delete(fmt.Sprintf("pods/web-%d", pod)), at)
+			r.s.History.Return(id, check.Result{Outcome: check.Indefinite}, at+50*ms)
+		}
+	}
+	deletes(4, 3)
+	assert.Nil(t, r.controllerHeld(), "its read said 3: two of five may go")
+
+	deletes(4, 3, 2)
+	f := r.controllerHeld()
+	require.NotNil(t, f, "three deletes leave 2 where the count it read wants 3")
+	assert.Equal(t, noDestruction.name, f.Name)
+	assert.Contains(t, f.Story, "in its reconcile begun at 1000ms, the controller asked server-1 to delete 3 pods, "+
+		"pods/web-4, pods/web-3, pods/web-2 (the last at 1300ms), which would leave 2 of web's pods, where the last count it had read, at 1000ms, wants 3")
 }

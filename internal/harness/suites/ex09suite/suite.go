@@ -2,6 +2,7 @@ package ex09suite
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,8 +80,9 @@ func storyScenario() scenario {
 // randomScenario draws the randomized scene of seed: an outage of 1.2 to 4
 // seconds beginning between 600 and 1500ms, kubectl's requests of every
 // kind before, during and after it (a consistent read, a cached read and a
-// write certainly during it), and the pipeline's scale of web to 3, 4, 6
-// or 7 somewhere inside it.
+// write certainly during it, and a scale of batch on its way to etcd at the
+// instant of the cut), and the pipeline's scale of web to 3, 4, 6 or 7
+// somewhere inside it.
 func randomScenario(seed int64) scenario {
 	rnd := rand.New(rand.NewSource(seed)) // the scenario's own: the world draws its own from the same seed
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(rnd.Int63n(int64(hi-lo)+1)) }
@@ -96,7 +98,7 @@ func randomScenario(seed int64) scenario {
 	pick := func() opKind { return kinds[rnd.Intn(len(kinds))] }
 	// Before the outage, a few requests; in it, a consistent read, a cached
 	// read and a write in a random order, then more; after it, a few more.
-	at := sc.cut.From - between(200*ms, 500*ms)
+	at := sc.cut.From - between(350*ms, 550*ms)
 	for range 2 {
 		add(at, pick())
 		at += between(50*ms, 150*ms)
@@ -131,5 +133,13 @@ func randomScenario(seed int64) scenario {
 		sc.slow = &scene.SlowLink{A: controller, B: server1, Link: sim.Link{Min: controllerTimeout + 100*ms, Max: controllerTimeout + 300*ms},
 			From: from, For: between(300*ms, 600*ms)}
 	}
+	// Just before the cut, a scale of batch that server-1 hands on 40 to
+	// 58ms before it, over a way to etcd slowed to inflightDelay for as
+	// long before the cut: it reaches etcd once the link is cut, etcd takes
+	// it, and its answer is lost.
+	inflight := step{at: sc.cut.From - inflightLead, kind: scaleBatch, to: 30 + rnd.Intn(10)}
+	sc.steps = slices.Insert(sc.steps, 2, inflight)
+	sc.inflight = &scene.SlowOneWay{Sender: server1, Receiver: etcd, Link: sim.Link{Min: inflightDelay, Max: inflightDelay},
+		From: sc.cut.From - inflightDelay, For: inflightDelay}
 	return sc
 }

@@ -44,6 +44,7 @@ type world struct {
 	// and connected, so every write must be answered.
 	majorityKept bool
 	uncommitted  *suite.Failure // the first read that showed a change a majority did not hold
+	refusal      *refusal       // the first definite no the agreed log did not bear out
 	missing      []string       // the writes that were not acknowledged, who sent them and when
 	burst                       // the story's and throughput's burst
 }
@@ -52,6 +53,7 @@ type world struct {
 type ack struct {
 	client string
 	what   string        // "scale deployments/web to 5"
+	key    string        // the object it wrote
 	index  int64         // its position in the log
 	sent   time.Duration // when the client sent it
 	at     time.Duration // when the client received the yes
@@ -106,6 +108,7 @@ func (c writer) create(key string, replicas int) bool {
 	start := c.p.Now()
 	kind, name := kube.SplitKey(key)
 	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
+	c.refused(start, fmt.Sprintf("create %s=%d", key, replicas), key, true, 0, err)
 	return c.heard(start, fmt.Sprintf("create %s=%d", key, replicas), obj, err, false)
 }
 
@@ -114,6 +117,7 @@ func (c writer) scale(key string, replicas int, rv int64) bool {
 	start := c.p.Now()
 	kind, name := kube.SplitKey(key)
 	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
+	c.refused(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), key, false, rv, err)
 	return c.heard(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), obj, err, false)
 }
 
@@ -121,6 +125,7 @@ func (c writer) scale(key string, replicas int, rv int64) bool {
 func (c writer) remove(key string, rv int64) bool {
 	start := c.p.Now()
 	obj, err := c.api.Delete(key, rv)
+	c.refused(start, "delete "+key+ifRV(rv), key, false, rv, err)
 	return c.heard(start, "delete "+key+ifRV(rv), obj, err, true)
 }
 
@@ -142,7 +147,7 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 		c.w.missing = append(c.w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
 		return false
 	}
-	a := ack{client: string(c.p.Node()), what: what, index: obj.ResourceVersion, sent: start, at: c.p.Now()}
+	a := ack{client: string(c.p.Node()), what: what, key: obj.Key(), index: obj.ResourceVersion, sent: start, at: c.p.Now()}
 	c.w.acks = append(c.w.acks, a)
 	e := earlyAck{ack: a}
 	for _, id := range c.w.Servers {

@@ -12,6 +12,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/suites/ex08suite"
 )
 
@@ -114,4 +115,100 @@ func TestAFollowerCutOffWithTheLeaderShowsOnlyWhatAMajorityHolds(t *testing.T) {
 	assert.Contains(t, f.Story, "server-2 answered reader's Any list of deployments/web with replicas=12 (rv 2, written by writer's write deployments/web=12 through server-1, sent at 20ms and not answered yet)")
 	assert.Contains(t, f.Story, "only 2 of 5 servers' disks held it, synced (server-1, server-2)")
 	assert.Contains(t, f.Details, "partition server-1 server-2 | the rest from 0ms for 4000ms")
+}
+
+// webAt is the change at position i of the log: web scaled to replicas.
+func webAt(i int64, replicas int) ex08suite.Entry {
+	return ex08suite.Entry{Index: i, Event: kube.Event{Type: kube.Modified,
+		Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
+}
+
+// disksHold puts entries on each server's disk, synced: held[i] is how many
+// of them server i holds.
+func disksHold(w *world, entries []ex08suite.Entry, held ...int) {
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(ex08suite.LogFile)
+			for _, e := range entries[:held[i]] {
+				f.Append(ex08suite.Frame(e))
+			}
+			f.Sync(p)
+		})
+	}
+}
+
+// A Conflict about the version the agreed log holds was decided against a
+// tail no majority held; one the agreed log bears out was not.
+func TestARefusalMustBeTrueOfTheAgreedLog(t *testing.T) {
+	w := judged(t, 3)
+	disksHold(w, []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}, 2, 1, 1) // entry 2 on the leader's disk only
+	refuse := func(rv int64) {
+		w.W.AddNode(sim.NodeID(fmt.Sprintf("controller-%d", rv)), func(p *sim.Proc) {
+			p.Sleep(100 * ms)
+			writer{w: w, p: p}.refused(50*ms, fmt.Sprintf("scale deployments/web to 7 if rv=%d", rv), "deployments/web", false, rv, kube.ErrConflict)
+		})
+	}
+	refuse(2)
+	require.NoError(t, w.W.Run(time.Second))
+	assert.Nil(t, refusedEarly(w), "the agreed log has web at rv=1: a precondition of rv=2 does conflict")
+
+	refuse(1)
+	require.NoError(t, w.W.Run(2*time.Second))
+	f := refusedEarly(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "refused-before-agreement", f.Name)
+	assert.Contains(t, f.Story, "the leader answered controller-1's scale deployments/web to 7 if rv=1 (sent at 50ms) Conflict at 200ms, "+
+		"but the log a majority held on disk then (entries 1–1) has deployments/web at rv=1")
+	assert.Contains(t, f.Story, "against log entry 2 (MODIFIED deployments/web), which only server-1 held on disk")
+}
+
+// appendMsg is an Append as the trace shows it: by its String.
+type appendMsg string
+
+func (a appendMsg) String() string { return string(a) }
+
+// An Append that came to nothing and was never sent again leaves its
+// follower behind for good: the story names the entry, the Append and why.
+// Sent again and answered, it is no cause.
+func TestAnAppendNeverSentAgainIsTold(t *testing.T) {
+	verdict := func(resent bool) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
+		for i, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				for _, e := range entries[:[]int{2, 1, 2}[i]] {
+					f.Append(ex08suite.Frame(e))
+				}
+				f.Sync(p)
+				switch id {
+				case leader:
+					p.Sleep(10 * ms)
+					p.Call("server-2", appendMsg("APPEND 2 (commit 1)"), 200*ms) // cut off: no answer
+					if resent {
+						p.Sleep(600 * ms)
+						p.Call("server-2", appendMsg("APPEND 2 (commit 2)"), 200*ms)
+					}
+				case "server-2":
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD 1", nil })
+				}
+			})
+		}
+		w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-2"}}, From: 0, For: 500 * ms})
+		require.NoError(t, w.W.Run(2*time.Second))
+		w.Audited, w.AuditedAt = true, 2*time.Second
+		w.Histories = map[string][]check.Change{string(leader): {{Version: 1, Key: "deployments/web", Value: 1}, {Version: 2, Key: "deployments/web", Value: 5}}}
+		return neverResent(w)
+	}
+	f := verdict(false)
+	require.NotNil(t, f)
+	assert.Equal(t, "append-never-resent", f.Name)
+	assert.Contains(t, f.Story, "the leader sent server-2 entry 2 (deployments/web=5) at 11ms, in APPEND 2, which came to nothing (no answer within its timeout), and never sent it again")
+	assert.Nil(t, verdict(true), "sent again and answered: the follower's own doing, if anything")
+
+	a, b, ok := entriesOf(appendMsg("APPEND 5-7 (commit 4)"))
+	assert.True(t, ok)
+	assert.Equal(t, [2]int64{5, 7}, [2]int64{a, b})
+	_, _, ok = entriesOf(appendMsg("COMMIT 4"))
+	assert.False(t, ok, "a heartbeat carries no entries")
 }

@@ -84,8 +84,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Name: "faults",
 			Plays: []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: &scene.Guard{MinCompleted: 8, MinCovered: 0.9}},
 				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}},
-			Judges: []scene.Judge[*world]{early, uncommitted, on(scene.OneHistory), on(scene.Durable), on(scene.Converged),
-				staleDelete, on(scene.Linearizable), refusing, unbounded},
+			Judges: []scene.Judge[*world]{early, refusedEarly, uncommitted, on(scene.OneHistory), notResentAfterRestart, on(scene.Durable),
+				neverResent, on(scene.Converged), staleDelete, on(scene.Linearizable), refusing, unbounded},
 		}},
 	}
 }
