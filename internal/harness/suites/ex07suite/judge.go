@@ -402,14 +402,30 @@ func (r *run) owed(call, ret time.Duration, server string) string {
 // server had left: a server that answers before it holds the committed
 // position answers from a copy that is behind.
 func staleRead(r *run) *suite.Failure {
-	ops := r.History.Operations()
+	writes := map[string][]check.Operation{} // by key, every write that may change it
+	var written []string                     // the keys, in the order first written
+	for _, op := range r.History.Operations() {
+		if key := op.Input.Key; op.Input.Kind.Mutates() {
+			if writes[key] == nil {
+				written = append(written, key)
+			}
+			writes[key] = append(writes[key], op)
+		}
+	}
 	for _, q := range r.Requests.All() { // in the order they were answered
 		if !q.Latest() || q.Err != nil && !errors.Is(q.Err, kube.ErrNotFound) {
 			continue
 		}
-		for _, key := range readKeys(q, ops) {
+		keys := written
+		if g, ok := q.Ask.(kube.GetRequest); ok {
+			keys = []string{g.Key}
+		}
+		for _, key := range keys {
+			if kind, _ := kube.SplitKey(key); !isGet(q) && kind != kindOf(q) {
+				continue
+			}
 			rv, found := showed(q, key)
-			w, ok := missed(ops, q, key, rv, found)
+			w, ok := missed(writes[key], q, rv, found)
 			if !ok {
 				continue
 			}
@@ -442,19 +458,10 @@ func staleRead(r *run) *suite.Failure {
 	return nil
 }
 
-// readKeys are the keys a Latest read speaks for: a get's key, or for a
-// list every key of its kind some client wrote.
-func readKeys(q kube.Request, ops []check.Operation) []string {
-	if g, ok := q.Ask.(kube.GetRequest); ok {
-		return []string{g.Key}
-	}
-	var keys []string
-	for _, op := range ops {
-		if kind, _ := kube.SplitKey(op.Input.Key); op.Input.Kind.Mutates() && kind == kindOf(q) && !slices.Contains(keys, op.Input.Key) {
-			keys = append(keys, op.Input.Key)
-		}
-	}
-	return keys
+// isGet reports whether q is a get, not a list.
+func isGet(q kube.Request) bool {
+	_, ok := q.Ask.(kube.GetRequest)
+	return ok
 }
 
 // showed is what a Latest read showed of key: the object's resourceVersion,
@@ -473,14 +480,15 @@ func showed(q kube.Request, key string) (rv int64, found bool) {
 	return 0, false
 }
 
-// missed finds the write to key that a read showing rv (or, if !found,
-// nothing) missed: the last one acknowledged before the read was asked, if
-// the read shows an older version of key, or shows no object where that
-// write left one and no delete asked before the answer can have removed it.
-func missed(ops []check.Operation, q kube.Request, key string, rv int64, found bool) (check.Operation, bool) {
+// missed finds, among writes (every write to one key), the one a read
+// showing rv (or, if !found, nothing) missed: the last acknowledged before
+// the read was asked, if the read shows an older version of the key, or
+// shows no object where that write left one and no delete asked before the
+// answer can have removed it.
+func missed(writes []check.Operation, q kube.Request, rv int64, found bool) (check.Operation, bool) {
 	var last check.Operation
-	for _, op := range ops {
-		if op.Acknowledged() && op.Input.Key == key && op.Return < q.Call && op.Result.Version > last.Result.Version {
+	for _, op := range writes {
+		if op.Acknowledged() && op.Return < q.Call && op.Result.Version > last.Result.Version {
 			last = op
 		}
 	}
@@ -492,8 +500,8 @@ func missed(ops []check.Operation, q kube.Request, key string, rv int64, found b
 	case last.Input.Kind == check.KindDelete:
 		return last, false
 	}
-	for _, d := range ops {
-		if d.Input.Kind == check.KindDelete && d.Input.Key == key && d.Call < q.Return &&
+	for _, d := range writes {
+		if d.Input.Kind == check.KindDelete && d.Call < q.Return &&
 			(d.Acknowledged() && d.Result.Version > last.Result.Version || !d.Result.Outcome.Definite() && d.Result.Outcome != check.Refused) {
 			return last, false // a delete that may have come after it
 		}

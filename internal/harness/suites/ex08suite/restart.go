@@ -28,7 +28,7 @@ const (
 	restartDown       = 300 * time.Millisecond
 	restartHeal       = restartCrash + restartDown + 400*time.Millisecond
 	restartReadEvery  = 30 * time.Millisecond
-	restartAuditAfter = 1500 * time.Millisecond
+	restartAuditAfter = time.Second
 )
 
 // restartKey is the Deployment the writer scales during the cut.

@@ -58,8 +58,8 @@ const (
 	chaosSeeds    = 60
 	minoritySeeds = 3
 	catchUpSeeds  = 6
-	restartSeeds  = 3
-	slowDiskSeeds = 2
+	restartSeeds  = 2
+	slowDiskSeeds = 1
 )
 
 // chapter is the chapter declared, its worlds booting serve on every
