@@ -1,7 +1,7 @@
 // Package ex03suite is the hidden suite of chapter ex03, "Silence is not
 // agreement". The learner writes a chaos drill, func Drill(c *drill.Cluster)
 // error; the suite runs it against a zoo of two-server clusters (zoo.go),
-// four that break the contract and two that keep it, and scores whether the
+// five that break the contract and two that keep it, and scores whether the
 // drill tells them apart.
 //
 // A world is one cluster of the zoo at one seed, with what the drill
@@ -16,7 +16,11 @@
 //     nothing: it cannot tell). Degraded mode shows its fault only while a
 //     fault is on, so a drill catches it only if it writes while server-2
 //     is away and reads server-2 on its own, again and again, while
-//     server-1 is.
+//     server-1 is. catches-lost-write plays two broken clusters and must
+//     catch each: the one that loses writes when server-1 goes down, and
+//     one that acknowledges writes through server-2 before server-1 has
+//     them, which only a drill that writes through server-2 sees; its
+//     story says what the drill never did (lacks.go).
 //   - passes-correct-clusters: no finding for either correct cluster on any
 //     seed, and at least one broken cluster caught (a drill that passes
 //     everything proves nothing either).
@@ -65,7 +69,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 	}
 	return scene.Chapter[*world]{ID: "ex03", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		catches("catches-async-replication", asyncReplication),
-		catches("catches-lost-write", lostWrite),
+		catches("catches-lost-write", lostWrite, earlyAck),
 		catches("catches-divergence", divergence),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
@@ -147,8 +151,13 @@ func missed(w *world) *suite.Failure {
 	if runs, _ := w.drill.Ran(); w.cluster.needs != "" && runs > 0 {
 		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", w.cluster.needs)
 	}
-	return &suite.Failure{Name: nameSilence, Clause: course.OneHistory, At: focus, Details: did,
-		Story: fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)}
+	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)
+	if w.cluster.lacks != nil {
+		if lack := w.cluster.lacks(w); lack != "" {
+			story = fmt.Sprintf("the cluster %q %s; your drill %s, and declared it healthy", w.cluster.name, w.cluster.does, lack)
+		}
+	}
+	return &suite.Failure{Name: nameSilence, Clause: course.OneHistory, At: focus, Details: did, Story: story}
 }
 
 // falseAlarm judges a finding against a correct cluster. Its story begins
@@ -166,21 +175,22 @@ func falseAlarm(w *world) *suite.Failure {
 			w.cluster.name, w.cluster.does, indent(w.finding.Error()))}
 }
 
-// catches is the check that the drill catches broken cluster cl on enough
-// seeds, and cries wolf on no correct cluster.
-func catches(name string, cl cluster) scene.Check[*world] {
-	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat([]cluster{cl}, correctClusters)),
+// catches is the check that the drill catches each of the broken clusters
+// cls on enough seeds, and cries wolf on no correct cluster.
+func catches(name string, cls ...cluster) scene.Check[*world] {
+	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
 		Judges: []scene.Judge[*world]{missed, falseAlarm},
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
+			for _, out := range plays[:len(cls)] {
+				if f := broke(out); f != nil {
+					return f
+				}
+				if !enough(caught(out), len(out)) {
+					return missedOn(out, "")
+				}
+			}
 			out := plays[0]
-			if f := broke(out); f != nil {
-				return f
-			}
-			n := caught(out)
-			if !enough(n, len(out)) {
-				return missedOn(out, "")
-			}
-			return noFalseAlarm(plays[1:], fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, but it also ", cl.name, n, len(out)))
+			return noFalseAlarm(plays[len(cls):], fmt.Sprintf("your drill caught the cluster %q on %d of %d seeds, but it also ", cls[0].name, caught(out), len(out)))
 		}}
 }
 

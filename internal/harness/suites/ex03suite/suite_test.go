@@ -10,7 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/suites/ex03suite/drill"
 )
@@ -75,4 +78,52 @@ func TestADrillThatPanicsIsToldFirst(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Equal(t, suite.PanicName, f.Name)
 	assert.Equal(t, `your drill panicked on the cluster "two separate memories"`, f.Story)
+}
+
+// writesThroughServer1 is a drill whose writer writes through server-1
+// only, reads each write back from both servers, and judges the history.
+func writesThroughServer1(servers int) func(c *drill.Cluster) error {
+	return func(c *drill.Cluster) error {
+		h := check.NewHistory()
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all...).Record(h).WithTimeout(200 * time.Millisecond)
+			for n := 1; n <= 10; n++ {
+				obj := kube.Object{Kind: "deployments", Name: "web", Replicas: n}
+				if _, err := api.Pin(all[(n-1)%servers]).Create(obj); err != nil {
+					api.Pin(all[(n-1)%servers]).Update(obj) //nolint:errcheck // recorded in h
+				}
+				p.Sleep(20 * time.Millisecond)
+				for _, s := range all {
+					api.Pin(s).Get(obj.Key(), kube.ReadOptions{}) //nolint:errcheck // recorded in h
+				}
+				p.Sleep(50 * time.Millisecond)
+			}
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		if l := check.Linearizable(h, 0); !l.OK() {
+			return errors.New(l.Violation.Story)
+		}
+		return nil
+	}
+}
+
+// A drill that never writes through server-2 misses the cluster whose
+// server-2 acknowledges early, and is told that it never did; one that
+// writes through both servers catches it.
+func TestADrillThatWritesThroughServer1OnlyIsToldSo(t *testing.T) {
+	w := play(writesThroughServer1(1), earlyAck, 1)
+	f := missed(w)
+	require.NotNil(t, f)
+	assert.Equal(t, nameSilence, f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `the cluster "server-2 acknowledges early" keeps one store on server-1`), f.Story)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill never sent a write to server-2, and declared it healthy"), f.Story)
+
+	for seed := int64(1); seed <= 3; seed++ {
+		w := play(writesThroughServer1(2), earlyAck, seed)
+		assert.Error(t, w.finding, "seed %d: writes through server-2 read back show the early acknowledgement", seed)
+		assert.Nil(t, missed(w))
+	}
 }

@@ -2,10 +2,10 @@ package ex03suite
 
 // The zoo: the clusters a learner's drill is graded against. Each is two API
 // servers, server-1 and server-2, built from kube.Storage implementations
-// that live only here. Four break the contract in the ways the book tells;
-// two keep it. Three of the broken ones show it at any time to a drill that
-// writes and reads each server; the fourth, degraded mode, only while a
-// fault is on. The drill never learns which one it has: it sees two servers
+// that live only here. Five break the contract, four in the ways the book
+// tells; two keep it. Three of the broken ones show it at any time to a
+// drill that writes and reads each server; degraded mode only while a fault
+// is on; and the fifth only to a drill that writes through server-2. The drill never learns which one it has: it sees two servers
 // and a load balancer, like the team in the story.
 
 import (
@@ -37,6 +37,9 @@ const (
 	// copy: until then it refuses them, so a drill that asks only once, at
 	// the start of a fault, hears nothing but honest refusals.
 	takeoverAfter = 60 * time.Millisecond
+	// passOnAfter is how long server-2 of the early-acknowledging cluster
+	// holds a write it acknowledged before passing it on to server-1.
+	passOnAfter = 50 * time.Millisecond
 	// forwardTimeout is how long a server waits for its peer to answer a
 	// request it forwarded; it is below the client's own timeout (one
 	// second), so the client hears the server's Timeout rather than none.
@@ -47,9 +50,13 @@ const (
 type cluster struct {
 	name   string // "asynchronous replication", shown to the learner
 	broken bool
-	does   string     // what it does, told to the learner when a drill misjudges it
-	needs  string     // for a broken cluster that shows itself only during faults: what a drill must do to see it
-	boot   scene.Boot // what each server runs
+	does   string // what it does, told to the learner when a drill misjudges it
+	needs  string // for a broken cluster that shows itself only during faults: what a drill must do to see it
+	// lacks, for a broken cluster that only one part of a drill shows,
+	// says what the drill in w never did that would have shown it ("never
+	// sent a write to server-2"), or "" when it did all of it.
+	lacks func(w *world) string
+	boot  scene.Boot // what each server runs
 }
 
 // The broken clusters, one per catch check, and the correct ones.
@@ -97,7 +104,7 @@ var (
 			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
 		boot: bootSync,
 	}
-	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode}
+	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode, earlyAck}
 	correctClusters = []cluster{oneStore, syncReplication}
 )
 
@@ -413,5 +420,46 @@ func bootDegraded(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			}
 		}
 		return nil, asAPIError(server1, err)
+	})
+}
+
+// earlyAck is a broken cluster that only one part of a drill shows, writes
+// through server-2: the clusters above are each also caught by some other
+// part, so a drill that writes through server-1 alone would pass them all
+// and still be wrong.
+var earlyAck = cluster{
+	name:   "server-2 acknowledges early",
+	broken: true,
+	does: fmt.Sprintf("keeps one store on server-1; server-2 acknowledges a create or an update as soon as it has it in memory "+
+		"and passes it on to server-1 %s later, so for that long server-1 lacks it, and a write server-1 refuses, "+
+		"or never hears of because it is down or cut off, is gone. Writes through server-1 are safe", passOnAfter),
+	lacks: lacksWriteThroughServer2,
+	boot:  bootEarlyAck,
+}
+
+// bootEarlyAck: server-1 keeps one durable store; server-2 forwards reads
+// and deletes, and acknowledges creates and updates at once, passing them
+// on to server-1 passOnAfter later without waiting for (or telling) the
+// answer.
+func bootEarlyAck(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	if self == server1 {
+		kube.Serve(p, openStore(p, true))
+		return
+	}
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		var o kube.Object
+		switch r := req.(type) {
+		case kube.CreateRequest:
+			o = r.Object
+		case kube.UpdateRequest:
+			o = r.Object
+		default:
+			return forward(p, server1, req)
+		}
+		p.Go("pass on", func(p *sim.Proc) {
+			p.Sleep(passOnAfter)
+			p.Call(server1, req, forwardTimeout) //nolint:errcheck // already acknowledged
+		})
+		return o, nil
 	})
 }

@@ -1,0 +1,115 @@
+package ex03suite
+
+// What a drill never did: each broken cluster that only one part of a drill
+// shows tells, when the drill misses it, which part that drill lacked, read
+// from what its clients sent and were answered in the world's trace.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+// readBackWithin is how soon after a write's acknowledgement a read of the
+// same key from the other server counts as reading it back.
+const readBackWithin = 30 * time.Millisecond
+
+// call is one request a drill's client sent, with the answer it got, if
+// any (ok: an answer without an error).
+type call struct {
+	at, answered time.Duration
+	client       sim.NodeID
+	server       sim.NodeID
+	req          any
+	reply        any
+	ok           bool
+}
+
+// calls lists the requests the drill's clients sent to the servers, in the
+// order sent, each paired with its answer. An answer carries no request's
+// name: it is paired with the oldest unanswered request of the same client
+// to the same server about the same key (an object's, or the one an error
+// names), or of the same kind for a list.
+func calls(w *world) []*call {
+	clients, servers := w.drill.Clients(), w.drill.Servers()
+	var out []*call
+	waiting := map[[2]sim.NodeID][]*call{} // by client and server, oldest first
+	take := func(at [2]sim.NodeID, match func(c *call) bool) *call {
+		i := slices.IndexFunc(waiting[at], match)
+		if i < 0 {
+			return nil
+		}
+		c := waiting[at][i]
+		waiting[at] = slices.Delete(waiting[at], i, i+1)
+		return c
+	}
+	for _, ev := range w.W.Trace().Events() {
+		if !slices.Contains(clients, ev.Node) || !slices.Contains(servers, ev.Peer) {
+			continue
+		}
+		at := [2]sim.NodeID{ev.Node, ev.Peer}
+		switch ev.Kind {
+		case sim.EvSend:
+			if kube.IsRequest(ev.Msg) {
+				c := &call{at: ev.At, answered: -1, client: ev.Node, server: ev.Peer, req: ev.Msg}
+				out = append(out, c)
+				waiting[at] = append(waiting[at], c)
+			}
+		case sim.EvTimeout:
+			take(at, func(c *call) bool { return fmt.Sprint(c.req) == fmt.Sprint(ev.Msg) })
+		case sim.EvRecvReply:
+			var c *call
+			switch r := ev.Msg.(type) {
+			case kube.Object:
+				c = take(at, func(c *call) bool { return keyOf(c.req) == r.Key() })
+			case kube.List:
+				c = take(at, func(c *call) bool { _, ok := c.req.(kube.ListRequest); return ok })
+			}
+			if c == nil && ev.Err != nil {
+				c = take(at, func(c *call) bool { return keyOf(c.req) != "" && strings.Contains(ev.Err.Error(), keyOf(c.req)) })
+			}
+			if c == nil {
+				c = take(at, func(*call) bool { return true })
+			}
+			if c != nil {
+				c.answered, c.reply, c.ok = ev.At, ev.Msg, ev.Err == nil
+			}
+		}
+	}
+	return out
+}
+
+// keyOf is the key a request names, "" for a list or a watch.
+func keyOf(req any) string {
+	switch r := req.(type) {
+	case kube.GetRequest:
+		return r.Key
+	case kube.CreateRequest:
+		return r.Object.Key()
+	case kube.UpdateRequest:
+		return r.Object.Key()
+	case kube.DeleteRequest:
+		return r.Key
+	}
+	return ""
+}
+
+func isWrite(req any) bool {
+	switch req.(type) {
+	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		return true
+	}
+	return false
+}
+
+// lacksWriteThroughServer2: writes through server-1 only.
+func lacksWriteThroughServer2(w *world) string {
+	if slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.server == server2 }) {
+		return ""
+	}
+	return "never sent a write to server-2"
+}
