@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"strings"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -213,7 +212,7 @@ func (w *world) lastGrowth(id sim.NodeID) (time.Duration, bool) {
 	var at time.Duration
 	ever := false
 	for _, e := range w.W.Trace().Events() {
-		if e.Node == id && e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "append "+LogFile+" ") {
+		if e.Node == id && e.Kind == sim.EvDisk && e.Disk.Op == sim.DiskAppend && e.Disk.File == LogFile {
 			at, ever = e.At, true
 		}
 	}

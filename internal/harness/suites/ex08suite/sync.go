@@ -112,30 +112,15 @@ func (w *world) writtenAt(id sim.NodeID, size int) time.Duration {
 	var at time.Duration
 	n := 0
 	for _, e := range w.W.Trace().Events() {
-		if e.Node != id || e.Kind != sim.EvDisk {
+		if e.Node != id || e.Kind != sim.EvDisk || e.Disk.File != LogFile {
 			continue
 		}
-		before := n
-		var x, y int
-		switch {
-		case scan(e.Text, "append "+LogFile+" +%dB", &x):
-			n += x
-		case scan(e.Text, "truncate "+LogFile+" to %dB", &x):
-			n = x
-		case scan(e.Text, "crash: "+LogFile+" lost %dB of %dB unsynced", &x, &y):
-			n -= x
-		}
-		if before < size && n >= size {
+		if n < size && e.Disk.Size >= size {
 			at = e.At
 		}
+		n = e.Disk.Size
 	}
 	return at
-}
-
-// scan reports whether text reads as format, filling args.
-func scan(text, format string, args ...any) bool {
-	n, err := fmt.Sscanf(text, format, args...)
-	return err == nil && n == len(args)
 }
 
 // acknowledgedBeforeSync tells the first early yes by its cause, when the
@@ -168,14 +153,11 @@ func (w *world) syncedAt(c unsyncedCopy, at time.Duration) string {
 		if e.Node != c.server || e.At < at {
 			continue
 		}
-		var n int
 		switch {
 		case e.Kind == sim.EvCrash:
 			return fmt.Sprintf("it crashed at %s before syncing it", suite.FormatTime(e.At))
-		case e.Kind == sim.EvDisk && strings.HasPrefix(e.Text, "sync "+LogFile+" "):
-			if _, err := fmt.Sscanf(e.Text, "sync "+LogFile+" (%dB durable)", &n); err == nil && n >= c.end {
-				return "it synced it only at " + suite.FormatTime(e.At)
-			}
+		case e.Kind == sim.EvDisk && e.Disk.Op == sim.DiskSync && e.Disk.File == LogFile && e.Disk.Durable >= c.end:
+			return "it synced it only at " + suite.FormatTime(e.At)
 		}
 	}
 	return "it had not synced it when the world stopped at " + suite.FormatTime(w.W.Now())
