@@ -143,39 +143,13 @@ func refusedEarly(w *world) *suite.Failure {
 }
 
 // appendSent is one of the leader's Appends with entries to a follower, as
-// the trace tells it: when it was sent, the entries it carried (from, to; by
-// the Append's own String, "APPEND 5-7"), and whether an answer came back.
+// the trace tells it: when it was sent, the Append itself, and whether an
+// answer came back.
 type appendSent struct {
 	at       time.Duration
-	from, to int64
+	msg      appendMsg
 	answered bool
 	lost     string // "lost", "partitioned", "timed out": why no answer came
-}
-
-// entries is the Append's entries as its String names them: "5-7", "5".
-func (a appendSent) entries() string {
-	if a.from == a.to {
-		return fmt.Sprint(a.from)
-	}
-	return fmt.Sprintf("%d-%d", a.from, a.to)
-}
-
-// entriesOf reads the entries an Append carries from its String, "APPEND
-// 5-7 (commit 4)" or "APPEND 5 (commit 4)"; a heartbeat carries none.
-func entriesOf(msg any) (from, to int64, ok bool) {
-	s := fmt.Sprint(msg)
-	rest, found := strings.CutPrefix(s, "APPEND ")
-	if !found {
-		return 0, 0, false
-	}
-	rest, _, _ = strings.Cut(rest, " ")
-	if n, _ := fmt.Sscanf(rest, "%d-%d", &from, &to); n == 2 {
-		return from, to, true
-	}
-	if n, _ := fmt.Sscanf(rest, "%d", &from); n == 1 {
-		return from, from, true
-	}
-	return 0, 0, false
 }
 
 // appendsTo lists the leader's Appends with entries to f, in order, and the
@@ -190,8 +164,8 @@ func (w *world) appendsTo(f sim.NodeID) (out []appendSent, most int) {
 			}
 			open = nil
 		case e.Kind == sim.EvSend && e.Node == leader && e.Peer == f:
-			if from, to, ok := entriesOf(e.Msg); ok {
-				out = append(out, appendSent{at: e.At, from: from, to: to})
+			if a, ok := readAppend(e.Msg); ok && !a.heartbeat() {
+				out = append(out, appendSent{at: e.At, msg: a})
 				open = append(open, len(out)-1)
 				most = max(most, len(open))
 			}
@@ -202,7 +176,7 @@ func (w *world) appendsTo(f sim.NodeID) (out []appendSent, most int) {
 			}
 			open = open[1:]
 		case e.Kind == sim.EvTimeout && e.Node == leader && e.Peer == f:
-			if _, _, ok := entriesOf(e.Msg); ok && len(open) > 0 {
+			if a, ok := readAppend(e.Msg); ok && !a.heartbeat() && len(open) > 0 {
 				out[open[0]].lost = "no answer within its timeout"
 				open = open[1:]
 			}
@@ -228,7 +202,7 @@ func neverResent(w *world) *suite.Failure {
 		sends, _ := w.appendsTo(f)
 		var last *appendSent
 		for i := range sends {
-			if s := sends[i]; s.from <= missing && missing <= s.to {
+			if s := sends[i].msg; s.from <= missing && missing <= s.to {
 				last = &sends[i]
 			}
 		}
@@ -241,10 +215,10 @@ func neverResent(w *world) *suite.Failure {
 		}
 		c := final[missing-1]
 		return &suite.Failure{Name: "append-never-resent", Clause: course.DurableAgreement, At: w.AuditedAt,
-			Story: fmt.Sprintf("the leader sent %s entry %d (%s=%v) at %s, in APPEND %s, which came to nothing (%s), and never sent it again: "+
+			Story: fmt.Sprintf("the leader sent %s entry %d (%s=%v) at %s, in an Append of %s, which came to nothing (%s), and never sent it again: "+
 				"at the audit, %s after, %s's disk holds entries 1–%d of the history's %d. An Append that gets no answer may have been lost: "+
 				"the leader sends again from what the follower surely holds, or the follower never catches up",
-				f, missing, c.Key, describeChange(c.Value, c.Deleted), suite.FormatTime(last.at), last.entries(), why,
+				f, missing, c.Key, describeChange(c.Value, c.Deleted), suite.FormatTime(last.at), last.msg.entries(), why,
 				suite.FormatTime(w.AuditedAt-last.at), f, held, len(final)),
 			Details: "faults:\n" + w.Describe()}
 	}
@@ -294,7 +268,7 @@ func notResentAfterRestart(w *world) *suite.Failure {
 			first := "nothing"
 			for _, s := range sends {
 				if s.at >= restart {
-					first = fmt.Sprintf("entries from %d on", s.from)
+					first = fmt.Sprintf("entries from %d on", s.msg.from)
 					break
 				}
 			}
