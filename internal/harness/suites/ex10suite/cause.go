@@ -225,6 +225,18 @@ func neverResent(w *world) *suite.Failure {
 	return nil
 }
 
+// entriesUpTo names the first n entries of a log: "nothing", "entry 1",
+// "entries 1–7".
+func entriesUpTo(n int) string {
+	switch n {
+	case 0:
+		return "nothing"
+	case 1:
+		return "entry 1"
+	}
+	return fmt.Sprintf("entries 1–%d", n)
+}
+
 func describeChange(v any, deleted bool) string {
 	if deleted {
 		return "deleted"
@@ -272,15 +284,15 @@ func notResentAfterRestart(w *world) *suite.Failure {
 					break
 				}
 			}
-			sent = append(sent, fmt.Sprintf("%s (holding %d entries) %s", f, len(w.disks.Log(f)), first))
+			sent = append(sent, fmt.Sprintf("%s (holding %s) %s", f, entriesUpTo(len(w.disks.Log(f))), first))
 		}
 		return &suite.Failure{Name: "not-resent-after-restart", Clause: course.DurableAgreement, At: w.AuditedAt,
 			Story: fmt.Sprintf("%s heard yes for %s (log entry %d) at %s; the leader crashed and came back at %s with it on disk, and %s hold it on disk still, "+
-				"yet the one history the servers serve at the audit has %d entries and not it. Since it came back, the leader sent %s: "+
+				"yet the one history the servers serve at the audit holds %s and not it. Since it came back, the leader sent %s: "+
 				"never the entries its followers lacked or held, so it never learned that a majority holds entry %d, and never committed it again. "+
 				"A restarted leader knows nothing of what its followers hold: it sends from what each holds, and learns it from their answers",
 				a.client, a.what, a.index, suite.FormatTime(a.at), suite.FormatTime(restart), strings.Join(holders, " and "),
-				len(final), strings.Join(sent, "; "), a.index),
+				entriesUpTo(len(final)), strings.Join(sent, "; "), a.index),
 			Details: w.disks.Around(a.index) + "\nfaults:\n" + w.Describe()}
 	}
 	return nil

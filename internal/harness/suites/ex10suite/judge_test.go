@@ -231,3 +231,103 @@ func TestAnAppendIsReadByItsFields(t *testing.T) {
 	_, ok = readAppend(Appended{Match: 3})
 	assert.False(t, ok)
 }
+
+// A leader that crashed holding an acknowledged write that a majority
+// holds on disk, and came back sending its followers only what follows its
+// own log, never commits that write again: the story names the write, the
+// restart, who holds it and what the leader sent since. Committed again, or
+// held by no majority (lost, which durable tells), it is no cause of this.
+func TestARestartedLeaderThatNeverSendsWhatItsFollowersLackIsTold(t *testing.T) {
+	verdict := func(held []int, committed int) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5), webAt(3, 6)}
+		for i, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				for _, e := range entries[:held[i]] {
+					f.Append(ex08suite.Frame(e))
+				}
+				f.Sync(p)
+				switch id {
+				case leader: // back from its crash, it sends server-3 what follows its own log
+					p.Sleep(1600 * ms)
+					p.Call("server-3", Append{Prev: 2, Entries: entries[2:], Commit: 1}, 500*ms)
+				default:
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
+				}
+			})
+		}
+		w.acks = []ack{{client: "controller-a", what: "scale deployments/web to 5", key: "deployments/web", index: 2, sent: 700 * ms, at: 800 * ms}}
+		w.Faults = []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{leader}, Start: 1000 * ms, End: 1500 * ms}}
+		require.NoError(t, w.W.Run(3*time.Second))
+		w.Audited, w.AuditedAt = true, 3*time.Second
+		web := []check.Change{{Version: 1, Key: "deployments/web", Value: 1}, {Version: 2, Key: "deployments/web", Value: 5}}
+		w.Histories = map[string][]check.Change{string(leader): web[:committed]}
+		return notResentAfterRestart(w)
+	}
+	f := verdict([]int{2, 2, 1}, 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "not-resent-after-restart", f.Name)
+	assert.Equal(t, 3*time.Second, f.At, "told at the audit")
+	assert.Contains(t, f.Story, "controller-a heard yes for scale deployments/web to 5 (log entry 2) at 800ms; the leader crashed and came back at 1500ms with it on disk, "+
+		"and server-1 and server-2 hold it on disk still, yet the one history the servers serve at the audit holds entry 1 and not it")
+	assert.Contains(t, f.Story, "Since it came back, the leader sent server-2 (holding entries 1–2) nothing; server-3 (holding entry 1) entries from 3 on")
+
+	assert.Nil(t, verdict([]int{2, 2, 1}, 2), "committed again: in the history")
+	assert.Nil(t, verdict([]int{2, 1, 1}, 1), "on the leader's disk alone: lost, which durable tells")
+}
+
+// A burst that took longer than its bound, whose leader never had two
+// Appends on their way to one follower, is told as one Append in flight:
+// the story counts the Appends and the biggest batch. A leader that did
+// send without waiting, and was slow all the same, is not told so.
+func TestALeaderWithOneAppendInFlightIsTold(t *testing.T) {
+	verdict := func(pipelined bool) *suite.Failure {
+		w := judged(t, 3)
+		link := sim.Link{Min: 90 * ms, Max: 100 * ms}
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 2), webAt(3, 3), webAt(4, 4)}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
+					return
+				}
+				p.Sleep(1000 * ms)
+				for _, f := range w.Servers[1:] {
+					p.Go("append to "+string(f), func(p *sim.Proc) {
+						// entry 1 alone, then 2–4 once its answer is back, or at once
+						batches := [][2]int{{0, 1}, {1, 4}}
+						for _, b := range batches {
+							a := Append{Prev: int64(b[0]), Entries: entries[b[0]:b[1]]}
+							if pipelined {
+								p.Send(f, a) // no wait: the next goes out at once
+								continue
+							}
+							p.Call(f, a, time.Second)
+						}
+					})
+				}
+			})
+		}
+		for i, a := range w.Servers {
+			for _, b := range w.Servers[i+1:] {
+				w.W.SetLinks(a, b, link)
+			}
+		}
+		require.NoError(t, w.W.Run(3*time.Second))
+		w.burst = burst{link: link, clients: 2, writes: 2, start: 1000 * ms}
+		w.acks = []ack{{client: "controller-a", at: 1200 * ms}, {client: "controller-b", at: 2000 * ms}}
+		return slow(w)
+	}
+	f := verdict(false)
+	require.NotNil(t, f)
+	assert.Equal(t, "one-append-in-flight", f.Name)
+	assert.Equal(t, 2000*ms, f.At, "when the last yes arrived")
+	assert.Contains(t, f.Story, "the leader never had more than one Append on its way to a follower: it sent "+
+		"2 Appends to server-2, up to 3 entries in one and 2 Appends to server-3, up to 3 entries in one, each only once the answer to the one before had come back")
+	assert.Contains(t, f.Story, "2 controllers each writing 2 changes in a row from 1000ms got their last yes at 2000ms, 1000ms later, 5.0 round trips of 200ms, where the bound for the burst is 3 (680ms)")
+
+	f = verdict(true)
+	require.NotNil(t, f, "slow all the same")
+	assert.Equal(t, "one-round-trip-per-write", f.Name, "two Appends were on their way at once: not one at a time")
+}
