@@ -2,6 +2,7 @@ package ex10suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -330,4 +331,91 @@ func TestALeaderWithOneAppendInFlightIsTold(t *testing.T) {
 	f = verdict(true)
 	require.NotNil(t, f, "slow all the same")
 	assert.Equal(t, "one-round-trip-per-write", f.Name, "two Appends were on their way at once: not one at a time")
+}
+
+// A follower that holds entries on its disk and never applies them, because
+// the leader's one message saying they were committed was lost and the
+// leader never said it again, is told by that silence: the story names the
+// last message that said it, its fate, and what the follower was missing.
+// Said again and heard, the follower's lag is no longer the leader's doing.
+func TestALeaderThatStopsPassingOnTheCommitIsTold(t *testing.T) {
+	verdict := func(again bool) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				for _, e := range entries {
+					f.Append(ex08suite.Frame(e))
+				}
+				f.Sync(p)
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+					return
+				}
+				p.Sleep(100 * ms)
+				p.Send("server-3", Append{Prev: 2, Commit: 2}) // server-3 is cut off: lost
+				if again {
+					p.Sleep(600 * ms)
+					p.Send("server-3", Append{Prev: 2, Commit: 2})
+				}
+			})
+		}
+		w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-3"}}, From: 0, For: 500 * ms})
+		require.NoError(t, w.W.Run(2*time.Second))
+		w.Audited, w.AuditedAt = true, 2*time.Second
+		web := []check.Change{{Version: 1, Key: "deployments/web", Value: 1}, {Version: 2, Key: "deployments/web", Value: 5}}
+		w.Histories = map[string][]check.Change{string(leader): web, "server-2": web, "server-3": web[:1]}
+		return commitNotPassedOn(w)
+	}
+	f := verdict(false)
+	require.NotNil(t, f)
+	assert.Equal(t, "commit-not-passed-on", f.Name)
+	assert.Equal(t, "the leader last told server-3 the commit at 101ms (commit 2, in an Append with no entries; dropped: server-3 was cut off), "+
+		"and sent it nothing from then to the audit at 2000ms: server-3 holds entries 1–2 on its disk but has applied only entry 1, "+
+		"so it serves 1 of the history's 2 changes: it never learned that entry 2 was committed", f.Story[:strings.Index(f.Story, ". ")])
+	assert.Nil(t, verdict(true), "told again once the cut healed: whatever server-3 did then is its own doing")
+}
+
+// An Append that carries entries past ones the leader never sent that
+// follower left them out: the story names the Append, the entries left out
+// and when they went after all. Sent in order, or by a leader that came
+// back and starts wherever it likes, nothing was left out.
+func TestAnAppendThatLeavesEntriesOutIsTold(t *testing.T) {
+	verdict := func(batches [][2]int, restart bool) *suite.Failure {
+		w := judged(t, 3)
+		var entries []ex08suite.Entry
+		for i := range 7 {
+			entries = append(entries, webAt(int64(i+1), i+1))
+		}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+					return
+				}
+				if p.Now() > 0 { // back from a crash: it starts at its end
+					p.Send("server-2", Append{Prev: 4, Entries: entries[4:]})
+					return
+				}
+				for _, b := range batches {
+					p.Sleep(100 * ms)
+					p.Send("server-2", Append{Prev: int64(b[0]), Entries: entries[b[0]:b[1]]})
+				}
+			})
+		}
+		if restart {
+			w.Inject(scene.Crash{Node: leader, At: 150 * ms, For: 10 * ms})
+		}
+		require.NoError(t, w.W.Run(time.Second))
+		return skipped(w)
+	}
+	f := verdict([][2]int{{0, 3}, {4, 7}, {3, 7}}, false)
+	require.NotNil(t, f)
+	assert.Equal(t, "entries-left-out", f.Name)
+	assert.Equal(t, 200*ms, f.At)
+	assert.Contains(t, f.Story, "the leader sent server-2 an Append of entries 5–7 at 200ms when the last entry it had sent server-2 was 3: "+
+		"it left out entry 4, and sent server-2 entry 4 only at 300ms, 100ms later")
+	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}, {1, 7}}, false), "in order, then again from entry 2: nothing left out")
+	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}}, true), "entries 1–3, then, back from a crash, entries 5–7: a new start")
 }
