@@ -82,7 +82,7 @@ func (d *Disk) Files() []string { return append([]string(nil), d.names...) }
 func (f *File) Append(b []byte) {
 	f.d.mustBeUp("Append")
 	f.data = append(f.data, b...)
-	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("append %s +%dB", f.name, len(b))})
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("append %s +%dB", f.name, len(b)), Disk: f.op(DiskAppend)})
 }
 
 // Sync blocks the process until everything appended so far is durable. A
@@ -95,7 +95,7 @@ func (f *File) Sync(p *Proc) {
 	if target > f.synced {
 		f.synced = target
 	}
-	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Proc: p.name, Text: fmt.Sprintf("sync %s (%dB durable)", f.name, f.synced)})
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Proc: p.name, Text: fmt.Sprintf("sync %s (%dB durable)", f.name, f.synced), Disk: f.op(DiskSync)})
 }
 
 // ReadAll returns a copy of the file's contents. The copy ends where the
@@ -134,7 +134,12 @@ func (f *File) Truncate(n int) {
 	if f.synced > n {
 		f.synced = n
 	}
-	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("truncate %s to %dB", f.name, n)})
+	f.d.w.record(Event{Kind: EvDisk, Node: f.d.node.id, Text: fmt.Sprintf("truncate %s to %dB", f.name, n), Disk: f.op(DiskTruncate)})
+}
+
+// op is the record of a disk event of kind k on f, as f stands after it.
+func (f *File) op(k DiskOpKind) *DiskOp {
+	return &DiskOp{Op: k, File: f.name, Size: len(f.data), Durable: f.synced}
 }
 
 func (d *Disk) mustBeUp(what string) {
@@ -160,7 +165,7 @@ func (d *Disk) crash() {
 		f.synced = len(f.data)
 		if unsynced > 0 {
 			d.node.losses = append(d.node.losses, Loss{At: d.w.now, File: name, Unsynced: unsynced, Kept: keep})
-			d.w.record(Event{Kind: EvDisk, Node: d.node.id, Text: fmt.Sprintf("crash: %s lost %dB of %dB unsynced", name, unsynced-keep, unsynced)})
+			d.w.record(Event{Kind: EvDisk, Node: d.node.id, Text: fmt.Sprintf("crash: %s lost %dB of %dB unsynced", name, unsynced-keep, unsynced), Disk: f.op(DiskCrash)})
 		}
 	}
 }

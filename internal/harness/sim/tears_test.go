@@ -74,3 +74,35 @@ func TestCrashTearingKeepsAllButTheBytesItLoses(t *testing.T) {
 		w.Close()
 	}
 }
+
+// Each disk event says what it did as values, so that a suite reads a
+// disk's story without parsing the timeline's words: the operation, the
+// file, and the file's size and durable bytes once it was done.
+func TestADiskEventSaysWhatItDidAsValues(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open("wal")
+		f.Append([]byte("synced\n"))
+		f.Sync(p)
+		f.Append([]byte("record\n\n"))
+		f.Truncate(10)
+		f.Append([]byte("more"))
+	})
+	w.At(10*ms, func() { w.CrashTearing("server-1", 2) })
+	require.NoError(t, w.Run(time.Second))
+	var ops []sim.DiskOp
+	for _, e := range w.Trace().Events() {
+		if e.Kind == sim.EvDisk {
+			ops = append(ops, *e.Disk)
+		}
+	}
+	assert.Equal(t, []sim.DiskOp{
+		{Op: sim.DiskAppend, File: "wal", Size: 7, Durable: 0},
+		{Op: sim.DiskSync, File: "wal", Size: 7, Durable: 7},
+		{Op: sim.DiskAppend, File: "wal", Size: 15, Durable: 7},
+		{Op: sim.DiskTruncate, File: "wal", Size: 10, Durable: 7},
+		{Op: sim.DiskAppend, File: "wal", Size: 14, Durable: 7},
+		{Op: sim.DiskCrash, File: "wal", Size: 12, Durable: 12},
+	}, ops)
+}

@@ -94,7 +94,7 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		opt.MaxRows = 60
 	}
 	if opt.Filter == nil {
-		opt.Filter = func(e Event) bool { return !(e.Kind == EvDisk && strings.HasPrefix(e.Text, "append")) }
+		opt.Filter = func(e Event) bool { return !(e.Kind == EvDisk && e.Disk.Op == DiskAppend) }
 	}
 	lane := map[NodeID]int{}
 	for i, id := range opt.Columns {

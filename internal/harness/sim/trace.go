@@ -39,13 +39,35 @@ func (k EventKind) String() string {
 type Event struct {
 	At   time.Duration
 	Kind EventKind
-	Node NodeID // where it happened (empty for world-wide faults)
-	Peer NodeID // the other end of a message
-	Proc string // the process, when one was involved
-	Msg  any    // the message, for network events
-	Err  error  // the error a reply carried
-	Text string // a note, or a description of a fault or disk event
+	Node NodeID  // where it happened (empty for world-wide faults)
+	Peer NodeID  // the other end of a message
+	Proc string  // the process, when one was involved
+	Msg  any     // the message, for network events
+	Err  error   // the error a reply carried
+	Text string  // a note, or a description of a fault or disk event
+	Disk *DiskOp // what a disk event did, for EvDisk
 }
+
+// DiskOp is what one disk event did to one file, as values a suite can read
+// without parsing the event's Text: the kind of operation, the file, and the
+// file's size and durable bytes once it was done.
+type DiskOp struct {
+	Op      DiskOpKind
+	File    string
+	Size    int // bytes in the file after the event
+	Durable int // bytes a crash would keep after the event
+}
+
+// DiskOpKind says which operation a disk event was.
+type DiskOpKind int
+
+// The operations a disk event records.
+const (
+	DiskAppend   DiskOpKind = iota + 1 // bytes appended, not yet durable
+	DiskSync                           // everything appended so far made durable
+	DiskTruncate                       // the file cut short, durably
+	DiskCrash                          // a crash took the unsynced bytes it did not keep
+)
 
 // Summary is the event in a few words, without time or node: "→ server-2
 // Replicate{Key:web Value:5}".

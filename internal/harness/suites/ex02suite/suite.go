@@ -161,7 +161,7 @@ func quiet(e sim.Event) bool {
 	case sim.EvSend, sim.EvRecv, sim.EvReply, sim.EvRecvReply:
 		return false
 	case sim.EvDisk:
-		return !strings.HasPrefix(e.Text, "append")
+		return e.Disk.Op != sim.DiskAppend
 	}
 	return true
 }

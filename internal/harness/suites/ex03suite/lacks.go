@@ -6,6 +6,7 @@ package ex03suite
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,10 +14,6 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 )
-
-// readBackWithin is how soon after a write's acknowledgement a read of the
-// same key from the other server counts as reading it back.
-const readBackWithin = 30 * time.Millisecond
 
 // call is one request a drill's client sent, with the answer it got, if
 // any (ok: an answer without an error).
@@ -112,4 +109,82 @@ func lacksWriteThroughServer2(w *world) string {
 		return ""
 	}
 	return "never sent a write to server-2"
+}
+
+// lacksFinalComparison: no partition; no write through server-2 in
+// progress while one cut server-1 off (or shortly after: server-2 takes
+// writes alone until it has heard from server-1 for catchUp); the servers'
+// answers for a key, once every fault was over, differed and the drill did
+// not compare them; or it never asked each server for the key of such a
+// write once every fault was over. "" when it did all of that.
+func lacksFinalComparison(w *world) string {
+	faults := w.W.Faults()
+	end := w.W.Now()
+	apart := func(c *call) bool {
+		till := c.answered
+		if till < 0 {
+			till = end
+		}
+		return slices.ContainsFunc(faults, func(f sim.Fault) bool {
+			fEnd := end
+			if !f.Open {
+				fEnd = f.End + catchUp
+			}
+			return f.Kind == sim.FaultPartition && c.at <= fEnd && till >= f.Start &&
+				slices.Contains(f.Nodes, server1) != slices.Contains(f.Nodes, server2)
+		})
+	}
+	if !slices.ContainsFunc(faults, func(f sim.Fault) bool { return f.Kind == sim.FaultPartition }) {
+		return "never cut a server off with a partition (a crash is another fault: a crashed server refuses at once, a cut-off one is silent)"
+	}
+	cs := calls(w)
+	var taken []string // the keys of writes through server-2 while server-1 was cut off, in order
+	for _, c := range cs {
+		if isWrite(c.req) && c.server == server2 && apart(c) {
+			taken = append(taken, keyOf(c.req))
+		}
+	}
+	if len(taken) == 0 {
+		return "never wrote through server-2 while a partition cut server-1 off"
+	}
+	over := time.Duration(0)
+	for _, f := range faults {
+		if f.Open {
+			over = end
+		}
+		over = max(over, f.End)
+	}
+	held := map[string]map[sim.NodeID]kube.Object{} // what each server answered for a key once every fault was over
+	hold := func(s sim.NodeID, o kube.Object) {
+		if held[o.Key()] == nil {
+			held[o.Key()] = map[sim.NodeID]kube.Object{}
+		}
+		held[o.Key()][s] = o
+	}
+	for _, c := range cs {
+		if c.at < over || !c.ok {
+			continue
+		}
+		switch r := c.reply.(type) {
+		case kube.Object:
+			if _, ok := c.req.(kube.GetRequest); ok {
+				hold(c.server, r)
+			}
+		case kube.List:
+			for _, o := range r.Items {
+				hold(c.server, o)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(held)) {
+		if a, b := held[k][server1], held[k][server2]; a.Kind != "" && b.Kind != "" && a != b {
+			return fmt.Sprintf("read %s from server-1 as %s and from server-2 as %s once every fault was over, but never compared the two", k, a, b)
+		}
+	}
+	for _, k := range slices.Backward(taken) {
+		if len(held[k]) < 2 {
+			return fmt.Sprintf("never read %s (which it wrote through server-2 while server-1 was cut off) from each server on its own once every fault was over", k)
+		}
+	}
+	return ""
 }

@@ -1,7 +1,7 @@
 // Package ex03suite is the hidden suite of chapter ex03, "Silence is not
 // agreement". The learner writes a chaos drill, func Drill(c *drill.Cluster)
 // error; the suite runs it against a zoo of two-server clusters (zoo.go),
-// five that break the contract and two that keep it, and scores whether the
+// six that break the contract and two that keep it, and scores whether the
 // drill tells them apart.
 //
 // A world is one cluster of the zoo at one seed, with what the drill
@@ -20,7 +20,12 @@
 //     catch each: the one that loses writes when server-1 goes down, and
 //     one that acknowledges writes through server-2 before server-1 has
 //     them, which only a drill that writes through server-2 sees; its
-//     story says what the drill never did (lacks.go).
+//     story says what the drill never did (lacks.go). catches-divergence
+//     plays two as well: servers that never tell each other anything, and
+//     a split brain whose servers differ only by writes taken while
+//     server-1 was cut off, each answered Timeout, which no single history
+//     rules out and only a comparison of the servers once every fault is
+//     over shows.
 //   - passes-correct-clusters: no finding for either correct cluster on any
 //     seed, and at least one broken cluster caught (a drill that passes
 //     everything proves nothing either).
@@ -70,7 +75,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 	return scene.Chapter[*world]{ID: "ex03", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		catches("catches-async-replication", asyncReplication),
 		catches("catches-lost-write", lostWrite, earlyAck),
-		catches("catches-divergence", divergence),
+		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
 			Judges: []scene.Judge[*world]{missed, falseAlarm}, Tally: passesCorrect},

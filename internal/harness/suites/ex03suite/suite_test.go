@@ -127,3 +127,73 @@ func TestADrillThatWritesThroughServer1OnlyIsToldSo(t *testing.T) {
 		assert.Nil(t, missed(w))
 	}
 }
+
+// cutsServer1Off is a drill that cuts server-1 off (or crashes it, if
+// crash) from 100 to 200ms while a writer writes through server-2, then
+// reads each server on its own at 500ms and, if compare, returns a finding
+// when they disagree.
+func cutsServer1Off(crash, compare bool) func(c *drill.Cluster) error {
+	return func(c *drill.Cluster) error {
+		all := c.Servers()
+		if crash {
+			c.At(100*time.Millisecond, func() { c.Crash(all[0]) })
+			c.At(200*time.Millisecond, func() { c.Restart(all[0]) })
+		} else {
+			c.At(100*time.Millisecond, func() { c.Partition(all[:1]) })
+			c.At(200*time.Millisecond, c.Heal)
+		}
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all[1]).WithTimeout(200 * time.Millisecond)
+			api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // what the servers hold is compared
+			p.Sleep(120 * time.Millisecond)
+			api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2}) //nolint:errcheck // the same
+		})
+		held := map[sim.NodeID]kube.Object{}
+		c.Client("auditor", func(p *sim.Proc) {
+			p.Sleep(500 * time.Millisecond)
+			api := kube.NewClient(p, all...).WithTimeout(200 * time.Millisecond)
+			for _, s := range all {
+				held[s], _ = api.Pin(s).Get("deployments/web", kube.ReadOptions{})
+			}
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		if compare && held[all[0]] != held[all[1]] {
+			return errors.New("the servers disagree")
+		}
+		return nil
+	}
+}
+
+// A drill that cuts server-1 off while it writes through server-2 sees the
+// split brain's servers disagree once the faults are over; one that does
+// not compare them is told what it read and did not compare, and one that
+// only crashes servers is told it never cut one off.
+func TestADrillThatDoesNotCompareTheServersMissesTheSplitBrain(t *testing.T) {
+	w := play(cutsServer1Off(false, true), splitBrain, 1)
+	assert.Error(t, w.finding, "the split brain's servers disagree once the partition is over")
+	assert.Nil(t, missed(w))
+
+	w = play(cutsServer1Off(false, false), splitBrain, 1)
+	f := missed(w)
+	require.NotNil(t, f)
+	assert.Equal(t, nameSilence, f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, `the cluster "split brain after a partition" copies each write to server-2`), f.Story)
+	assert.Regexp(t, `; your drill read deployments/web from server-1 as deployments/web\{replicas=1 rv=\d+\} and from server-2 as deployments/web\{replicas=2 rv=\d+\} once every fault was over, but never compared the two, and declared it healthy$`, f.Story)
+
+	w = play(cutsServer1Off(true, true), splitBrain, 1)
+	assert.NoError(t, w.finding, "a crash is told apart: the servers agree")
+	f = missed(w)
+	require.NotNil(t, f)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill never cut a server off with a partition (a crash is another fault: a crashed server refuses at once, a cut-off one is silent), and declared it healthy"), f.Story)
+}
+
+// The split brain keeps the contract as far as a drill that never cuts
+// server-1 off can tell: a correct cluster's drill finds nothing in it.
+func TestTheSplitBrainLooksHealthyToADrillThatOnlyCrashes(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		assert.NoError(t, play(cutsServer1Off(true, true), splitBrain, seed).finding, "seed %d", seed)
+		assert.NoError(t, play(cutsServer1Off(false, true), syncReplication, seed).finding, "seed %d: the synchronous cluster keeps the contract", seed)
+	}
+}

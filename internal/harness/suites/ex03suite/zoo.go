@@ -2,17 +2,22 @@ package ex03suite
 
 // The zoo: the clusters a learner's drill is graded against. Each is two API
 // servers, server-1 and server-2, built from kube.Storage implementations
-// that live only here. Five break the contract, four in the ways the book
+// that live only here. Six break the contract, four in the ways the book
 // tells; two keep it. Three of the broken ones show it at any time to a
 // drill that writes and reads each server; degraded mode only while a fault
-// is on; and the fifth only to a drill that writes through server-2. The drill never learns which one it has: it sees two servers
-// and a load balancer, like the team in the story.
+// is on; the fifth only to a drill that writes through server-2; and the
+// sixth only to a drill that cuts server-1 off while it writes through
+// server-2, and compares the servers once the faults are over. The drill
+// never learns which one it has: it sees two servers and a load balancer,
+// like the team in the story.
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -104,7 +109,7 @@ var (
 			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
 		boot: bootSync,
 	}
-	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode, earlyAck}
+	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode, earlyAck, splitBrain}
 	correctClusters = []cluster{oneStore, syncReplication}
 )
 
@@ -462,4 +467,248 @@ func bootEarlyAck(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 		})
 		return o, nil
 	})
+}
+
+// splitBrain is a broken cluster that only a drill comparing the servers
+// once every fault is over shows, and only if a partition cut server-1 off
+// while someone wrote through server-2: what the servers hold then differs
+// only by writes whose outcome their clients were told is unknown.
+var splitBrain = cluster{
+	name:   "split brain after a partition",
+	broken: true,
+	does: fmt.Sprintf("copies each write to server-2 before acknowledging it, and server-2 answers reads from its copy; "+
+		"but once server-1 is cut off (a crash it tells apart: server-1 refuses at once), server-2 takes each write alone, "+
+		"answers Timeout, and never passes it on, until it has heard from server-1 again for %s. "+
+		"It refuses reads meanwhile, so the two servers hold different values from then on, and only a look at each once the faults are over shows it", catchUp),
+	lacks: lacksFinalComparison,
+	boot:  bootSplitBrain,
+}
+
+const (
+	// heartbeat is how often server-2 of the split brain asks server-1
+	// whether it is there, and pingTimeout how long it waits for the answer.
+	heartbeat   = 10 * time.Millisecond
+	pingTimeout = 50 * time.Millisecond
+	// catchUp is how long server-2 of the split brain must hear from
+	// server-1 without a miss before it answers reads, and forwards writes,
+	// again; and how long it waits for server-1 to answer a write it
+	// forwarded.
+	catchUp = 100 * time.Millisecond
+)
+
+type (
+	// Ping asks server-1 whether it is there.
+	Ping struct{}
+	// State is server-1's objects and the resourceVersion they are at: the
+	// split brain's answer to a Snapshot.
+	State struct {
+		Objects []kube.Object
+		RV      int64
+	}
+)
+
+// replica is server-2's copy of server-1's objects by key, each as server-1
+// made it (with its resourceVersion), which it answers reads from.
+type replica map[string]kube.Object
+
+// read answers a Get or a List from r; any other request is forwarded to
+// server-1.
+func (r replica) read(p *sim.Proc, req any) (any, error) {
+	switch q := req.(type) {
+	case kube.GetRequest:
+		if o, ok := r[q.Key]; ok {
+			return o, nil
+		}
+		return kube.Object{}, kube.NotFound(q.Key)
+	case kube.ListRequest:
+		l := kube.List{Items: []kube.Object{}}
+		for _, o := range r {
+			l.ResourceVersion = max(l.ResourceVersion, o.ResourceVersion)
+			if o.Kind == q.Kind {
+				l.Items = append(l.Items, o)
+			}
+		}
+		slices.SortFunc(l.Items, func(a, b kube.Object) int { return cmp.Compare(a.Key(), b.Key()) })
+		return l, nil
+	}
+	return forward(p, server1, req)
+}
+
+// isRead reports whether req only reads.
+func isRead(req any) bool {
+	switch req.(type) {
+	case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
+		return true
+	}
+	return false
+}
+
+// bootSplitBrain: server-1 is the primary with a durable store and hands
+// each write to server-2 before applying it, as bootSync does, and answers
+// Timeout when server-2 does not answer in time. server-2 keeps its copy in
+// a durable store of its own, and pings server-1 every heartbeat: a ping
+// that times out means server-1 is cut off, and from then on server-2 takes
+// writes alone (answering Timeout) until server-1 has answered for catchUp;
+// a ping refused means server-1 is down, and server-2 takes server-1's
+// whole store once it answers again. It answers reads from its copy only
+// once server-1 has answered for catchUp.
+func bootSplitBrain(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	if self == server1 {
+		s := openStore(p, true)
+		s.before = func(p *sim.Proc, ev kube.Event) error {
+			_, err := p.Call(server2, Backup{Event: ev}, degradedTimeout)
+			if errors.Is(err, sim.ErrNodeDown) || errors.Is(err, sim.ErrUnreachable) {
+				return kube.Unavailable("the backup server-2 is down: refusing writes rather than keeping one copy")
+			}
+			return asAPIError(server2, err)
+		}
+		api := kube.Handler(s)
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			switch req.(type) {
+			case Ping:
+				return nil, nil
+			case Snapshot:
+				return State{Objects: s.Objects(), RV: s.ResourceVersion()}, nil
+			}
+			return api(p, from, req)
+		})
+		return
+	}
+	// r is server-1's objects as server-2 last heard of them, own the
+	// writes server-2 took alone, which reads see over r.
+	r, own := replica{}, replica{}
+	arrived := map[string]time.Duration{} // when each object of r arrived
+	disk := p.Disk().Open("copy")         // server-2 keeps r and own on its disk too
+	keep := func(p *sim.Proc, rec copyRecord) {
+		line, _ := json.Marshal(rec)
+		disk.Append(append(line, '\n'))
+		disk.Sync(p)
+		rec.apply(r, own)
+	}
+	for _, line := range bytes.SplitAfter(disk.ReadAll(), []byte("\n")) {
+		var rec copyRecord // a record without its newline is a torn last one
+		if !bytes.HasSuffix(line, []byte("\n")) || json.Unmarshal(line, &rec) != nil {
+			break
+		}
+		rec.apply(r, own)
+	}
+	heard := time.Duration(-1)   // since when server-1 has answered every ping; -1: it did not answer the last one
+	alone, behind := false, true // alone: server-1 was cut off; behind: it was down (or server-2 just booted)
+	downAt := time.Duration(0)   // when server-2 last found server-1 down
+	p.Go("heartbeat", func(p *sim.Proc) {
+		for ; ; p.Sleep(heartbeat) {
+			_, err := p.Call(server1, Ping{}, pingTimeout)
+			switch {
+			case errors.Is(err, sim.ErrTimeout):
+				alone, heard = true, -1
+				continue
+			case err != nil:
+				behind, heard, downAt = true, -1, p.Now()
+				continue
+			}
+			if behind {
+				// Take server-1's store; a copy that arrived since it was
+				// found down and is newer than the store is kept.
+				reply, err := p.Call(server1, Snapshot{}, pingTimeout)
+				st, ok := reply.(State)
+				if errors.Is(err, sim.ErrTimeout) {
+					alone, heard = true, -1
+				}
+				if err != nil || !ok {
+					continue
+				}
+				next := replica{}
+				for _, o := range st.Objects {
+					next[o.Key()] = o
+				}
+				for k, o := range r {
+					if o.ResourceVersion > st.RV && arrived[k] >= downAt {
+						next[k] = o
+					}
+				}
+				r, behind = next, false
+			}
+			if heard < 0 {
+				heard = p.Now()
+			}
+			if p.Now()-heard >= catchUp {
+				alone = false // back to forwarding; what it took alone stays where it is
+			}
+		}
+	})
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		if m, ok := req.(Backup); ok { // server-1 is the authority: its copy replaces what server-2 took alone
+			keep(p, copyRecord{Object: m.Event.Object, Deleted: m.Event.Type == kube.Deleted})
+			arrived[m.Event.Object.Key()] = p.Now()
+			return nil, nil
+		}
+		if !kube.IsRequest(req) {
+			return nil, fmt.Errorf("server-2 does not understand %T", req)
+		}
+		if isRead(req) {
+			if heard < 0 || p.Now()-heard < catchUp {
+				return nil, kube.Unavailable("server-2 is not sure of server-1")
+			}
+			seen := maps.Clone(r)
+			maps.Copy(seen, own)
+			return seen.read(p, req)
+		}
+		if !alone {
+			reply, err := p.Call(server1, req, catchUp)
+			if !errors.Is(err, sim.ErrTimeout) {
+				return reply, asAPIError(server1, err)
+			}
+			// Cut off, or down while it had the write? Ask, unless the
+			// heartbeat found out meanwhile.
+			if !alone {
+				if _, err := p.Call(server1, Ping{}, pingTimeout); !errors.Is(err, sim.ErrTimeout) {
+					return nil, asAPIError(server1, sim.ErrTimeout)
+				}
+				alone, heard = true, -1
+			}
+		}
+		// server-1 is cut off: take the write alone, and say it is not known
+		// whether it took effect.
+		var o kube.Object
+		switch q := req.(type) {
+		case kube.CreateRequest:
+			o = q.Object
+		case kube.UpdateRequest:
+			o = q.Object
+		}
+		if o.Kind != "" {
+			for _, x := range r {
+				o.ResourceVersion = max(o.ResourceVersion, x.ResourceVersion)
+			}
+			for _, x := range own {
+				o.ResourceVersion = max(o.ResourceVersion, x.ResourceVersion)
+			}
+			o.ResourceVersion++
+			keep(p, copyRecord{Object: o, Own: true})
+		}
+		return nil, asAPIError(server1, sim.ErrTimeout)
+	})
+}
+
+// copyRecord is one change server-2 of the split brain logs to its disk: a
+// copy of server-1's (which replaces what server-2 took alone), or a write
+// server-2 took alone (Own).
+type copyRecord struct {
+	Object       kube.Object
+	Deleted, Own bool
+}
+
+// apply applies the change to server-1's objects r and server-2's own.
+func (rec copyRecord) apply(r, own replica) {
+	k := rec.Object.Key()
+	switch {
+	case rec.Own:
+		own[k] = rec.Object
+	case rec.Deleted:
+		delete(r, k)
+		delete(own, k)
+	default:
+		r[k] = rec.Object
+		delete(own, k)
+	}
 }

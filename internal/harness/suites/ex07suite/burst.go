@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 )
 
@@ -14,19 +15,26 @@ import (
 // deployments/web back to back, so that the sequencer orders a write every
 // few milliseconds and commits it as soon as server-2 holds it, while
 // burstReaders dashboards read web and list the deployments (Latest)
-// through server-3, one request after another. Every link takes 2 ms but
-// the sequencer's way to server-3, which keeps the chapter's 2–20 ms, each
-// message drawn anew: all within what the page promises, so the cluster is
-// calm throughout and owes every request a yes.
+// through server-3, one request after another, and the checker scales web
+// through the sequencer and, at each yes, reads it back (Latest) through
+// server-3. Every client is 2 ms from its server; the sequencer and
+// server-2 are nearer each other (burstNear), and so is server-3 on its
+// way to the sequencer; the sequencer's way to server-3 keeps the
+// chapter's 2–20 ms, each message drawn anew: all within what the page
+// promises, so the cluster is calm throughout and owes every request a yes.
 //
 // The sequencer's Appends to server-3 carry the history as it stood when
 // each was sent, and the confirmation of a read's position travels the same
 // jittery way: an Append sent a few milliseconds before the confirmation
 // may land after it, holding fewer changes than the position server-3
-// was told, and the next Append, a round trip later, brings the rest. A
-// server that waits until it holds the committed position answers; one
-// that waits for a single change (an if where a for belongs) refuses a
-// read the calm cluster owed an answer, in nearly every world.
+// was told, and the next Append, a round trip later, brings the rest. Near
+// as the others are, a write is acknowledged, and a read's position
+// confirmed, while that Append is still on its way: the position holds
+// writes their clients have heard yes for. A server that waits until it
+// holds the committed position answers; one that waits for a single change
+// (an if where a for belongs) refuses a read the calm cluster owed an
+// answer, or, if it answers anyway, shows a read a copy without a write
+// acknowledged before the read began, in nearly every world.
 const (
 	burstSeeds   = 3
 	burstWriters = 3
@@ -35,6 +43,12 @@ const (
 	burstFor     = 600 * time.Millisecond                                // how long the controllers and dashboards keep going
 	burstAudit   = burstFrom + burstFor + 2*bound + 100*time.Millisecond // every request has been answered
 )
+
+// burstNear is the link between the sequencer and server-2, both ways, and
+// server-3's way to the sequencer: nearer than any client, so that a
+// write is committed, and a read's position confirmed, well within the
+// time an Append may take on its way to server-3.
+var burstNear = sim.Link{Min: 500 * time.Microsecond, Max: 500 * time.Microsecond}
 
 // burstWorld builds and runs the calm burst with seed.
 func burstWorld(seed int64, serve Server) *run {
@@ -63,8 +77,20 @@ func burstWorld(seed int64, serve Server) *run {
 			}
 		})
 	}
+	r.Client("checker", func(p *sim.Proc, api *kube.Client) {
+		write, read := api.Pin(sequencer).Noted(note), api.Pin("server-3").Noted(note)
+		p.Sleep(burstFrom + 10*time.Millisecond)
+		for p.Now() < burstFrom+burstFor {
+			next++
+			if _, err := write.Update(deployment(storyKey, next, 0)); err == nil {
+				read.Get(storyKey, latest)
+			}
+		}
+	})
 	r.W.SetDefaultLink(sim.Link{Min: linkMin, Max: linkMin})
+	r.W.SetLinks(sequencer, "server-2", burstNear)
+	r.W.SetLink("server-3", sequencer, burstNear)
 	r.W.SetLink(sequencer, "server-3", sim.Link{Min: linkMin, Max: linkMax})
-	r.Lanes("server-1", "server-2", "server-3", "dashboard-1", "dashboard-2", "dashboard-3")
+	r.Lanes("server-1", "server-2", "server-3", "checker", "dashboard-1", "dashboard-2", "dashboard-3")
 	return r.play(burstAudit, storyKey)
 }

@@ -392,3 +392,173 @@ func (r *run) owed(call, ret time.Duration, server string) string {
 	return fmt.Sprintf("Before it asked, the cluster had acknowledged writes up to rv %d (the last, %s from %s at %s): %s had only to hold that much of the one history%s ",
 		last.Result.Version, last.Input, last.Client, suite.FormatTime(last.Return), server, left)
 }
+
+// staleRead: a Latest read, a get or a list, shows every write acknowledged
+// before it was asked, as the page promises: an object at a resourceVersion
+// older than a write to it the cluster had already acknowledged, or no
+// object where an acknowledged write had put one and no delete since can
+// have taken it away, is a stale read. The story names the read, the server
+// that answered it, the write it missed, and how much of its bound the
+// server had left: a server that answers before it holds the committed
+// position answers from a copy that is behind.
+func staleRead(r *run) *suite.Failure {
+	writes := map[string][]check.Operation{} // by key, every write that may change it
+	var written []string                     // the keys, in the order first written
+	for _, op := range r.History.Operations() {
+		if key := op.Input.Key; op.Input.Kind.Mutates() {
+			if writes[key] == nil {
+				written = append(written, key)
+			}
+			writes[key] = append(writes[key], op)
+		}
+	}
+	for _, q := range r.Requests.All() { // in the order they were answered
+		if !q.Latest() || q.Err != nil && !errors.Is(q.Err, kube.ErrNotFound) {
+			continue
+		}
+		keys := written
+		if g, ok := q.Ask.(kube.GetRequest); ok {
+			keys = []string{g.Key}
+		}
+		for _, key := range keys {
+			if kind, _ := kube.SplitKey(key); !isGet(q) && kind != kindOf(q) {
+				continue
+			}
+			rv, found := showed(q, key)
+			w, ok := missed(writes[key], q, rv, found)
+			if !ok {
+				continue
+			}
+			read, shown, from := "Latest read of "+short(key), "no "+short(key), fmt.Sprintf("%s answered as though rv %d had not happened", q.Server, w.Result.Version)
+			if o, isGet := q.Reply.(kube.Object); isGet && found {
+				shown, from = fmt.Sprintf("replicas=%d (rv %d)", o.Replicas, rv), fmt.Sprintf("%s answered from a copy that did not yet hold rv %d", q.Server, w.Result.Version)
+			}
+			if l, isList := q.Reply.(kube.List); isList {
+				read, shown = "Latest list of "+kindOf(q), fmt.Sprintf("%s (the list at rv %d)", shown, l.ResourceVersion)
+				if found {
+					shown = fmt.Sprintf("%s at rv %d (the list at rv %d)", short(key), rv, l.ResourceVersion)
+				}
+				from = fmt.Sprintf("%s answered from its copy at rv %d, which did not yet hold rv %d", q.Server, l.ResourceVersion, w.Result.Version)
+				if l.ResourceVersion == 0 && len(l.Items) == 0 {
+					from = fmt.Sprintf("%s answered with no history at all", q.Server)
+				}
+			}
+			left := ""
+			if took := q.Return - q.Call; took < bound {
+				left = fmt.Sprintf(", %s after the question, with %s of its %s left to catch up", suite.FormatTime(took), suite.FormatTime(bound-took), bound)
+			}
+			story := fmt.Sprintf("%s's %s through %s, asked at %s, was answered at %s with %s, but %s's %s through %s had been acknowledged at rv %d at %s, before the read was asked: "+
+				"%s%s. A Latest read shows every write acknowledged before it began",
+				q.Client, read, q.Server, suite.FormatTime(q.Call), suite.FormatTime(q.Return), shown, w.Client, w.Input, w.Server, w.Result.Version, suite.FormatTime(w.Return),
+				from, left)
+			return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, Story: story, At: q.Return,
+				Details: "the write the read missed:\n  " + w.String()}
+		}
+	}
+	return nil
+}
+
+// isGet reports whether q is a get, not a list.
+func isGet(q kube.Request) bool {
+	_, ok := q.Ask.(kube.GetRequest)
+	return ok
+}
+
+// showed is what a Latest read showed of key: the object's resourceVersion,
+// and whether there was one.
+func showed(q kube.Request, key string) (rv int64, found bool) {
+	switch reply := q.Reply.(type) {
+	case kube.Object:
+		return reply.ResourceVersion, q.Err == nil
+	case kube.List:
+		for _, o := range reply.Items {
+			if o.Key() == key {
+				return o.ResourceVersion, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// missed finds, among writes (every write to one key), the one a read
+// showing rv (or, if !found, nothing) missed: the last acknowledged before
+// the read was asked, if the read shows an older version of the key, or
+// shows no object where that write left one and no delete asked before the
+// answer can have removed it.
+func missed(writes []check.Operation, q kube.Request, rv int64, found bool) (check.Operation, bool) {
+	var last check.Operation
+	for _, op := range writes {
+		if op.Acknowledged() && op.Return < q.Call && op.Result.Version > last.Result.Version {
+			last = op
+		}
+	}
+	switch {
+	case last.Result.Version == 0:
+		return last, false
+	case found:
+		return last, rv < last.Result.Version
+	case last.Input.Kind == check.KindDelete:
+		return last, false
+	}
+	for _, d := range writes {
+		if d.Input.Kind == check.KindDelete && d.Call < q.Return &&
+			(d.Acknowledged() && d.Result.Version > last.Result.Version || !d.Result.Outcome.Definite() && d.Result.Outcome != check.Refused) {
+			return last, false // a delete that may have come after it
+		}
+	}
+	return last, true
+}
+
+// appendedTwice: no server holds one change of the one history twice. A
+// server handed a stretch of the history it already holds (the sequencer
+// sends it again when an answer was lost or came late) skips what it has; a
+// server that appends it again numbers that change, and every change after
+// it, one position off, and its history parts from the others' for good.
+// It is told when the server holds the change where the sequencer does
+// and again later: the story names the server, the change and its writer,
+// both positions, and what the sequencer holds at the second. A first copy
+// out of place (appended past a gap) is splitBrain's to tell, and when
+// every server holds the same repeat, appliedTwice tells it: the sequencer
+// ordered it twice.
+func appendedTwice(r *run) *suite.Failure {
+	if check.OneHistory(r.Histories) == nil {
+		return nil
+	}
+	for _, id := range r.Servers {
+		h := r.Histories[string(id)]
+		at := map[string]int{}
+		for i, c := range h {
+			if c.Deleted {
+				continue
+			}
+			k := fmt.Sprint(c.Key, "=", c.Value)
+			first, twice := at[k]
+			if !twice {
+				at[k] = i
+				continue
+			}
+			other := sequencer
+			if id == sequencer {
+				other = r.Servers[1]
+			}
+			if o := r.Histories[string(other)]; first >= len(o) || !o[first].Equal(h[first]) {
+				continue // the first copy is out of place, not a copy held twice
+			}
+			there := fmt.Sprintf("which %s's history does not reach", other)
+			if o := r.Histories[string(other)]; i < len(o) {
+				there = fmt.Sprintf("where %s holds %s", other, r.describeChange(o[i]))
+			}
+			when := r.AuditedAt
+			if op, ok := r.writer(c); ok && op.Result.Outcome != check.Pending {
+				when = op.Return
+			}
+			return &suite.Failure{Name: "appended-twice", Clause: course.DurableAgreement, At: when,
+				Story: fmt.Sprintf("%s appended one change twice: it holds %s at rv %d and again at rv %d, %s. "+
+					"A server handed a stretch of the history it already holds (sent again when an answer was lost or came late) must skip what it has: "+
+					"appending it again numbers that change, and every change after it, one position off, and its history parts from the one history for good",
+					id, r.describeChange(c), first+1, i+1, there),
+				Details: check.OneHistory(r.Histories).Details}
+		}
+	}
+	return nil
+}

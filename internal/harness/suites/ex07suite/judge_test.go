@@ -279,3 +279,87 @@ func TestTheBookStatesTheSuitesNumbers(t *testing.T) {
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
+
+// A Latest read that shows an object older than a write acknowledged before
+// it began is a stale read: the story names the read, the server that
+// answered it, the write it missed, and the time the server had left. A
+// write acknowledged after the read began is not owed, and a list is judged
+// item by item, an item missing included.
+func TestALatestReadMustShowEveryWriteAcknowledgedBeforeIt(t *testing.T) {
+	r := storySplit()
+	h := r.History
+	w := h.Call("controller-a", "server-1", check.Write(storyKey, 6), ms(3600))
+	h.Return(w, check.Acked(4), ms(3610))
+	late := h.Call("controller-a", "server-1", check.Write(storyKey, 9), ms(3650))
+	h.Return(late, check.Acked(5), ms(3700))
+	read := func(call, ret time.Duration, rv int64) kube.Request {
+		return kube.Request{Client: "controller-b", Server: "server-3", Ask: kube.GetRequest{Key: storyKey}, Call: call, Return: ret,
+			Reply: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: rv}}
+	}
+	r.Requests.Add(read(ms(3620), ms(3710), 4))
+	assert.Nil(t, staleRead(r), "the write at rv 5 was acknowledged after the read began")
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(3720), ms(3730),
+		kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web", Replicas: 9, ResourceVersion: 5}}, ResourceVersion: 5}, nil))
+	assert.Nil(t, staleRead(r), "the list shows web at rv 5")
+
+	r.Requests.Add(read(ms(3720), ms(3735), 4))
+	f := staleRead(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, ms(3735), f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-b's Latest read of web through server-3, asked at 3720ms, was answered at 3735ms with replicas=6 (rv 4), "+
+		"but controller-a's write deployments/web=9 through server-1 had been acknowledged at rv 5 at 3700ms, before the read was asked: "+
+		"server-3 answered from a copy that did not yet hold rv 5, 15ms after the question, with 985ms of its 1s left to catch up"), f.Story)
+
+	r = storySplit()
+	w = r.History.Call("controller-a", "server-1", check.Write(storyKey, 6), ms(3600))
+	r.History.Return(w, check.Acked(4), ms(3610))
+	r.Requests.Add(listed("controller-b", "server-3", kube.Latest, ms(3620), ms(3630), kube.List{ResourceVersion: 3}, nil))
+	f = staleRead(r)
+	require.NotNil(t, f, "the list misses web, which no delete removed")
+	assert.Contains(t, f.Story, "controller-b's Latest list of deployments through server-3, asked at 3620ms, was answered at 3630ms with no web (the list at rv 3)")
+	assert.Contains(t, f.Story, "server-3 answered from its copy at rv 3, which did not yet hold rv 4")
+	del := r.History.Call("controller-c", "server-2", check.Delete(storyKey), ms(3612))
+	r.History.Timeout(del, ms(3612)+clientTimeout)
+	assert.Nil(t, staleRead(r), "a delete that may have taken effect before the list explains it")
+}
+
+// A server that appends an entry it already holds numbers it twice, and
+// parts from the others: the story names the server, the change and its
+// writer, both positions, and what the sequencer holds at the second.
+// Servers that hold the same repeat are appliedTwice's to tell.
+func TestAServerThatAppendsAnEntryTwiceIsNamed(t *testing.T) {
+	r := storySplit()
+	r.AuditedAt = ms(5000)
+	w := r.History.Call("controller-a", "server-1", check.Write(storyKey, scaleA), ms(1200))
+	r.History.Return(w, check.Acked(2), ms(1210))
+	later := r.History.Call("controller-a", "server-1", check.Write(storyKey, 7), ms(1300))
+	r.History.Return(later, check.Acked(3), ms(1310))
+	three := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
+	five := check.Change{Version: 2, Key: storyKey, Value: scaleA}
+	seven := check.Change{Version: 3, Key: storyKey, Value: 7}
+	r.Histories = map[string][]check.Change{
+		"server-1": {three, five, seven},
+		"server-2": {three, five, five, seven},
+		"server-3": {three, five, seven},
+	}
+	f := appendedTwice(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "appended-twice", f.Name)
+	assert.Equal(t, course.DurableAgreement, f.Clause)
+	assert.Equal(t, ms(1210), f.At, "when its writer heard yes")
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 appended one change twice: it holds web=5 (controller-a through server-1, acknowledged at 1210ms) at rv 2 and again at rv 3, "+
+		"where server-1 holds web=7 (controller-a through server-1, acknowledged at 1310ms)."), f.Story)
+
+	r.Histories["server-2"] = []check.Change{three, seven, five, seven}
+	assert.Nil(t, appendedTwice(r), "web=7 first came out of place, past a gap: split-brain tells it")
+	assert.NotNil(t, splitBrain(r))
+	r.Histories["server-2"] = []check.Change{three, five, seven}
+	assert.Nil(t, appendedTwice(r), "one history, each change once")
+	for id := range r.Histories {
+		r.Histories[id] = []check.Change{three, five, five}
+	}
+	assert.Nil(t, appendedTwice(r), "every server holds the repeat: the sequencer ordered it twice")
+	assert.NotNil(t, appliedTwice(r))
+}

@@ -14,7 +14,8 @@
 //   - partitions: first a calm burst (burst.go): no fault, writes back to
 //     back through the sequencer and server-2, Latest reads through
 //     server-3, which is now and then several changes behind the position
-//     a read is confirmed at, and must catch up rather than refuse. Then
+//     a read is confirmed at, and must catch up rather than refuse or
+//     answer from a copy that misses an acknowledged write. Then
 //     randomized splits, heals, crashes of servers other than the sequencer
 //     (and, now and then, the sequencer lost for good) and links slowed
 //     past every timeout, under clients making every kind of request
@@ -76,8 +77,9 @@ var guard = &scene.Guard{MinCompleted: 10, MinCovered: 0.9}
 func chapter(serve Server) scene.Chapter[*run] {
 	durable, linearizable := scene.OnStage[*run](scene.Durable), scene.OnStage[*run](scene.Linearizable)
 	promises := []scene.Judge[*run]{
-		splitBrain, appliedTwice, // one history
+		appendedTwice, splitBrain, appliedTwice, // one history
 		ackedAlone, durable, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
+		staleRead,                                  // every Latest read shows every write acknowledged before it
 		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
 		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
 	}
@@ -113,7 +115,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 		}, {
 			Name:   "linearizable",
 			Plays:  []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}},
-			Judges: []scene.Judge[*run]{splitBrain, appliedTwice, linearizable},
+			Judges: []scene.Judge[*run]{appendedTwice, splitBrain, appliedTwice, staleRead, linearizable},
 		}},
 	}
 }

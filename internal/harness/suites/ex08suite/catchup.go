@@ -151,3 +151,78 @@ func parkedReads(w *world) *suite.Failure {
 	}
 	return &suite.Failure{Name: check.Unanswered, Clause: course.OneHistory, At: at, Story: story}
 }
+
+// leftBehind finds a follower that was left behind for good: a follower
+// that missed entries (down, cut off, a message lost) catches up once it is
+// back, the leader sending it what it is missing from where it stands. From
+// the moment the world was whole again (the last fault's end in a chaos
+// world, the follower's return in the catch-up scene) to the audit, for at
+// least calmMargin after its log last grew, every server was up and
+// connected to the leader over ordinary links; a follower whose log on disk
+// is still shorter than the leader's never got the rest. The story names
+// the follower, what it and the leader hold, when its log last grew, and
+// the first entry that never reached it. A follower still catching up, its
+// log growing, is converged's to judge, and one whose log holds more than
+// it gives back (a torn frame left in the middle) lostOnRestart's.
+func leftBehind(w *world) *suite.Failure {
+	whole, why := chaosEnd, "when the last fault had ended"
+	switch {
+	case w.away != "":
+		whole, why = w.back, "when it came back"
+	case !w.randomized:
+		return nil
+	}
+	leader := w.Servers[0]
+	if _, up := w.Histories[string(leader)]; !up { // the auditor reads the servers that are up
+		return nil
+	}
+	theirs := w.disks.Log(leader)
+	for _, id := range w.Servers[1:] {
+		if _, up := w.Histories[string(id)]; !up {
+			continue
+		}
+		log := w.disks.Log(id)
+		if len(log) >= len(theirs) || w.disks.Unread(id) > 0 {
+			continue // caught up, or it took entries its log cannot give back (lostOnRestart)
+		}
+		grew, ever := w.lastGrowth(id)
+		since := max(whole, grew)
+		if w.AuditedAt-since < calmMargin {
+			continue
+		}
+		if since > whole {
+			why = "when its log last grew"
+		}
+		last := "its log never grew"
+		if ever {
+			last = "its log last grew at " + suite.FormatTime(grew)
+		}
+		missing := theirs[len(log)]
+		return &suite.Failure{Name: "left-behind", Clause: course.DurableAgreement, At: since,
+			Story: fmt.Sprintf("%s was left behind: from %s, %s, to the audit at %s it was up and connected to the leader %s, yet at the audit its log on disk holds %s and %s's %d, "+
+				"and %s. Entry %d, %s, which %s's log holds, never reached it: a follower that missed entries catches up only when the leader sends them again, from where the follower stands",
+				id, suite.FormatTime(since), why, suite.FormatTime(w.AuditedAt), leader, entries(len(log)), leader, len(theirs), last, missing.Index, missing.Event, leader),
+			Details: w.disks.Around(missing.Index)}
+	}
+	return nil
+}
+
+// lastGrowth is when id last appended to its log, and whether it ever did.
+func (w *world) lastGrowth(id sim.NodeID) (time.Duration, bool) {
+	var at time.Duration
+	ever := false
+	for _, e := range w.W.Trace().Events() {
+		if e.Node == id && e.Kind == sim.EvDisk && e.Disk.Op == sim.DiskAppend && e.Disk.File == LogFile {
+			at, ever = e.At, true
+		}
+	}
+	return at, ever
+}
+
+// entries counts entries as a story does: "1 entry", "9 entries".
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}

@@ -75,12 +75,19 @@ func NewDisks(s *scene.Scene) *Disks { return &Disks{s: s, decoded: map[string]*
 // synced is the synced part of id's log, or nothing if it never opened
 // one.
 func (d *Disks) synced(id sim.NodeID) []byte {
+	data, synced := d.file(id)
+	return data[:synced]
+}
+
+// file is id's log as the file holds it now, synced or not, and how much
+// of it is synced; nothing if it never opened one.
+func (d *Disks) file(id sim.NodeID) (data []byte, synced int) {
 	disk := d.s.W.Disk(id)
 	if !slices.Contains(disk.Files(), LogFile) {
-		return nil
+		return nil, 0
 	}
 	f := disk.Open(LogFile)
-	return f.ReadAll()[:f.Synced()]
+	return f.ReadAll(), f.Synced()
 }
 
 // nextFrame splits the frame at the head of data into its payload, the
@@ -116,38 +123,67 @@ func (d *Disks) decode(payload []byte) *Entry {
 // that frame's checksum is checked: a torn frame before it shifts every
 // later one, and the checksum then fails.
 func (d *Disks) At(id sim.NodeID, index int64) *Entry {
-	data := d.synced(id)
+	e, _ := d.entryAt(d.synced(id), index)
+	return e
+}
+
+// Written is the entry at position index of id's log as the file holds it
+// now, synced or not, by At's rules otherwise, and the length the file's
+// synced part must reach to hold it for sure; nil if there is none. An
+// entry written and not yet synced is a copy a crash may still take back.
+func (d *Disks) Written(id sim.NodeID, index int64) (e *Entry, end int) {
+	data, _ := d.file(id)
+	return d.entryAt(data, index)
+}
+
+// entryAt is the entry at position index of data, and the offset where its
+// frame ends.
+func (d *Disks) entryAt(data []byte, index int64) (*Entry, int) {
+	size := len(data)
 	for i := int64(1); index >= 1; i++ {
 		payload, sum, rest, whole := nextFrame(data)
 		switch {
 		case !whole:
-			return nil
+			return nil, 0
 		case i < index:
 			data = rest
 		case crc32.ChecksumIEEE(payload) != sum:
-			return nil
+			return nil, 0
 		default:
 			if e := d.decode(payload); e != nil && e.Index == index {
-				return e
+				return e, size - len(rest)
 			}
-			return nil
+			return nil, 0
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // Log is id's log as a crash now would leave it: the synced whole frames,
 // decoded, up to the first that is not an entry.
 func (d *Disks) Log(id sim.NodeID) []Entry {
+	log, _ := d.read(id)
+	return log
+}
+
+// Unread is how many synced bytes of id's log follow the last entry Log
+// reads: a torn frame, and whatever was appended after it.
+func (d *Disks) Unread(id sim.NodeID) int {
+	_, unread := d.read(id)
+	return unread
+}
+
+// read is Log, and the length of what follows it.
+func (d *Disks) read(id sim.NodeID) ([]Entry, int) {
 	var out []Entry
 	for data := d.synced(id); ; {
 		payload, sum, rest, whole := nextFrame(data)
 		if !whole || crc32.ChecksumIEEE(payload) != sum {
-			return out
+			return out, len(data)
 		}
 		e := d.decode(payload)
 		if e == nil {
-			return out
+			return out, len(data)
 		}
 		out = append(out, *e)
 		data = rest

@@ -1,6 +1,7 @@
 package ex08suite
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -307,4 +308,169 @@ func TestAgreementFirstAsksARandomizedWorldOnlyForAnEarlyAnswer(t *testing.T) {
 
 	w.randomized = true
 	assert.Nil(t, verdict(w), "in a randomized world, the stale read is the linearizable check's")
+}
+
+// A yes whose majority counted a follower's copy written and not yet synced
+// is told by that follower: the entry it acknowledged, its last message to
+// the leader once the entry had reached its log, and when it synced. A
+// follower that said nothing since the entry reached it acknowledged
+// nothing: the yes is then the leader's miscount, told as before.
+func TestAYesThatCountedACopyNotYetSyncedIsToldByThatCopy(t *testing.T) {
+	run := func(sendFirst bool) *world {
+		w := judged(3)
+		w.W.AddNode("server-1", func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			f.Append(Frame(web(1, 5)))
+			f.Sync(p)
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return nil, nil })
+		})
+		w.W.AddNode("server-2", func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			if sendFirst {
+				p.Send("server-1", "ack 0")
+				p.Sleep(2 * ms)
+				f.Append(Frame(web(1, 5)))
+			} else {
+				f.Append(Frame(web(1, 5)))
+				p.Send("server-1", "ack 1")
+			}
+			p.Sleep(20 * ms)
+			f.Sync(p)
+		})
+		w.W.AddNode("server-3", func(p *sim.Proc) {})
+		w.W.AddNode("client-a", func(p *sim.Proc) {
+			p.Sleep(10 * ms)
+			w.acknowledged(p, "client-a", "server-1", "its scale of deployments/web to 5", "deployments/web", false, 5, 1)
+		})
+		require.NoError(t, w.W.Run(time.Second))
+		return w
+	}
+	w := run(false)
+	defer w.Close()
+	f := early(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "acknowledged-before-sync", f.Name)
+	assert.Equal(t, 10*ms, f.At, "the moment the client heard yes")
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 acknowledged entry 1 before its disk had synced it (its last message to server-1 before the yes, at 0ms, "+
+		"once the entry had reached its log, was ack 1): at the yes its log held the entry written, not synced, and it synced it only at 21ms. "+
+		"server-1 told client-a yes for its scale of deployments/web to 5 (rv 1) at 10ms, but at that moment only 1 of 3 servers' disks held it, synced (server-1)"), f.Story)
+
+	w = run(true)
+	defer w.Close()
+	f = early(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "acknowledged-before-majority", f.Name, "server-2's only word came before the entry reached it")
+}
+
+// A follower whose log stood still, shorter than the leader's, from the
+// end of the last fault to the audit was left behind: the story names the
+// entry that never reached it. One whose log grew within the last second
+// is still catching up, not judged here.
+func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) {
+	run := func(lateGrowth bool) *world {
+		w := judged(3)
+		w.randomized = true
+		for i, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(LogFile)
+				f.Append(Frame(web(1, 3)))
+				if i < 2 {
+					f.Append(Frame(web(2, 5)))
+					f.Append(Frame(web(3, 7)))
+				}
+				f.Sync(p)
+				if i == 2 && lateGrowth {
+					p.Sleep(2500*ms - p.Now())
+					f.Append(Frame(web(2, 5)))
+					f.Sync(p)
+				}
+			})
+		}
+		require.NoError(t, w.W.Run(3*time.Second))
+		w.AuditedAt = 3000 * ms
+		w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+		return w
+	}
+	w := run(false)
+	defer w.Close()
+	f := leftBehind(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "left-behind", f.Name)
+	assert.Equal(t, chaosEnd, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 was left behind: from 1400ms, when the last fault had ended, to the audit at 3000ms it was up and connected to the leader server-1, "+
+		"yet at the audit its log on disk holds 1 entry and server-1's 3, and its log last grew at 0ms. Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, never reached it"), f.Story)
+
+	w = run(true)
+	defer w.Close()
+	assert.Nil(t, leftBehind(w), "server-3's log grew at 2500ms: it is still catching up")
+}
+
+// An entry a follower holds that the leader lost in a crash, before its own
+// sync, left the leader too early: sent-before-synced, at the crash. A
+// world that stopped on a panic is told by that breach, the panic its
+// evidence; a panic with the logs together is the panic.
+func TestAnEntryTheLeaderLostBeforeItsSyncIsTheFailureEvenAfterAPanic(t *testing.T) {
+	w := newWorld(scene.New(1, nil, scene.Servers(2)), "deployments/web")
+	defer w.Close()
+	w.W.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open(LogFile)
+		f.Append(Frame(web(1, 3)))
+		f.Sync(p)
+		f.Append(Frame(web(2, 12))) // sent before it is synced
+		p.Sleep(time.Second)
+	})
+	w.W.AddNode("server-2", func(p *sim.Proc) {
+		f := p.Disk().Open(LogFile)
+		f.Append(Frame(web(1, 3)))
+		f.Append(Frame(web(2, 12)))
+		f.Sync(p)
+	})
+	w.W.At(5*ms, func() { w.W.Crash("server-1") })
+	require.NoError(t, w.W.Run(10*ms))
+	losses := w.W.DiskLosses("server-1")
+	require.Len(t, losses, 1)
+	require.Zero(t, losses[0].Kept, "this seed's crash keeps none of the unsynced bytes")
+
+	f := logsApart(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "sent-before-synced", f.Name)
+	assert.Equal(t, 5*ms, f.At, "the crash that lost the leader's copy")
+	assert.True(t, strings.HasPrefix(f.Story, "entry 2, MODIFIED deployments/web{replicas=12 rv=2}, reached server-2's disk, but the leader server-1 does not hold it: "+
+		"its crash at 5ms lost "), f.Story)
+	assert.Contains(t, f.Story, "since then its log stops at entry 1. The entry left server-1 before its own disk held it for sure")
+
+	w.Err = &sim.PanicError{Proc: "server-1/handle#7 Propose", At: 9 * ms, Value: "ex08: appending entry 2 after entry 2", Stack: "the stack"}
+	f = ran(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "sent-before-synced", f.Name, "the breach, not the panic that found it")
+	assert.True(t, strings.HasSuffix(f.Story, ". A check in the servers' own code found the breach at 9ms and panicked, in server-1/handle#7 Propose: ex08: appending entry 2 after entry 2"), f.Story)
+	assert.True(t, strings.HasSuffix(f.Details, "the panic that stopped the world:\nthe stack"), f.Details)
+
+	together := judged(2)
+	defer together.Close()
+	together.W.AddNode("server-1", func(p *sim.Proc) {})
+	together.W.AddNode("server-2", func(p *sim.Proc) {})
+	require.NoError(t, together.W.Run(time.Second))
+	together.Err = w.Err
+	f = ran(together)
+	require.NotNil(t, f)
+	assert.Equal(t, suite.PanicName, f.Name, "nothing parted before the panic")
+}
+
+// A read a restarted server answered from an entry of the log it read back,
+// written before its crash, is told as that recovery taken for agreement.
+func TestAReadFromWhatARestartedServerRecoveredSaysSo(t *testing.T) {
+	w := judged(3)
+	defer w.Close()
+	w.W.AddNode("server-1", func(p *sim.Proc) { p.Sleep(time.Second) })
+	w.W.At(100*ms, func() { w.W.Crash("server-1") })
+	w.W.At(200*ms, func() { w.W.Restart("server-1") })
+	require.NoError(t, w.W.Run(300*ms))
+	op(w, "writer", "server-1", check.Write("deployments/web", 12), 50*ms, 1050*ms, check.Result{Outcome: check.Indefinite})
+	op(w, "writer", "server-1", check.Write("deployments/web", 13), 250*ms, 260*ms, check.Acked(6))
+
+	assert.Equal(t, "server-1 came back at 200ms, from its crash at 100ms, with entry 5 in the log it read back from its disk, and took it as committed",
+		w.recovered("server-1", "deployments/web", 12, 5, 300*ms))
+	assert.Empty(t, w.recovered("server-1", "deployments/web", 13, 6, 300*ms), "written after the restart")
+	assert.Empty(t, w.recovered("server-2", "deployments/web", 12, 5, 300*ms), "server-2 never crashed")
 }

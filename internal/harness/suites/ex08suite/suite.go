@@ -17,6 +17,13 @@
 //   - catch-up: a follower away (crashed or cut off) while a burst of
 //     writes, more than one Append's worth, is committed, and Latest reads
 //     parked on it as it comes back.
+//   - restart: three servers, the leader cut off alone, a write it syncs
+//     and no follower receives, then a crash and a restart of the leader
+//     with that entry in its log, and a reader on its side.
+//   - slow-disk: three servers whose disks take several times as long to
+//     sync as any message takes, under writes and reads through every
+//     server: a copy counted before its sync is counted while it may
+//     still vanish.
 //
 // While a world runs, the suite reads every server's disk the moment a
 // client hears yes or gets any read's answer (a Latest or an Any read, a get
@@ -32,6 +39,7 @@ package ex08suite
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"onehistory/internal/harness/check"
@@ -50,6 +58,8 @@ const (
 	chaosSeeds    = 60
 	minoritySeeds = 3
 	catchUpSeeds  = 6
+	restartSeeds  = 2
+	slowDiskSeeds = 1
 )
 
 // chapter is the chapter declared, its worlds booting serve on every
@@ -62,9 +72,10 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	}
 	chaosPlay := []scene.Play{{World: "chaos", Seeds: scene.Random(chaosSeeds), Guard: &scene.Guard{MinCompleted: 30, MinCovered: 0.9}}}
 	return scene.Chapter[*world]{
-		ID:     "ex08",
-		Worlds: map[string]scene.Build[*world]{"story": built(story), "chaos": built(chaos), "minority": built(minority), "catch-up": built(catchUp)},
-		Ran:    told(scene.OnStage[*world](scene.Ran))[0],
+		ID: "ex08",
+		Worlds: map[string]scene.Build[*world]{"story": built(story), "chaos": built(chaos), "minority": built(minority), "catch-up": built(catchUp),
+			"restart": built(restart), "slow-disk": built(slowDisk)},
+		Ran: told(ran)[0],
 		Checks: []scene.Check[*world]{{
 			// The later write stays, everywhere, and every answer fits one
 			// order. The notes of its first world are a figure.
@@ -76,16 +87,17 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// No answer before a majority holds the change; a minority
 			// shows no reader what only it holds, and the cut heals into
 			// the one history.
-			Name:   "agreement-first",
-			Plays:  append(chaosPlay, scene.Play{World: "minority", Seeds: scene.Scenes(minoritySeeds)}),
-			Judges: told(early, scripted(linearizable), scripted(durable), scripted(oneHistory), scripted(converged)),
+			Name: "agreement-first",
+			Plays: slices.Concat([]scene.Play{{World: "restart", Seeds: scene.Scenes(restartSeeds)}, {World: "slow-disk", Seeds: scene.Scenes(slowDiskSeeds)}},
+				chaosPlay, []scene.Play{{World: "minority", Seeds: scene.Scenes(minoritySeeds)}}),
+			Judges: told(early, leftBehind, scripted(linearizable), scripted(durable), scripted(oneHistory), scripted(converged)),
 		}, {
 			// The histories are prefixes of one, each server's disk gives
 			// back what it applied, no acknowledged write is lost or
 			// overwritten by an older one, and the servers converge.
 			Name:   "one-history",
 			Plays:  chaosPlay,
-			Judges: told(overwritten(""), lostOnRestart, oneHistory, durable, converged),
+			Judges: told(logsApart, overwritten(""), lostOnRestart, oneHistory, durable, leftBehind, converged),
 		}, {
 			// One order explains every answer, and every acknowledged
 			// conditional delete found its object at the version it named.
@@ -103,7 +115,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// the one history has committed by then, and catches up.
 			Name:   "catch-up",
 			Plays:  []scene.Play{{World: "catch-up", Seeds: scene.Story(catchUpSeeds)}},
-			Judges: told(burst, early, linearizable, durable, oneHistory, converged, parkedReads),
+			Judges: told(burst, early, linearizable, durable, oneHistory, leftBehind, converged, parkedReads),
 		}},
 	}
 }
@@ -121,8 +133,15 @@ func staleDelete(w *world) *suite.Failure {
 }
 
 // early is the first answer a client got before a majority of the disks
-// held its change: a yes (acknowledged) or a read (readCommitted).
-func early(w *world) *suite.Failure { return w.early }
+// held its change: a yes (acknowledged) or a read (readCommitted). A yes
+// whose majority counted copies written and not yet synced is told by that
+// cause first (acknowledgedBeforeSync).
+func early(w *world) *suite.Failure {
+	if w.unsynced != nil {
+		return w.acknowledgedBeforeSync()
+	}
+	return w.early
+}
 
 // scripted narrows judge to the scripted scenes: agreement-first asks a
 // randomized world only whether an answer came early, since the other

@@ -21,12 +21,16 @@ import (
 // disks held the change it was about.
 type world struct {
 	*scene.Scene
-	keys   []string
-	value  map[string]int   // the next replicas to write, per key: values are unique per key
-	seen   map[string]int64 // the last resourceVersion a client saw, per key
-	early  *suite.Failure   // the first answer before agreement
-	health *health          // when each server could answer each client (watchHealth)
-	disks  *Disks           // the servers' logs, read off their disks
+	keys  []string
+	value map[string]int   // the next replicas to write, per key: values are unique per key
+	seen  map[string]int64 // the last resourceVersion a client saw, per key
+	early *suite.Failure   // the first answer before agreement
+	// unsynced are the copies the first early yes counted that were
+	// written and not yet synced (copiesBeforeSync), if they made its
+	// majority.
+	unsynced *unsyncedCopies
+	health   *health // when each server could answer each client (watchHealth)
+	disks    *Disks  // the servers' logs, read off their disks
 	// randomized is set in the randomized worlds (chaos), which the four
 	// randomized checks share.
 	randomized bool
@@ -96,6 +100,7 @@ func (w *world) acknowledged(p *sim.Proc, client, server, what, key string, dele
 	if len(holders) >= w.majority() {
 		return
 	}
+	w.unsynced = w.copiesBeforeSync(p.Now(), holders, index, key, deleted, replicas)
 	held := "no server's disk held it"
 	if len(holders) > 0 {
 		held = fmt.Sprintf("only %d of %d servers' disks held it, synced (%s)", len(holders), len(w.Servers), strings.Join(holders, ", "))
@@ -121,6 +126,11 @@ func (w *world) readCommitted(p *sim.Proc, client, server, how, key string, obj 
 		return
 	}
 	w.early = w.disks.Uncommitted(p.Now(), Read{Client: client, Server: server, How: how, Key: key, Object: obj})
+	if w.early != nil {
+		if why := w.recovered(sim.NodeID(server), key, obj.Replicas, obj.ResourceVersion, p.Now()); why != "" {
+			w.early.Story = why + ": " + w.early.Story
+		}
+	}
 }
 
 // client is one worker's view: its recording kube.Client and the world.
