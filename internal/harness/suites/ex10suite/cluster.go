@@ -85,7 +85,8 @@ func newWorld(seed int64, serve scene.Boot, n int, link sim.Link) *world {
 			return false
 		}
 		// The messages between servers, but not the heartbeats.
-		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !strings.HasPrefix(fmt.Sprint(e.Msg), "COMMIT")
+		a, isAppend := readAppend(e.Msg)
+		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !(isAppend && a.heartbeat())
 	})
 	return &world{Scene: s, disks: ex08suite.NewDisks(s)}
 }

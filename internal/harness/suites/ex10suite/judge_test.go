@@ -2,6 +2,7 @@ package ex10suite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,10 +163,16 @@ func TestARefusalMustBeTrueOfTheAgreedLog(t *testing.T) {
 	assert.Contains(t, f.Story, "against log entry 2 (MODIFIED deployments/web), which only server-1 held on disk")
 }
 
-// appendMsg is an Append as the trace shows it: by its String.
-type appendMsg string
+// Append is the exercise's Append as the trace holds it, to the field (the
+// suite reads it by its fields); it prints as nothing like the exercise's,
+// so that no story can lean on how it prints.
+type Append struct {
+	Prev    int64
+	Entries []ex08suite.Entry
+	Commit  int64
+}
 
-func (a appendMsg) String() string { return string(a) }
+func (a Append) String() string { return fmt.Sprintf("a message with %d entries", len(a.Entries)) }
 
 // An Append that came to nothing and was never sent again leaves its
 // follower behind for good: the story names the entry, the Append and why.
@@ -184,10 +191,10 @@ func TestAnAppendNeverSentAgainIsTold(t *testing.T) {
 				switch id {
 				case leader:
 					p.Sleep(10 * ms)
-					p.Call("server-2", appendMsg("APPEND 2 (commit 1)"), 200*ms) // cut off: no answer
+					p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms) // cut off: no answer
 					if resent {
 						p.Sleep(600 * ms)
-						p.Call("server-2", appendMsg("APPEND 2 (commit 2)"), 200*ms)
+						p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 2}, 200*ms)
 					}
 				case "server-2":
 					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD 1", nil })
@@ -203,12 +210,212 @@ func TestAnAppendNeverSentAgainIsTold(t *testing.T) {
 	f := verdict(false)
 	require.NotNil(t, f)
 	assert.Equal(t, "append-never-resent", f.Name)
-	assert.Contains(t, f.Story, "the leader sent server-2 entry 2 (deployments/web=5) at 11ms, in APPEND 2, which came to nothing (no answer within its timeout), and never sent it again")
+	assert.Contains(t, f.Story, "the leader sent server-2 entry 2 (deployments/web=5) at 11ms, in an Append of entry 2, which came to nothing (no answer within its timeout), and never sent it again")
 	assert.Nil(t, verdict(true), "sent again and answered: the follower's own doing, if anything")
+}
 
-	a, b, ok := entriesOf(appendMsg("APPEND 5-7 (commit 4)"))
-	assert.True(t, ok)
-	assert.Equal(t, [2]int64{5, 7}, [2]int64{a, b})
-	_, _, ok = entriesOf(appendMsg("COMMIT 4"))
-	assert.False(t, ok, "a heartbeat carries no entries")
+// An Append is read by its fields: the entries it carries by their
+// indexes, none for one that only passes on the commit; another message is
+// no Append.
+func TestAnAppendIsReadByItsFields(t *testing.T) {
+	a, ok := readAppend(Append{Prev: 4, Entries: []ex08suite.Entry{webAt(5, 1), webAt(6, 2), webAt(7, 3)}, Commit: 4})
+	require.True(t, ok)
+	assert.Equal(t, appendMsg{prev: 4, commit: 4, from: 5, to: 7}, a)
+	assert.Equal(t, "entries 5–7", a.entries())
+	a, ok = readAppend(&Append{Prev: 7, Commit: 6})
+	require.True(t, ok, "a pointer to an Append is an Append")
+	assert.True(t, a.heartbeat(), "it carries no entries")
+	assert.Equal(t, int64(6), a.commit)
+	_, ok = readAppend("APPEND 5-7 (commit 4)")
+	assert.False(t, ok, "what prints like an Append is not one")
+	type Appended struct{ Match int64 }
+	_, ok = readAppend(Appended{Match: 3})
+	assert.False(t, ok)
+}
+
+// A leader that crashed holding an acknowledged write that a majority
+// holds on disk, and came back sending its followers only what follows its
+// own log, never commits that write again: the story names the write, the
+// restart, who holds it and what the leader sent since. Committed again, or
+// held by no majority (lost, which durable tells), it is no cause of this.
+func TestARestartedLeaderThatNeverSendsWhatItsFollowersLackIsTold(t *testing.T) {
+	verdict := func(held []int, committed int) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5), webAt(3, 6)}
+		for i, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				for _, e := range entries[:held[i]] {
+					f.Append(ex08suite.Frame(e))
+				}
+				f.Sync(p)
+				switch id {
+				case leader: // back from its crash, it sends server-3 what follows its own log
+					p.Sleep(1600 * ms)
+					p.Call("server-3", Append{Prev: 2, Entries: entries[2:], Commit: 1}, 500*ms)
+				default:
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
+				}
+			})
+		}
+		w.acks = []ack{{client: "controller-a", what: "scale deployments/web to 5", key: "deployments/web", index: 2, sent: 700 * ms, at: 800 * ms}}
+		w.Faults = []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{leader}, Start: 1000 * ms, End: 1500 * ms}}
+		require.NoError(t, w.W.Run(3*time.Second))
+		w.Audited, w.AuditedAt = true, 3*time.Second
+		web := []check.Change{{Version: 1, Key: "deployments/web", Value: 1}, {Version: 2, Key: "deployments/web", Value: 5}}
+		w.Histories = map[string][]check.Change{string(leader): web[:committed]}
+		return notResentAfterRestart(w)
+	}
+	f := verdict([]int{2, 2, 1}, 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "not-resent-after-restart", f.Name)
+	assert.Equal(t, 3*time.Second, f.At, "told at the audit")
+	assert.Contains(t, f.Story, "controller-a heard yes for scale deployments/web to 5 (log entry 2) at 800ms; the leader crashed and came back at 1500ms with it on disk, "+
+		"and server-1 and server-2 hold it on disk still, yet the one history the servers serve at the audit holds entry 1 and not it")
+	assert.Contains(t, f.Story, "Since it came back, the leader sent server-2 (holding entries 1–2) nothing; server-3 (holding entry 1) entries from 3 on")
+
+	assert.Nil(t, verdict([]int{2, 2, 1}, 2), "committed again: in the history")
+	assert.Nil(t, verdict([]int{2, 1, 1}, 1), "on the leader's disk alone: lost, which durable tells")
+}
+
+// A burst that took longer than its bound, whose leader never had two
+// Appends on their way to one follower, is told as one Append in flight:
+// the story counts the Appends and the biggest batch. A leader that did
+// send without waiting, and was slow all the same, is not told so.
+func TestALeaderWithOneAppendInFlightIsTold(t *testing.T) {
+	verdict := func(pipelined bool) *suite.Failure {
+		w := judged(t, 3)
+		link := sim.Link{Min: 90 * ms, Max: 100 * ms}
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 2), webAt(3, 3), webAt(4, 4)}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
+					return
+				}
+				p.Sleep(1000 * ms)
+				for _, f := range w.Servers[1:] {
+					p.Go("append to "+string(f), func(p *sim.Proc) {
+						// entry 1 alone, then 2–4 once its answer is back, or at once
+						batches := [][2]int{{0, 1}, {1, 4}}
+						for _, b := range batches {
+							a := Append{Prev: int64(b[0]), Entries: entries[b[0]:b[1]]}
+							if pipelined {
+								p.Send(f, a) // no wait: the next goes out at once
+								continue
+							}
+							p.Call(f, a, time.Second)
+						}
+					})
+				}
+			})
+		}
+		for i, a := range w.Servers {
+			for _, b := range w.Servers[i+1:] {
+				w.W.SetLinks(a, b, link)
+			}
+		}
+		require.NoError(t, w.W.Run(3*time.Second))
+		w.burst = burst{link: link, clients: 2, writes: 2, start: 1000 * ms}
+		w.acks = []ack{{client: "controller-a", at: 1200 * ms}, {client: "controller-b", at: 2000 * ms}}
+		return slow(w)
+	}
+	f := verdict(false)
+	require.NotNil(t, f)
+	assert.Equal(t, "one-append-in-flight", f.Name)
+	assert.Equal(t, 2000*ms, f.At, "when the last yes arrived")
+	assert.Contains(t, f.Story, "the leader never had more than one Append on its way to a follower: it sent "+
+		"2 Appends to server-2, up to 3 entries in one and 2 Appends to server-3, up to 3 entries in one, each only once the answer to the one before had come back")
+	assert.Contains(t, f.Story, "2 controllers each writing 2 changes in a row from 1000ms got their last yes at 2000ms, 1000ms later, 5.0 round trips of 200ms, where the bound for the burst is 3 (680ms)")
+
+	f = verdict(true)
+	require.NotNil(t, f, "slow all the same")
+	assert.Equal(t, "one-round-trip-per-write", f.Name, "two Appends were on their way at once: not one at a time")
+}
+
+// A follower that holds entries on its disk and never applies them, because
+// the leader's one message saying they were committed was lost and the
+// leader never said it again, is told by that silence: the story names the
+// last message that said it, its fate, and what the follower was missing.
+// Said again and heard, the follower's lag is no longer the leader's doing.
+func TestALeaderThatStopsPassingOnTheCommitIsTold(t *testing.T) {
+	verdict := func(again bool) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				for _, e := range entries {
+					f.Append(ex08suite.Frame(e))
+				}
+				f.Sync(p)
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+					return
+				}
+				p.Sleep(100 * ms)
+				p.Send("server-3", Append{Prev: 2, Commit: 2}) // server-3 is cut off: lost
+				if again {
+					p.Sleep(600 * ms)
+					p.Send("server-3", Append{Prev: 2, Commit: 2})
+				}
+			})
+		}
+		w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-3"}}, From: 0, For: 500 * ms})
+		require.NoError(t, w.W.Run(2*time.Second))
+		w.Audited, w.AuditedAt = true, 2*time.Second
+		web := []check.Change{{Version: 1, Key: "deployments/web", Value: 1}, {Version: 2, Key: "deployments/web", Value: 5}}
+		w.Histories = map[string][]check.Change{string(leader): web, "server-2": web, "server-3": web[:1]}
+		return commitNotPassedOn(w)
+	}
+	f := verdict(false)
+	require.NotNil(t, f)
+	assert.Equal(t, "commit-not-passed-on", f.Name)
+	assert.Equal(t, "the leader last told server-3 the commit at 101ms (commit 2, in an Append with no entries; dropped: server-3 was cut off), "+
+		"and sent it nothing from then to the audit at 2000ms: server-3 holds entries 1–2 on its disk but has applied only entry 1, "+
+		"so it serves 1 of the history's 2 changes: it never learned that entry 2 was committed", f.Story[:strings.Index(f.Story, ". ")])
+	assert.Nil(t, verdict(true), "told again once the cut healed: whatever server-3 did then is its own doing")
+}
+
+// An Append that carries entries past ones the leader never sent that
+// follower left them out: the story names the Append, the entries left out
+// and when they went after all. Sent in order, or by a leader that came
+// back and starts wherever it likes, nothing was left out.
+func TestAnAppendThatLeavesEntriesOutIsTold(t *testing.T) {
+	verdict := func(batches [][2]int, restart bool) *suite.Failure {
+		w := judged(t, 3)
+		var entries []ex08suite.Entry
+		for i := range 7 {
+			entries = append(entries, webAt(int64(i+1), i+1))
+		}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				if id != leader {
+					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+					return
+				}
+				if p.Now() > 0 { // back from a crash: it starts at its end
+					p.Send("server-2", Append{Prev: 4, Entries: entries[4:]})
+					return
+				}
+				for _, b := range batches {
+					p.Sleep(100 * ms)
+					p.Send("server-2", Append{Prev: int64(b[0]), Entries: entries[b[0]:b[1]]})
+				}
+			})
+		}
+		if restart {
+			w.Inject(scene.Crash{Node: leader, At: 150 * ms, For: 10 * ms})
+		}
+		require.NoError(t, w.W.Run(time.Second))
+		return skipped(w)
+	}
+	f := verdict([][2]int{{0, 3}, {4, 7}, {3, 7}}, false)
+	require.NotNil(t, f)
+	assert.Equal(t, "entries-left-out", f.Name)
+	assert.Equal(t, 200*ms, f.At)
+	assert.Contains(t, f.Story, "the leader sent server-2 an Append of entries 5–7 at 200ms when the last entry it had sent server-2 was 3: "+
+		"it left out entry 4, and sent server-2 entry 4 only at 300ms, 100ms later")
+	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}, {1, 7}}, false), "in order, then again from entry 2: nothing left out")
+	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}}, true), "entries 1–3, then, back from a crash, entries 5–7: a new start")
 }

@@ -165,7 +165,7 @@ func oneAppendAtATime(w *world, last ack, elapsed time.Duration, trips float64, 
 		}
 		biggest := int64(0)
 		for _, s := range sends {
-			biggest = max(biggest, s.to-s.from+1)
+			biggest = max(biggest, s.msg.to-s.msg.from+1)
 		}
 		per = append(per, fmt.Sprintf("%d Appends to %s, up to %d entries in one", len(sends), f, biggest))
 	}

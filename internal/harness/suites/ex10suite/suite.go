@@ -65,14 +65,14 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// within its bound.
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges:  []scene.Judge[*world]{early, missing, slow},
+			Judges:  []scene.Judge[*world]{early, skipped, missing, slow},
 			Figures: []scene.Figure[*world]{{Name: "latency", Text: latency(serve)}},
 		}, {
 			// Bursts of every size over links of every length are done
 			// within one round trip per write in a row, plus one.
 			Name:   "throughput",
 			Plays:  []scene.Play{{World: "throughput", Seeds: scene.Random(throughputSeeds)}},
-			Judges: []scene.Judge[*world]{early, missing, slow},
+			Judges: []scene.Judge[*world]{early, skipped, missing, slow},
 		}, {
 			// No write acknowledged before a majority holds it, no read
 			// ahead of what a majority holds, one history that holds every
@@ -84,8 +84,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Name: "faults",
 			Plays: []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: &scene.Guard{MinCompleted: 8, MinCovered: 0.9}},
 				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}},
-			Judges: []scene.Judge[*world]{early, refusedEarly, uncommitted, on(scene.OneHistory), notResentAfterRestart, on(scene.Durable),
-				neverResent, on(scene.Converged), staleDelete, on(scene.Linearizable), refusing, unbounded},
+			Judges: []scene.Judge[*world]{early, refusedEarly, uncommitted, skipped, on(scene.OneHistory), notResentAfterRestart, on(scene.Durable),
+				neverResent, commitNotPassedOn, on(scene.Converged), staleDelete, on(scene.Linearizable), refusing, unbounded},
 		}},
 	}
 }
