@@ -214,7 +214,8 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 		server, read, fmtTime(sv.answered), shown, other, fmtTime(sv.arrived))
 	switch n := len(sv.calls); {
 	case n == 0:
-		story += fmt.Sprintf(" (it asked %s nothing)", other)
+		story = fmt.Sprintf("%s answered %s at %s from its own copy, %s, without asking %s anything after the read reached it at %s",
+			server, read, fmtTime(sv.answered), shown, other, fmtTime(sv.arrived))
 	case n == 1:
 		c := sv.calls[0]
 		story += fmt.Sprintf(" (it asked %s %s at %s and gave up waiting at %s)", c.to, c.what, fmtTime(c.sent), fmtTime(c.gaveUp))

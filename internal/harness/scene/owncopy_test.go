@@ -65,7 +65,7 @@ func TestAReadAnsweredFromTheOwnCopyIsToldByItsCause(t *testing.T) {
 	assert.Equal(t, "stale-read", f.Name)
 	assert.Equal(t, course.OneHistory, f.Clause)
 	assert.Regexp(t, `^server-2 answered reader's Latest get of deployments/web at [0-9.]+ms from its own copy, no deployments/web, `+
-		`with no answer from server-1 to anything it asked after the read reached it at [0-9.]+ms \(it asked server-1 nothing\)\. `+
+		`without asking server-1 anything after the read reached it at [0-9.]+ms\. `+
 		`Its copy lacked kubectl's create deployments/web=3 \(sent to server-1 at 0ms, answered yes at [0-9.]+ms\), before reader sent its read at 100ms\. `, f.Story)
 
 	f = scene.OwnCopyRead(ownCopyWorld(t, 200*ms, true))
