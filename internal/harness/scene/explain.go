@@ -49,7 +49,7 @@ func (s *Scene) List(p *sim.Proc, api *kube.Client, kind string, keys ...string)
 // writes a second time after its answer was lost. It returns the violation
 // "write-applied-twice" of clause 1, naming the client's operation, or nil.
 func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
-	for first, i := range repeats(final) {
+	for first, i := range Repeats(final) {
 		c := final[i]
 		var writers []check.Operation
 		for _, op := range h.Operations() {
@@ -69,10 +69,11 @@ func AppliedTwice(h *check.History, final []check.Change) *check.Violation {
 	return nil
 }
 
-// repeats yields each change of changes that sets a key to a value an
-// earlier change already set it to: the position of the first, then its
-// own (from 0).
-func repeats(changes []check.Change) iter.Seq2[int, int] {
+// Repeats yields each change of changes that sets a key to a value an
+// earlier change already set it to (the scenes write unique values, so
+// such a change is one change held twice): the position of the first,
+// then its own (from 0).
+func Repeats(changes []check.Change) iter.Seq2[int, int] {
 	return func(yield func(int, int) bool) {
 		seen := map[string]int{}
 		for i, c := range changes {
@@ -102,7 +103,7 @@ func NumberedTwice(histories map[string][]check.Change) *check.Violation {
 		return nil // every server holds the same repeat: one history, written twice
 	}
 	for _, id := range sortedNames(histories) {
-		for first, i := range repeats(histories[id]) {
+		for first, i := range Repeats(histories[id]) {
 			c := histories[id][i]
 			v := check.OneHistory(histories)
 			v.Story = fmt.Sprintf("%s numbered one change twice: it holds %s=%v at position %d and again at position %d, "+

@@ -218,7 +218,7 @@ func (s *Scene) During(op *check.Operation) string {
 // one change twice is left to NumberedTwice and AppliedTwice.
 func LostCopy(s *Scene, clause course.Clause) *suite.Failure {
 	for _, h := range s.Histories {
-		for range repeats(h) {
+		for range Repeats(h) {
 			return nil // one change applied twice: NumberedTwice and AppliedTwice tell it
 		}
 	}

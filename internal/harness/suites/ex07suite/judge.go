@@ -526,17 +526,8 @@ func appendedTwice(r *run) *suite.Failure {
 	}
 	for _, id := range r.Servers {
 		h := r.Histories[string(id)]
-		at := map[string]int{}
-		for i, c := range h {
-			if c.Deleted {
-				continue
-			}
-			k := fmt.Sprint(c.Key, "=", c.Value)
-			first, twice := at[k]
-			if !twice {
-				at[k] = i
-				continue
-			}
+		for first, i := range scene.Repeats(h) {
+			c := h[i]
 			other := sequencer
 			if id == sequencer {
 				other = r.Servers[1]
