@@ -2,7 +2,6 @@ package scene
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -150,7 +149,7 @@ func servedAlone(events []sim.Event, servers []sim.NodeID, r *check.Operation) (
 		case e.Kind == sim.EvSend:
 			sent[e.Peer] = true
 			if e.Proc == handler {
-				sv.calls = append(sv.calls, peerCall{to: e.Peer, what: msgName(e.Msg), sent: e.At})
+				sv.calls = append(sv.calls, peerCall{to: e.Peer, what: sim.TypeName(e.Msg), sent: e.At})
 			}
 		case e.Kind == sim.EvTimeout && e.Proc == handler && len(sv.calls) > 0:
 			sv.calls[len(sv.calls)-1].gaveUp = e.At
@@ -176,18 +175,6 @@ func asks(msg any, in check.Input) bool {
 		return in.List != "" && m.Kind == in.List
 	}
 	return false
-}
-
-// msgName is a message's type name: "ReadIndex".
-func msgName(msg any) string {
-	if msg == nil {
-		return "nil"
-	}
-	t := reflect.TypeOf(msg)
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.Name()
 }
 
 // ownCopyFailure tells read r, answered alone as sv, against its witness w.

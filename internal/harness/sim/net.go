@@ -140,7 +140,7 @@ func (p *Proc) Call(to NodeID, req any, timeout time.Duration) (any, error) {
 	w.calls[id] = &pending{caller: p, k: k}
 	w.send(message{id: id, from: p.node.id, to: to, payload: req})
 	k.wakeAt(w.now+timeout, wakeMsg{err: ErrTimeout})
-	msg := p.block("Call("+string(to)+", "+typeName(req)+")", false)
+	msg := p.block("Call("+string(to)+", "+TypeName(req)+")", false)
 	delete(w.calls, id)
 	if msg.err == ErrTimeout {
 		w.record(Event{Kind: EvTimeout, Node: p.node.id, Peer: to, Proc: p.name, Msg: req})
@@ -217,7 +217,7 @@ func (w *World) deliver(m message) {
 	w.record(Event{Kind: EvRecv, Node: m.to, Peer: m.from, Msg: m.payload})
 	h := n.handler
 	req, _ := m.copy()
-	w.spawn(n, "handle#"+strconv.Itoa(w.next+1)+" "+typeName(m.payload), func(p *Proc) {
+	w.spawn(n, "handle#"+strconv.Itoa(w.next+1)+" "+TypeName(m.payload), func(p *Proc) {
 		val, err := h(p, m.from, req)
 		if m.id != 0 {
 			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, payload: val, err: err})
@@ -239,12 +239,12 @@ func (m message) describe() string {
 	if m.reply {
 		kind = "reply"
 	}
-	return fmt.Sprintf("the %s %s from %s to %s", kind, typeName(m.payload), m.from, m.to)
+	return fmt.Sprintf("the %s %s from %s to %s", kind, TypeName(m.payload), m.from, m.to)
 }
 
-// typeName is the short name of a message's type: "Replicate" for a sim
-// test's Replicate struct.
-func typeName(v any) string {
+// TypeName is the short name of a message's type: "Replicate" for a
+// Replicate struct, or for a *Replicate.
+func TypeName(v any) string {
 	if v == nil {
 		return "nil"
 	}

@@ -74,13 +74,13 @@ const (
 func (e Event) Summary() string {
 	switch e.Kind {
 	case EvSend:
-		return "→ " + string(e.Peer) + " " + formatMsg(e.Msg)
+		return "→ " + string(e.Peer) + " " + e.Message()
 	case EvRecv:
-		return "← " + string(e.Peer) + " " + formatMsg(e.Msg)
+		return "← " + string(e.Peer) + " " + e.Message()
 	case EvReply:
-		return "⇢ " + string(e.Peer) + " " + formatReply(e.Msg, e.Err)
+		return "⇢ " + string(e.Peer) + " " + e.Message()
 	case EvRecvReply:
-		return "⇠ " + string(e.Peer) + " " + formatReply(e.Msg, e.Err)
+		return "⇠ " + string(e.Peer) + " " + e.Message()
 	case EvDrop:
 		return "✗ " + string(e.Peer) + " " + formatMsg(e.Msg) + " (" + e.Text + ")"
 	case EvTimeout:
@@ -91,6 +91,15 @@ func (e Event) Summary() string {
 		return "↻ RESTART"
 	}
 	return e.Text
+}
+
+// Message is the message a network event carried, as the timeline prints
+// it: "Replicate{Key:web Value:5}", or for a reply its answer or error.
+func (e Event) Message() string {
+	if e.Kind == EvReply || e.Kind == EvRecvReply {
+		return formatReply(e.Msg, e.Err)
+	}
+	return formatMsg(e.Msg)
 }
 
 // String is the event on one line: "  412.0ms server-1  → server-2 Replicate{…}".
@@ -111,7 +120,7 @@ func formatMsg(m any) string {
 	}
 	s := fmt.Sprintf("%+v", m)
 	s = strings.TrimPrefix(s, "&")
-	if name := typeName(m); !strings.HasPrefix(s, name) && strings.HasPrefix(s, "{") {
+	if name := TypeName(m); !strings.HasPrefix(s, name) && strings.HasPrefix(s, "{") {
 		s = name + s
 	}
 	return s

@@ -178,10 +178,7 @@ func (w *world) lastWord(from, to sim.NodeID, at time.Duration) (time.Duration, 
 	if last == nil {
 		return 0, "", false
 	}
-	// The summary is "→ server-1 Ack{...}": the message follows the arrow
-	// and the peer.
-	parts := strings.SplitN(last.Summary(), " ", 3)
-	return last.At, parts[len(parts)-1], true
+	return last.At, last.Message(), true
 }
 
 // logsApart finds an entry a follower's disk holds, synced, that the
