@@ -5,7 +5,7 @@ func init() {
 		ID:      "ex05",
 		Slug:    "the-read-that-contradicted-the-write",
 		Title:   "The read that contradicted the write",
-		Failure: "too-many-pods",
+		Failure: "read-contradicted-write",
 		Clauses: []Clause{OneHistory},
 		Checks: []Check{
 			{Name: "story", Title: "web wants 5 and has 2; controller-a reads and writes through server-1, controller-b through server-2, 400–410ms from the history: never more than 5 pods, then exactly 5", Points: 3},

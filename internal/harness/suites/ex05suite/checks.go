@@ -18,13 +18,17 @@ import (
 const (
 	storyDesired = 5
 	storyPods    = 2
-	storyWake    = 100 * ms
-	storyEnd     = 6 * time.Second
+	storyWake    = 100 * ms // controller-a's first reconcile
+	// storyWakeB is controller-b's first reconcile: long after
+	// controller-a's creates were acknowledged, long before server-2, 400ms
+	// from the history, has heard of them.
+	storyWakeB = 300 * ms
+	storyEnd   = 6 * time.Second
 )
 
 // storyScenario is the page's scene.
 func storyScenario() scenario {
-	return scenario{initial: storyDesired, pods: storyPods, startA: storyWake, startB: storyWake,
+	return scenario{initial: storyDesired, pods: storyPods, startA: storyWake, startB: storyWakeB,
 		period: [2]time.Duration{200 * ms, 300 * ms}, end: storyEnd}
 }
 
@@ -32,8 +36,9 @@ func storyScenario() scenario {
 func storyScene() string {
 	return fmt.Sprintf("the scene: %s wants %d pods and has %s. controller-a reads and writes through server-1, controller-b through "+
 		"server-2, whose link to the history (etcd) takes %s–%s each way, so its cache is that far behind and its writes take that "+
-		"long to land. Both controllers wake at %s.",
-		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
+		"long to land. controller-a wakes at %s, controller-b at %s.",
+		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake),
+		suite.FormatTime(storyWakeB))
 }
 
 // podNamesOf names deployment's first n pods: "api-0 and api-1".
@@ -296,6 +301,11 @@ func (cl *cluster) tooMany() *suite.Failure {
 			"the count it was told at %s (%s); it had been told %d since, at %s",
 			v.by, b.decision.value, b.creates, plural(b.creates, "create"), remembered.value, suite.FormatTime(remembered.at),
 			remembered.how(b.server), b.desired.value, suite.FormatTime(b.desired.at)) + tail
+	case len(contradicted(cl, b.decision)) > 0:
+		// It counted pods with a read that did not show creates the history
+		// had accepted and acknowledged before it asked.
+		name = "read-contradicted-write"
+		story = contradictedStory(cl, v, b)
 	case len(v.strays) > 0 && b.decision.ok && b.decision.value+b.creates > v.desired && b.decision.value-len(v.strays)+b.creates <= v.desired:
 		// It was shown pods web owns under other names, and its creates
 		// fill the count only without them.
@@ -330,6 +340,74 @@ func rememberedDesired(b belief) (read, bool) {
 func calledFor(key string, last int) bool {
 	i, err := strconv.Atoi(strings.TrimPrefix(key, "pods/web-"))
 	return err != nil || i >= last
+}
+
+// contradicted is the creates of web's pods that the history had accepted,
+// and their servers had acknowledged, before r was asked, and that r's
+// answer did not show: the writes a read contradicted. None for a read
+// that failed, nor for one that showed the history as it stood.
+func contradicted(cl *cluster, r read) []change {
+	if !r.ok || r.view >= r.truth {
+		return nil
+	}
+	var missed []change
+	for _, c := range cl.log {
+		ack, ok := cl.acked[version{c.key, c.rv}]
+		if c.create && c.rv > r.view && ok && ack.at <= r.asked {
+			missed = append(missed, c)
+		}
+	}
+	return missed
+}
+
+// contradictedStory: a count of pods read after creates were acknowledged,
+// from a server that had not heard of them, and the creates sent on it.
+func contradictedStory(cl *cluster, v *overshoot, b belief) string {
+	missed := contradicted(cl, b.decision)
+	first, last := missed[0], missed[len(missed)-1]
+	keys := make([]string, len(missed))
+	for i, c := range missed {
+		keys[i] = c.key
+	}
+	ackFirst, ackLast := cl.acked[version{first.key, first.rv}], cl.acked[version{last.key, last.rv}]
+	when := func(a, z time.Duration) string {
+		if a == z {
+			return "at " + suite.FormatTime(a)
+		}
+		return fmt.Sprintf("from %s to %s", suite.FormatTime(a), suite.FormatTime(z))
+	}
+	them := "it"
+	if len(missed) > 1 {
+		them = "them"
+	}
+	s := fmt.Sprintf("%s's count of web's pods contradicted acknowledged writes: etcd had accepted %s (by %s through %s) %s, "+
+		"and %s had acknowledged %s to %s %s; %s listed pods through %s at %s and was answered from %s: %d pods, a view at rv=%d while the history "+
+		"was at rv=%d. On that count %s sent %d %s; etcd accepted %s through %s at %s, the %s pod where %d were desired",
+		v.by, strings.Join(keys, ", "), first.by, first.via, when(first.at, last.at),
+		ackFirst.via, them, ackFirst.to, when(ackFirst.at, ackLast.at),
+		v.by, b.server, suite.FormatTime(b.decision.asked), b.decision.how(b.server),
+		b.decision.value, b.decision.view, b.decision.truth,
+		v.by, b.creates, plural(b.creates, "create"), v.key, v.via, suite.FormatTime(v.at), ordinal(v.pods), v.desired)
+	if peak, at := peakAfter(cl, v); peak > v.pods {
+		s += fmt.Sprintf(", and the one history went on to %d pods (the last of them accepted at %s)", peak, suite.FormatTime(at))
+	}
+	return s + ". A count a controller acts on must show every write acknowledged before it asked: a read through the one history " +
+		"(kube.Latest), not a copy that has not heard of them yet"
+}
+
+// peakAfter is the most pods the burst of creates the overshoot belongs to
+// reached, and when.
+func peakAfter(cl *cluster, v *overshoot) (int, time.Duration) {
+	peak, at := v.pods, v.at
+	for _, c := range cl.log[v.index+1:] {
+		if !c.create {
+			break
+		}
+		if c.pods > peak {
+			peak, at = c.pods, c.at
+		}
+	}
+	return peak, at
 }
 
 // strayStory: creates sent for web's missing names while a pod web owns
@@ -374,20 +452,16 @@ func tooManyStory(cl *cluster, v *overshoot) string {
 			ids = append(ids, id)
 		}
 	}
-	peak, peakAt := v.pods, v.at
-	for _, c := range cl.log[v.index+1:] {
-		if !c.create {
-			break
-		}
-		if c.pods > peak {
-			peak, peakAt = c.pods, c.at
-		}
-	}
+	peak, peakAt := peakAfter(cl, v)
 	var s string
 	switch len(ids) {
 	case 2:
 		s = fmt.Sprintf("controller-a and controller-b each created pods for the same shortfall of %s, and nothing refused the second set: %s",
 			web, strings.Join(decided, "; "))
+		if a, b := v.beliefs[ids[0]].decision, v.beliefs[ids[1]].decision; !a.cached && !b.cached {
+			s += "; both counts were the history's when they were read, and both stopped being true at the other's first create: " +
+				"nothing in the creates depended on them still being true"
+		}
 	case 1:
 		s = fmt.Sprintf("%s created more pods than its own count called for: %s", ids[0], decided[0])
 	default:

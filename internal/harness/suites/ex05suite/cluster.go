@@ -135,6 +135,7 @@ type belief struct {
 // change is one accepted change to web or its pods, for the story.
 type change struct {
 	at       time.Duration // when etcd accepted it
+	rv       int64         // the resourceVersion it made
 	what     string        // "ADDED pods/web-3"
 	key      string
 	create   bool
@@ -253,8 +254,17 @@ type cluster struct {
 	foreign    *foreignChange
 	blind      *blindDelete
 	created    map[version]change // the create of each pod version
+	acked      map[version]ack    // when a server acknowledged each create it relayed to its client
 	creates    int                // pod creates accepted
 	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
+}
+
+// ack is a write's acknowledgement: the server that answered the client
+// that sent it, when.
+type ack struct {
+	at  time.Duration
+	to  sim.NodeID
+	via sim.NodeID
 }
 
 // zeroSettle is how long a pod of web may stand while web wants 0 pods:
@@ -282,7 +292,7 @@ func (cl *cluster) Stage() *scene.Scene { return cl.s }
 // closes it.
 func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
-	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
+	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{}, acked: map[version]ack{},
 		beliefs: map[sim.NodeID]*belief{
 			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
 			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
@@ -394,7 +404,7 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
-	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
+	ch := change{at: p.Now(), rv: o.ResourceVersion, what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
@@ -601,6 +611,11 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			}
 		}
 		reply, err := p.Call(etcd, rel, relayTimeout)
+		if o, ok := reply.(kube.Object); ok && err == nil {
+			if _, create := req.(kube.CreateRequest); create {
+				s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
+			}
+		}
 		if errors.Is(err, sim.ErrTimeout) {
 			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
 		}
