@@ -301,11 +301,6 @@ func (cl *cluster) tooMany() *suite.Failure {
 			"the count it was told at %s (%s); it had been told %d since, at %s",
 			v.by, b.decision.value, b.creates, plural(b.creates, "create"), remembered.value, suite.FormatTime(remembered.at),
 			remembered.how(b.server), b.desired.value, suite.FormatTime(b.desired.at)) + tail
-	case len(contradicted(cl, b.decision)) > 0:
-		// It counted pods with a read that did not show creates the history
-		// had accepted and acknowledged before it asked.
-		name = "read-contradicted-write"
-		story = contradictedStory(cl, v, b)
 	case len(v.strays) > 0 && b.decision.ok && b.decision.value+b.creates > v.desired && b.decision.value-len(v.strays)+b.creates <= v.desired:
 		// It was shown pods web owns under other names, and its creates
 		// fill the count only without them.
@@ -342,32 +337,54 @@ func calledFor(key string, last int) bool {
 	return err != nil || i >= last
 }
 
-// contradicted is the creates of web's pods that the history had accepted,
-// and their servers had acknowledged, before r was asked, and that r's
-// answer did not show: the writes a read contradicted. None for a read
-// that failed, nor for one that showed the history as it stood.
-func contradicted(cl *cluster, r read) []change {
+// contradicted is the changes to web (pods false) or to its pods (pods
+// true) that the history had accepted, and their servers had acknowledged,
+// before r was asked, and that r's answer did not show: the writes a read
+// contradicted. None for a read that failed, nor for one that showed the
+// history as it stood.
+func contradicted(cl *cluster, r read, pods bool) []change {
 	if !r.ok || r.view >= r.truth {
 		return nil
 	}
 	var missed []change
 	for _, c := range cl.log {
 		ack, ok := cl.acked[version{c.key, c.rv}]
-		if c.create && c.rv > r.view && ok && ack.at <= r.asked {
+		if c.ofWeb && (c.key != web) == pods && c.rv > r.view && ok && ack.at <= r.asked {
 			missed = append(missed, c)
 		}
 	}
 	return missed
 }
 
-// contradictedStory: a count of pods read after creates were acknowledged,
-// from a server that had not heard of them, and the creates sent on it.
-func contradictedStory(cl *cluster, v *overshoot, b belief) string {
-	missed := contradicted(cl, b.decision)
-	first, last := missed[0], missed[len(missed)-1]
-	keys := make([]string, len(missed))
-	for i, c := range missed {
-		keys[i] = c.key
+// actedOnStale is the write req that controller by sent through via at now,
+// if the last read of web or of its pods it was given contradicted
+// acknowledged writes; else nil.
+func (cl *cluster) actedOnStale(now time.Duration, by, via sim.NodeID, req any, b *belief) *staleAct {
+	what := fmt.Sprint(relayed{Req: req})
+	what = strings.TrimSuffix(what, " for ")
+	for _, x := range []struct {
+		r    read
+		pods bool
+	}{{b.pods, true}, {b.desired, false}} {
+		if missed := contradicted(cl, x.r, x.pods); len(missed) > 0 {
+			return &staleAct{by: by, via: via, at: now, what: what, read: x.r, pods: x.pods, missed: missed}
+		}
+	}
+	return nil
+}
+
+// readContradicted judges the first write a controller sent on a read that
+// contradicted writes acknowledged before it asked: who wrote what where,
+// and when it was acknowledged; who read what where, and what it did on it.
+func (cl *cluster) readContradicted() *suite.Failure {
+	v := cl.stale
+	if v == nil {
+		return nil
+	}
+	first, last := v.missed[0], v.missed[len(v.missed)-1]
+	keys := make([]string, len(v.missed))
+	for i, c := range v.missed {
+		keys[i] = strings.TrimPrefix(c.what, "ADDED ")
 	}
 	ackFirst, ackLast := cl.acked[version{first.key, first.rv}], cl.acked[version{last.key, last.rv}]
 	when := func(a, z time.Duration) string {
@@ -376,23 +393,31 @@ func contradictedStory(cl *cluster, v *overshoot, b belief) string {
 		}
 		return fmt.Sprintf("from %s to %s", suite.FormatTime(a), suite.FormatTime(z))
 	}
-	them := "it"
-	if len(missed) > 1 {
+	them, what, answer := "it", "web's pods", fmt.Sprintf("%d pods", v.read.value)
+	if len(v.missed) > 1 {
 		them = "them"
 	}
-	s := fmt.Sprintf("%s's count of web's pods contradicted acknowledged writes: etcd had accepted %s (by %s through %s) %s, "+
-		"and %s had acknowledged %s to %s %s; %s listed pods through %s at %s and was answered from %s: %d pods, a view at rv=%d while the history "+
-		"was at rv=%d. On that count %s sent %d %s; etcd accepted %s through %s at %s, the %s pod where %d were desired",
-		v.by, strings.Join(keys, ", "), first.by, first.via, when(first.at, last.at),
-		ackFirst.via, them, ackFirst.to, when(ackFirst.at, ackLast.at),
-		v.by, b.server, suite.FormatTime(b.decision.asked), b.decision.how(b.server),
-		b.decision.value, b.decision.view, b.decision.truth,
-		v.by, b.creates, plural(b.creates, "create"), v.key, v.via, suite.FormatTime(v.at), ordinal(v.pods), v.desired)
-	if peak, at := peakAfter(cl, v); peak > v.pods {
-		s += fmt.Sprintf(", and the one history went on to %d pods (the last of them accepted at %s)", peak, suite.FormatTime(at))
+	if !v.pods {
+		what, answer = "web", fmt.Sprintf("web wants %d", v.read.value)
 	}
-	return s + ". A count a controller acts on must show every write acknowledged before it asked: a read through the one history " +
+	s := fmt.Sprintf("%s acted on a read of %s that contradicted acknowledged writes: etcd had accepted %s (by %s through %s) %s, "+
+		"and %s had acknowledged %s to %s %s; %s read %s through %s at %s and was answered from %s: %s, a view at rv=%d while the history "+
+		"was at rv=%d. On that answer it sent %s through %s at %s",
+		v.by, what, strings.Join(keys, ", "), first.by, first.via, when(first.at, last.at),
+		ackFirst.via, them, ackFirst.to, when(ackFirst.at, ackLast.at),
+		v.by, what, v.via, suite.FormatTime(v.read.asked), v.read.how(v.via), answer, v.read.view, v.read.truth,
+		v.what, v.via, suite.FormatTime(v.at))
+	details := cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)
+	if o := cl.overshoot; o != nil && o.by == v.by && o.at >= v.at {
+		s += fmt.Sprintf("; etcd accepted %s from it at %s, the %s pod where %d were desired", o.key, suite.FormatTime(o.at), ordinal(o.pods), o.desired)
+		if peak, at := peakAfter(cl, o); peak > o.pods {
+			s += fmt.Sprintf(", and the one history went on to %d pods (the last of them accepted at %s)", peak, suite.FormatTime(at))
+		}
+		details = cl.told + "\n\n" + overDetails(cl, o)
+	}
+	s += ". A read a controller acts on must show every write acknowledged before it asked: a read through the one history " +
 		"(kube.Latest), not a copy that has not heard of them yet"
+	return &suite.Failure{Name: "read-contradicted-write", Clause: course.OneHistory, At: v.at, Story: s, Details: details}
 }
 
 // peakAfter is the most pods the burst of creates the overshoot belongs to

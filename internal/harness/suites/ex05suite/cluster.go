@@ -136,6 +136,7 @@ type belief struct {
 type change struct {
 	at       time.Duration // when etcd accepted it
 	rv       int64         // the resourceVersion it made
+	ofWeb    bool          // a change to web or to one of its pods
 	what     string        // "ADDED pods/web-3"
 	key      string
 	create   bool
@@ -254,7 +255,8 @@ type cluster struct {
 	foreign    *foreignChange
 	blind      *blindDelete
 	created    map[version]change // the create of each pod version
-	acked      map[version]ack    // when a server acknowledged each create it relayed to its client
+	acked      map[version]ack    // when a server acknowledged each write it relayed to its client
+	stale      *staleAct          // the first write a controller sent on a read that contradicted acknowledged writes
 	creates    int                // pod creates accepted
 	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
 }
@@ -265,6 +267,18 @@ type ack struct {
 	at  time.Duration
 	to  sim.NodeID
 	via sim.NodeID
+}
+
+// staleAct is a write a controller sent on a read of web, or of its pods,
+// that did not show writes the history had accepted and acknowledged
+// before the read was asked.
+type staleAct struct {
+	by, via sim.NodeID
+	at      time.Duration // when its server got the write
+	what    string        // "CREATE pods/web-2"
+	read    read          // the read it acted on
+	pods    bool          // that read was a list of pods, not a get of web
+	missed  []change      // the acknowledged writes the read did not show
 }
 
 // zeroSettle is how long a pod of web may stand while web wants 0 pods:
@@ -404,7 +418,7 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
-	ch := change{at: p.Now(), rv: o.ResourceVersion, what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
+	ch := change{at: p.Now(), rv: o.ResourceVersion, ofWeb: o.Key() == web || o.Kind == "pods" && o.Owner == web, what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
@@ -602,6 +616,9 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					b.sent[q.Object.Key()] = p.Now()
 				}
 			}
+			if s.cl.stale == nil {
+				s.cl.stale = s.cl.actedOnStale(p.Now(), from, s.name, req, b)
+			}
 			if _, ok := req.(kube.CreateRequest); ok && b.pods.ok {
 				if b.sinceListing == 0 {
 					b.decision = b.pods
@@ -612,9 +629,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		reply, err := p.Call(etcd, rel, relayTimeout)
 		if o, ok := reply.(kube.Object); ok && err == nil {
-			if _, create := req.(kube.CreateRequest); create {
-				s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
-			}
+			s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
 		}
 		if errors.Is(err, sim.ErrTimeout) {
 			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
