@@ -384,7 +384,7 @@ func (cl *cluster) readContradicted() *suite.Failure {
 	first, last := v.missed[0], v.missed[len(v.missed)-1]
 	keys := make([]string, len(v.missed))
 	for i, c := range v.missed {
-		keys[i] = strings.TrimPrefix(c.what, "ADDED ")
+		keys[i] = c.told()
 	}
 	ackFirst, ackLast := cl.acked[version{first.key, first.rv}], cl.acked[version{last.key, last.rv}]
 	when := func(a, z time.Duration) string {
@@ -418,6 +418,19 @@ func (cl *cluster) readContradicted() *suite.Failure {
 	s += ". A read a controller acts on must show every write acknowledged before it asked: a read through the one history " +
 		"(kube.Latest), not a copy that has not heard of them yet"
 	return &suite.Failure{Name: "read-contradicted-write", Clause: course.OneHistory, At: v.at, Story: s, Details: details}
+}
+
+// told is a change as a story names it: "pods/web-2", "the delete of
+// pods/web-2", "the scale of web to 2".
+func (c change) told() string {
+	switch verb, rest, _ := strings.Cut(c.what, " "); verb {
+	case "DELETED":
+		return "the delete of " + rest
+	case "MODIFIED":
+		return fmt.Sprintf("the scale of web to %d", c.desired)
+	default:
+		return rest
+	}
 }
 
 // peakAfter is the most pods the burst of creates the overshoot belongs to

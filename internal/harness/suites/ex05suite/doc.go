@@ -18,6 +18,15 @@
 // The cluster notes, as etcd accepts each change, the first one each rule
 // forbids; the judges read those notes from the finished world.
 //
+//   - readContradicted: no controller sends a write (a create or a delete)
+//     while the last count of web's pods, or of web's desired replicas, it
+//     was given contradicted writes acknowledged before it asked: changes
+//     the history had accepted, and their server had acknowledged to their
+//     client, that the answer did not show (read-contradicted-write). A
+//     read with kube.Latest never does; a read from server-2's cache does
+//     whenever a write was acknowledged in the last 400ms, or during a cut.
+//     It is judged first: the read is the chapter's cause, whatever the
+//     history made of the write.
 //   - tooMany: no create leaves more pods than desired: when a pod is
 //     created, web's pods must number at most the desired count in the
 //     history at that moment or, if it is higher, the count the creating
@@ -55,8 +64,11 @@
 //
 // # The worlds and the checks
 //
-// The story world is the page's scene (storyScenario, told by storyScene):
-// web wants 5 and has web-0 and web-1; both controllers wake at 100ms. The
+// The story world is the page's scene (storyScenario, told by storyScene),
+// the source's Failure 02: web wants 5 and has web-0 and web-1;
+// controller-a wakes at 100ms and its creates are acknowledged within
+// milliseconds; controller-b wakes at 300ms, long after, and long before
+// server-2's cache has heard of them. The
 // story check asks every judge of it; its first seed's history is the
 // page's figure "pods".
 //
