@@ -279,6 +279,7 @@ func TestACountThatMissedAcknowledgedCreates(t *testing.T) {
 
 	assert.Nil(t, contradictedAt(306*ms).readContradicted())
 }
+
 // cachedCounter is the naive controller of the page: it counts web's pods
 // from its server's cache and creates the shortfall under names of its own.
 type cachedCounter struct{ n int }
