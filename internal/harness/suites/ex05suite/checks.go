@@ -59,7 +59,7 @@ func randomScenario(seed int64) scenario {
 	defer w.Close()
 	r := w.Rand()
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo)+1)) }
-	sc := scenario{initial: 5, pods: 2, others: 2, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
+	sc := scenario{initial: 5, pods: 2, others: 2, orphan: orphan, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
 	sc.startA = between(50*ms, 150*ms)
 	sc.startB = sc.startA + between(0, 100*ms)
 	at := between(300*ms, 7000*ms)
@@ -104,6 +104,13 @@ func randomScenario(seed int64) scenario {
 	return sc
 }
 
+// orphan is the pod no deployment owns in the randomized worlds: left when
+// an older deployment of the same name was deleted and its pods orphaned.
+// It is named as web's pods are, beyond any count web is scaled to, so a
+// correct controller never needs its name; a controller that takes a pod
+// named web-i for web's, whatever its owner, deletes it as an extra.
+const orphan = "web-7"
+
 // zeroHold is how long web stays at 0 in the runs that scale it to 0: long
 // enough for a reconcile that read 5 just before the scale to send its five
 // creates one by one through the slow server, and for those to be deleted.
@@ -112,9 +119,9 @@ const zeroHold = 5500 * ms
 // randomScene says one randomized run's scene, with the pods kubectl evicts
 // after the last scale and the cut between server-2 and etcd, if any.
 func randomScene(sc scenario) string {
-	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
+	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s and %s, a pod no deployment owns; controller-a works through server-1, controller-b through server-2 "+
 		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
-		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), sc.orphan, suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
 		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))

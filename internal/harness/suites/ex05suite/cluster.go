@@ -61,6 +61,7 @@ type scenario struct {
 	others         int              // pods api-0 … of another deployment, deployments/api, beside web's
 	neighbour      string           // that other deployment's name, when not "api"
 	stray          string           // a pod web owns under a name that is not web-i, made before the story, or ""
+	orphan         string           // a pod no deployment owns, named as web's are (web-i) but beyond any count web wants, or ""
 	startA, startB time.Duration    // each controller's first reconcile
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
@@ -324,6 +325,9 @@ func play(seed int64, sc scenario, told string, newController func() Controller)
 	}
 	if sc.stray != "" {
 		mustCreate(kube.Object{Kind: "pods", Name: sc.stray, Owner: web})
+	}
+	if sc.orphan != "" {
+		mustCreate(kube.Object{Kind: "pods", Name: sc.orphan})
 	}
 	if sc.others > 0 {
 		other := cmp.Or(sc.neighbour, "api")

@@ -46,8 +46,8 @@
 //     list that called the pod extra.
 //   - changedForeign: no controller of web changes a pod web does not own
 //     (another-deployments-pod): deployments/api's pods stand beside web's
-//     in the randomized worlds, and deployments/web-canary's, named like
-//     web's, in the neighbours' scene.
+//     in the randomized worlds, with web-7, which no deployment owns, and
+//     deployments/web-canary's, named like web's, in the neighbours' scene.
 //   - countedByName: the world does not end short of web's desired count by
 //     exactly the pods of another deployment named like web's, which the
 //     controllers listed and created nothing after (another-deployments-pod):
@@ -81,7 +81,9 @@
 // still stands, neither deleted nor counted, is told with that pod
 // (too-many-pods).
 //
-// In a random world (randomScenario) controller-b starts up to 100ms after
+// In a random world (randomScenario) deployments/api's two pods and web-7,
+// an orphan no deployment owns (named as web's are, beyond any count web
+// is scaled to), stand beside web's; controller-b starts up to 100ms after
 // controller-a; one controller crashes and restarts (in half the worlds
 // controller-a, across the scale-down, with web scaled back up soon after it
 // returns); kubectl scales web to 2, then 6, then 4 (and in one world of two

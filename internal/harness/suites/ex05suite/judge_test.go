@@ -323,3 +323,18 @@ func TestTheStorysReadContradictsAcknowledgedWrites(t *testing.T) {
 		cl.s.Close()
 	}
 }
+
+// The randomized worlds' orphan is named as web's pods are, and beyond every
+// count web is scaled to: a correct controller never needs its name, and
+// only one that takes a name for an owner touches it.
+func TestTheOrphanIsNeverAWantedName(t *testing.T) {
+	for seed := int64(1); seed <= 50; seed++ {
+		sc := randomScenario(seed)
+		require.Equal(t, orphan, sc.orphan)
+		assert.True(t, named("pods/"+sc.orphan))
+		for _, s := range sc.scales {
+			assert.False(t, wanted("pods/"+sc.orphan, s.replicas), "seed %d scales to %d", seed, s.replicas)
+		}
+		assert.False(t, wanted("pods/"+sc.orphan, sc.initial))
+	}
+}
