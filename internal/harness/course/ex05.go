@@ -18,8 +18,8 @@ func init() {
 				"What must a read be for a controller to act on it?",
 			"A count you act on must show every write acknowledged before you asked: read it through the one history " +
 				"(kube.Latest), not from the server's cache; waiting first only guesses how far behind the cache is. " +
-				"Even consistent reads can race, two controllers answered in the same instant: the source leaves that " +
-				"open, and the suite asks you only to make the race harmless, with names both controllers would choose.",
+				"Two consistent reads answered in the same instant can still both see web short: the source leaves that " +
+				"race open, and the suite asks you only to make it harmless, with names both controllers would choose.",
 			"Read the deployment and the pods with kube.Latest in every reconcile. Name pod i of web web-i; work out " +
 				"which of web-0 … web-(replicas-1) are missing and which pods web owns outside that range. Delete the " +
 				"extras first, each at the resourceVersion you listed, then create the missing names. Decide which " +
