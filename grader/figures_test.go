@@ -17,7 +17,8 @@ import (
 // page's prose, outside its captures, must be one of two things:
 //
 //   - a figure one of that page's captures shows (the same quantity: "2 s"
-//     in prose is "2000ms" in a story, "5 replicas" is "replicas=5", and a
+//     in prose is "2000ms" in a story, "5 replicas" is "replicas=5" or
+//     "deployments/web=5", and a
 //     timeline's "virtual ms" column counts as milliseconds); or
 //
 //   - a figure whose origin the page states, in a figures note above it in
@@ -71,8 +72,9 @@ var (
 	timelineRowRE = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?) │`)
 	// figuresNoteRE is a figures note: <!-- figures LIST: WHENCE -->.
 	figuresNoteRE = regexp.MustCompile(`<!--\s*figures?\b(.*?)-->`)
-	// fieldRE is a count as a run prints it inside an object: "replicas=5".
-	fieldRE   = regexp.MustCompile(`\b(replicas|pods)=(\d+)\b`)
+	// fieldRE is a count as a run prints it inside an object: "replicas=5",
+	// or a deployment's replicas as a history prints them: "deployments/web=3".
+	fieldRE   = regexp.MustCompile(`\b(replicas|pods|deployments/[a-z0-9-]+)=(\d+)\b`)
 	headingRE = regexp.MustCompile(`^#{1,6} `)
 	fenceRE   = regexp.MustCompile("^\\s*(```|~~~)")
 )
@@ -145,7 +147,11 @@ func unsourcedFigures(page string) []figureProblem {
 				shown[f.key] = true
 			}
 			for _, m := range fieldRE.FindAllStringSubmatch(l, -1) {
-				shown[figureKey(m[2], m[1])] = true
+				unit := m[1]
+				if strings.HasPrefix(unit, "deployments/") {
+					unit = "replicas"
+				}
+				shown[figureKey(m[2], unit)] = true
 			}
 			if m := timelineRowRE.FindStringSubmatch(l); m != nil {
 				shown[figureKey(m[1], "ms")] = true
