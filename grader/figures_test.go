@@ -205,7 +205,7 @@ func unsourcedFigures(page string) []figureProblem {
 // The check itself, on pages made for it: a figure the captures show, or
 // one a note accounts for, passes; one that is neither fails, and so does a
 // note that lists figures without saying where they come from.
-func TestTheFiguresCheckCatchesAnUnsourcedFigure(t *testing.T) {
+func TestTheBookFiguresCheckCatchesAnUnsourcedFigure(t *testing.T) {
 	capture := "<!-- capture ex10 stub story -->\n```text\nthe last yes at 16872.4ms; 5 servers; web{replicas=3}; it must catch 90%\n   2000.0 │ note\n```\n<!-- /capture -->\n"
 	cases := []struct {
 		name, prose string
