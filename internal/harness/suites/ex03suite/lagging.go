@@ -1,0 +1,353 @@
+package ex03suite
+
+// The lagging copy: a broken cluster whose fault shows only to a drill that
+// reads a write back from the server that did not take it, soon after it
+// was acknowledged. Each server reads its own writes, refuses honestly while
+// its peer is away, and catches up from it before it answers again; the two
+// hold the same thing in the end. Only the copy to the other server lags.
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+const (
+	// copyLag is how long a server of the lagging cluster holds a create or
+	// an update it acknowledged before it sends it to the other server.
+	copyLag = 150 * time.Millisecond
+	// retryCopy is how soon it sends a copy again that did not arrive.
+	retryCopy = 20 * time.Millisecond
+	// keepEvery is how often a server asks the other whether it is there.
+	keepEvery = 50 * time.Millisecond
+)
+
+// laggingCopy is the cluster whose lag only a read from the other server
+// shows: a drill that reads a write back only where it wrote it, reads
+// during faults (refused) and audits once everything is over (the servers
+// agree by then) sees one history.
+var laggingCopy = cluster{
+	name:   "a lagging copy",
+	broken: true,
+	does: fmt.Sprintf("lets each server take a create or an update into its own copy and acknowledge it at once, and sends it to the other server %s later, "+
+		"so for that long the other server answers reads with the old value (server-1 decides which names exist: server-2 hands it creates, deletes and updates of names it does not hold yet, and keeps the answer); "+
+		"a server reads its own writes, refuses reads while the other server is away and catches up from it before it answers again, "+
+		"and once the faults are over the two hold the same thing", copyLag),
+	lacks: lacksReadFromTheOther,
+	boot:  bootLagging,
+}
+
+// lacksReadFromTheOther: no client that had a create or an update
+// acknowledged read the key back from the other server, and had an answer,
+// within copyLag of the acknowledgement. (A read by another client, say one
+// at the end of a fault, that the other server answered once it had caught
+// up, shows nothing; and a drill that reads back through other clients is
+// told the generic story.)
+func lacksReadFromTheOther(w *world) string {
+	cs := calls(w)
+	writes, sent := 0, 0 // acknowledged writes; reads of them sent to the other server in time
+	for _, u := range cs {
+		if !u.ok || (!isCreate(u.req) && !isUpdate(u.req)) {
+			continue
+		}
+		writes++
+		for _, r := range cs {
+			if r.client != u.client || r.server == u.server || r.at < u.answered || r.at >= u.answered+copyLag || !reads(r.req, keyOf(u.req)) {
+				continue
+			}
+			if r.ok || errors.Is(r.err, kube.ErrNotFound) {
+				return ""
+			}
+			sent++
+		}
+	}
+	switch {
+	case writes == 0:
+		return "never had a create or an update acknowledged"
+	case sent > 0:
+		return fmt.Sprintf("sent %d reads of its acknowledged writes to the other server within %s of the acknowledgement, "+
+			"but had none of them answered (it gave up on each, or was refused: that server asks its peer before it answers)", sent, copyLag)
+	}
+	return fmt.Sprintf("never read one of its %d acknowledged writes back from the other server, the one that did not take it, within %s of its acknowledgement", writes, copyLag)
+}
+
+func isCreate(req any) bool { _, ok := req.(kube.CreateRequest); return ok }
+func isUpdate(req any) bool { _, ok := req.(kube.UpdateRequest); return ok }
+
+// reads reports whether req reads key: a Get of it, or a List of its kind.
+func reads(req any, key string) bool {
+	switch r := req.(type) {
+	case kube.GetRequest:
+		return r.Key == key
+	case kube.ListRequest:
+		return len(key) > len(r.Kind) && key[:len(r.Kind)+1] == r.Kind+"/"
+	}
+	return false
+}
+
+type (
+	// Sync is one server of the lagging cluster handing the other every
+	// change it holds; the answer is every change the other holds.
+	Sync struct{ Changes []change }
+	// Lagged carries one change to the other server of the lagging
+	// cluster, sent copyLag after it was acknowledged.
+	Lagged struct{ Change change }
+)
+
+func (m Lagged) String() string { return "Lagged{" + m.Change.Object.String() + "}" }
+
+// change is the latest change to a key, as the lagging cluster keeps it: the
+// object with its resourceVersion, a stamp from the time it was made that
+// orders it against the other server's changes, or its deletion.
+type change struct {
+	Object  kube.Object
+	Deleted bool
+}
+
+// newer reports whether c replaces old: the later stamp wins.
+func (c change) newer(old change, had bool) bool {
+	return !had || c.Object.ResourceVersion > old.Object.ResourceVersion
+}
+
+// laggingServer is one server of the lagging cluster: the latest change to
+// each key, logged to its disk before it counts.
+type laggingServer struct {
+	self, peer sim.NodeID
+	index      int64 // 0 for server-1, 1 for server-2: the stamps never tie
+	changes    map[string]change
+	wal        *sim.File
+	mu         sim.Mutex // one write at a time decides against what the server holds
+	inTouch    bool      // it has caught up from the peer since it booted or last failed to reach it
+}
+
+// bootLagging: each server keeps the latest change to every key on its own
+// disk; a create or an update is acknowledged once the server that took it
+// logged it, and sent on copyLag later (again until it arrives); a delete
+// waits for the other server too; server-1 decides which names exist. Reads are answered from the server's own
+// changes once it has asked the other whether it is there, and caught up
+// from it if it was away.
+func bootLagging(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+	s := &laggingServer{self: self, peer: peerOf(self), changes: map[string]change{}, wal: p.Disk().Open("wal"), mu: sim.Mutex{Name: "lagging"}}
+	if self == server2 {
+		s.index = 1
+	}
+	for _, line := range bytes.SplitAfter(s.wal.ReadAll(), []byte("\n")) {
+		var c change // a record without its newline is a torn last one
+		if !bytes.HasSuffix(line, []byte("\n")) || json.Unmarshal(line, &c) != nil {
+			break
+		}
+		s.merge(p, c, false)
+	}
+	p.Go("keep in touch", s.keep)
+	p.Serve(s.serve)
+}
+
+// merge keeps c if it is newer than what the server holds for its key,
+// and logs it if log. It decides and keeps at once, without yielding: no
+// other process of the server can slip between the two.
+func (s *laggingServer) merge(p *sim.Proc, c change, log bool) {
+	k := c.Object.Key()
+	if old, had := s.changes[k]; !c.newer(old, had) {
+		return
+	}
+	s.changes[k] = c
+	if log {
+		line, _ := json.Marshal(c)
+		s.wal.Append(append(line, '\n'))
+		s.wal.Sync(p)
+	}
+}
+
+func (s *laggingServer) serve(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+	switch m := req.(type) {
+	case Ping:
+		return nil, nil
+	case Lagged:
+		s.merge(p, m.Change, true)
+		return nil, nil
+	case Sync:
+		for _, c := range m.Changes {
+			s.merge(p, c, true)
+		}
+		return Sync{Changes: slices.Collect(maps.Values(s.changes))}, nil
+	case kube.GetRequest, kube.ListRequest:
+		if err := s.catchUp(p); err != nil {
+			return nil, err
+		}
+		return s.read(req)
+	case kube.WatchRequest:
+		return nil, kube.Unavailable("this cluster serves no watches")
+	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		return s.write(p, req)
+	}
+	return nil, fmt.Errorf("%s does not understand %T", s.self, req)
+}
+
+// catchUp asks the peer whether it is there before a read, and catches up
+// from it if it was away since the server last did.
+func (s *laggingServer) catchUp(p *sim.Proc) error {
+	if !s.inTouch {
+		return s.sync(p)
+	}
+	if _, err := p.Call(s.peer, Ping{}, pingTimeout); err != nil {
+		s.inTouch = false
+		return kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing reads until it has caught up", s.self, s.peer))
+	}
+	return nil
+}
+
+// sync hands the peer every change the server holds and keeps every newer
+// one the peer holds: once it has, the two hold the same.
+func (s *laggingServer) sync(p *sim.Proc) error {
+	reply, err := p.Call(s.peer, Sync{Changes: slices.Collect(maps.Values(s.changes))}, pingTimeout)
+	theirs, ok := reply.(Sync)
+	if err != nil || !ok {
+		return kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing reads until it has caught up", s.self, s.peer))
+	}
+	for _, c := range theirs.Changes {
+		s.merge(p, c, true)
+	}
+	s.inTouch = true
+	return nil
+}
+
+// keep asks the peer whether it is there every keepEvery, and catches up
+// from it once it is back: what the servers hold agrees once the faults are
+// over even if no one reads.
+func (s *laggingServer) keep(p *sim.Proc) {
+	for ; ; p.Sleep(keepEvery) {
+		if s.inTouch {
+			if _, err := p.Call(s.peer, Ping{}, pingTimeout); err != nil {
+				s.inTouch = false
+			}
+			continue
+		}
+		s.sync(p) //nolint:errcheck // again at the next beat
+	}
+}
+
+// read answers a Get or a List from the server's own changes.
+func (s *laggingServer) read(req any) (any, error) {
+	live := replica{}
+	for k, c := range s.changes {
+		if !c.Deleted {
+			live[k] = c.Object
+		}
+	}
+	switch q := req.(type) {
+	case kube.GetRequest:
+		if o, ok := live[q.Key]; ok {
+			return o, nil
+		}
+		return nil, kube.NotFound(q.Key)
+	default:
+		l := kube.List{Items: []kube.Object{}}
+		for _, c := range s.changes {
+			l.ResourceVersion = max(l.ResourceVersion, c.Object.ResourceVersion)
+		}
+		for _, o := range live {
+			if o.Kind == q.(kube.ListRequest).Kind {
+				l.Items = append(l.Items, o)
+			}
+		}
+		slices.SortFunc(l.Items, func(a, b kube.Object) int { return cmp.Compare(a.Key(), b.Key()) })
+		return l, nil
+	}
+}
+
+// write decides a write against the server's own changes, stamps it with
+// the time, logs it and acknowledges it: a create or an update at once,
+// sent on to the peer copyLag later; a delete once the peer has it too.
+// server-1 decides which names exist: server-2 hands it a create, a delete,
+// and an update of a name it does not hold yet, and keeps the answer.
+func (s *laggingServer) write(p *sim.Proc, req any) (any, error) {
+	if s.self == server2 && !s.holds(req) {
+		reply, err := forward(p, server1, req)
+		if o, ok := reply.(kube.Object); ok && err == nil {
+			_, deleted := req.(kube.DeleteRequest)
+			s.merge(p, change{Object: o, Deleted: deleted}, true) // it reads its own writes
+		}
+		return reply, err
+	}
+	s.mu.Lock(p)
+	var c change
+	var err error
+	switch q := req.(type) {
+	case kube.CreateRequest:
+		if old, ok := s.changes[q.Object.Key()]; ok && !old.Deleted {
+			err = kube.AlreadyExists(q.Object.Key())
+		}
+		c.Object = q.Object
+	case kube.UpdateRequest:
+		old, ok := s.changes[q.Object.Key()]
+		switch {
+		case !ok || old.Deleted:
+			err = kube.NotFound(q.Object.Key())
+		case q.Object.ResourceVersion != 0 && q.Object.ResourceVersion != old.Object.ResourceVersion:
+			err = kube.Conflict(q.Object.Key(), q.Object.ResourceVersion, old.Object.ResourceVersion)
+		}
+		c.Object = q.Object
+	case kube.DeleteRequest:
+		old, ok := s.changes[q.Key]
+		switch {
+		case !ok || old.Deleted:
+			err = kube.NotFound(q.Key)
+		case q.ResourceVersion != 0 && q.ResourceVersion != old.Object.ResourceVersion:
+			err = kube.Conflict(q.Key, q.ResourceVersion, old.Object.ResourceVersion)
+		}
+		c = change{Object: old.Object, Deleted: true}
+	}
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	c.Object.ResourceVersion = int64(p.Now()/time.Microsecond)*2 + s.index
+	if old, ok := s.changes[c.Object.Key()]; ok {
+		c.Object.ResourceVersion = max(c.Object.ResourceVersion, old.Object.ResourceVersion+2)
+	}
+	if c.Deleted {
+		// A delete waits for both servers: a name must not come back.
+		if _, err := p.Call(s.peer, Lagged{Change: c}, pingTimeout); err != nil {
+			if errors.Is(err, sim.ErrTimeout) { // the peer may hold it: so does this server, until they catch up
+				s.merge(p, c, true)
+				s.inTouch = false
+			}
+			s.mu.Unlock()
+			if errors.Is(err, sim.ErrTimeout) {
+				return nil, asAPIError(s.peer, err)
+			}
+			return nil, kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing deletes", s.self, s.peer))
+		}
+	}
+	s.merge(p, c, true)
+	s.mu.Unlock()
+	if !c.Deleted {
+		p.Go("send on", func(p *sim.Proc) {
+			for p.Sleep(copyLag); ; p.Sleep(retryCopy) {
+				if _, err := p.Call(s.peer, Lagged{Change: c}, pingTimeout); err == nil {
+					return
+				}
+			}
+		})
+	}
+	return c.Object, nil
+}
+
+// holds reports whether the server may decide req itself: an update of a
+// name it holds. server-1 decides everything else.
+func (s *laggingServer) holds(req any) bool {
+	u, ok := req.(kube.UpdateRequest)
+	if !ok {
+		return false
+	}
+	c, held := s.changes[u.Object.Key()]
+	return held && !c.Deleted
+}
