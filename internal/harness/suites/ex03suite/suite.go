@@ -5,9 +5,12 @@
 // the drill tells them apart.
 //
 // A world is one cluster of the zoo at one seed, with what the drill
-// concluded there. It fails when the drill could not run (ran), declared a
-// broken cluster healthy (missed) or reported a finding against a correct
-// one (falseAlarm). The checks count those worlds over the seeds (Tally):
+// concluded there. It fails when the drill could not run (ran), its
+// linearizability search ran out of its budget (undecided: no finding and
+// no pass, and the suite runs the drill no further), declared a broken
+// cluster healthy (missed) or reported a finding against a correct one
+// (falseAlarm); what the drill did, told with a miss, splits its writes by
+// server and by answer. The checks count those worlds over the seeds (Tally):
 //
 //   - catches-async-replication, catches-lost-write, catches-divergence,
 //     catches-degraded-mode: the drill returns a finding for that broken
@@ -41,7 +44,9 @@ package ex03suite
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -49,6 +54,7 @@ import (
 	"testing"
 	"time"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
@@ -75,8 +81,19 @@ func Run(t *testing.T, impl func(c *drill.Cluster) error) { chapter(impl).Run(t)
 // and the checks that count what impl concluded about them.
 func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 	worlds := map[string]scene.Build[*world]{}
+	var spent *world // the first world whose drill's search ran out of its budget
 	for _, cl := range slices.Concat(brokenClusters, correctClusters) {
-		worlds[cl.name] = func(seed int64) *world { return play(impl, cl, seed) }
+		worlds[cl.name] = func(seed int64) *world {
+			if spent != nil { // each search would spend its budget again, and the grader's time with it
+				s := scene.New(seed, cl.boot, scene.Servers(2))
+				return &world{Scene: s, cluster: cl, drill: drill.New(s.W, s.Servers...), after: spent}
+			}
+			w := play(impl, cl, seed)
+			if outOfBudget(w.finding) {
+				spent = &world{cluster: cl, finding: w.finding, Scene: &scene.Scene{Seed: seed}}
+			}
+			return w
+		}
 	}
 	return scene.Chapter[*world]{ID: "ex03", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		catches("catches-async-replication", asyncReplication, laggingCopy),
@@ -84,7 +101,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
-			Judges: []scene.Judge[*world]{missed, falseAlarm}, Tally: passesCorrect},
+			Judges: []scene.Judge[*world]{undecided, missed, falseAlarm}, Tally: passesCorrect},
 	}}
 }
 
@@ -98,6 +115,9 @@ type world struct {
 	drill    *drill.Cluster
 	finding  error  // what the drill returned: nil is "healthy"
 	panicked string // the drill itself panicked: the value and stack
+	// after is the world whose drill's search ran out of its budget first,
+	// when this world's drill was not run for that reason.
+	after *world
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
@@ -151,6 +171,41 @@ func ran(w *world) *suite.Failure {
 	return &f
 }
 
+// nameUndecided is the failure of a drill whose linearizability search
+// ran out of its budget: no finding, and no pass.
+const nameUndecided = "search-out-of-budget"
+
+// outOfBudget reports whether a drill's finding is check.Linearizable's
+// undecided verdict, in whatever words the drill wrapped it.
+func outOfBudget(finding error) bool {
+	return finding != nil && strings.Contains(finding.Error(), "the linearizability checker could not decide within")
+}
+
+// undecided judges a drill whose linearizability search ran out of its
+// budget: it proved nothing either way, so it is neither a finding against
+// a broken cluster nor a false alarm. Told with the budget, how many
+// requests the drill's clients sent, and what to do; a world the suite did
+// not run the drill in, after one that ran out, is told by that one.
+func undecided(w *world) *suite.Failure {
+	if w.after != nil {
+		return &suite.Failure{Name: nameUndecided, Clause: course.OneHistory, At: w.W.Now(),
+			Story: fmt.Sprintf("the suite ran your drill no further: its linearizability search ran out of its budget on the cluster %q (seed %d) and would again in every world",
+				w.after.cluster.name, w.after.Seed),
+			Details: "your drill's finding there, in full:\n" + indent(w.after.finding.Error())}
+	}
+	if !outOfBudget(w.finding) {
+		return nil
+	}
+	sent := len(calls(w))
+	secs := max(w.W.Now().Seconds(), 0.001)
+	return &suite.Failure{Name: nameUndecided, Clause: course.OneHistory, At: w.W.Now(),
+		Story: fmt.Sprintf("your drill's linearizability search ran out of its budget on the cluster %q: check.Linearizable gives the search %s of real time a call (check.DefaultTimeBound), "+
+			"and the history of the %d requests your drill's clients sent in %s of virtual time (%.0f a second) did not fit in it. "+
+			"An undecided search is no finding and no pass: record fewer operations where they meet (fewer clients writing one key, pauses between writes, a shorter run), or spread them over more keys",
+			w.cluster.name, check.DefaultTimeBound, sent, sim.FormatTime(w.W.Now()), float64(sent)/secs),
+		Details: "your drill's finding, in full:\n" + indent(w.finding.Error())}
+}
+
 // missed judges a broken cluster the drill declared healthy: what the
 // cluster does, and what the drill did in its world. The tally says on how
 // many seeds.
@@ -191,7 +246,7 @@ func falseAlarm(w *world) *suite.Failure {
 // cls on enough seeds, and cries wolf on no correct cluster.
 func catches(name string, cls ...cluster) scene.Check[*world] {
 	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
-		Judges: []scene.Judge[*world]{missed, falseAlarm},
+		Judges: []scene.Judge[*world]{undecided, missed, falseAlarm},
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
 			for _, out := range plays[:len(cls)] {
 				if f := broke(out); f != nil {
@@ -343,7 +398,7 @@ func describe(w *world) (string, time.Duration) {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "  writes sent: %d (%d while a fault was on)\n", writes, writesDuring)
+	fmt.Fprintf(&b, "  writes sent: %d (%d while a fault was on)%s\n", writes, writesDuring, writeOutcomes(w))
 	fmt.Fprintf(&b, "  reads sent: %d (%d while a fault was on)", reads, readsDuring)
 	if len(readBy) > 0 {
 		var parts []string
@@ -366,6 +421,51 @@ func describe(w *world) (string, time.Duration) {
 		focus = w.W.Now()
 	}
 	return b.String(), focus
+}
+
+// writeOutcomes splits the drill's writes by the server they were sent to
+// and by what came back: ", to server-1 8 (6 ok, 2 timed out), to server-2
+// 0", so a drill whose first write failed, or whose writes all went to a
+// server that was cut off, sees it.
+func writeOutcomes(w *world) string {
+	by := map[sim.NodeID]map[string]int{}
+	for _, c := range calls(w) {
+		if !isWrite(c.req) {
+			continue
+		}
+		if by[c.server] == nil {
+			by[c.server] = map[string]int{}
+		}
+		var se kube.StatusError
+		switch {
+		case c.ok:
+			by[c.server]["ok"]++
+		case c.answered < 0:
+			by[c.server]["no answer in time"]++
+		case errors.As(c.err, &se):
+			by[c.server][se.Reason]++
+		case errors.Is(c.err, sim.ErrNodeDown):
+			by[c.server]["server down"]++
+		case errors.Is(c.err, sim.ErrUnreachable):
+			by[c.server]["server not serving"]++
+		default:
+			by[c.server]["failed"]++
+		}
+	}
+	var parts []string
+	for _, id := range w.drill.Servers() {
+		n, outs := 0, []string{}
+		for _, out := range slices.Sorted(maps.Keys(by[id])) {
+			n += by[id][out]
+			outs = append(outs, fmt.Sprintf("%d %s", by[id][out], out))
+		}
+		part := fmt.Sprintf("to %s %d", id, n)
+		if n > 0 {
+			part += " (" + strings.Join(outs, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return ", " + strings.Join(parts, ", ")
 }
 
 func firstLine(s string) string {

@@ -314,3 +314,42 @@ func TestADrillThatAuditsTooSoonIsToldItAskedTooSoon(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Regexp(t, `; your drill asked server-2 for deployments/web \(which it wrote through server-2 while server-1 was cut off\) only \d+(\.\d)?ms after the last fault was over, was not answered, and never asked again once the faults were well over, and declared it healthy$`, f.Story)
 }
+
+// A drill whose linearizability search runs out of its budget is told so,
+// with the budget and what its clients sent, as a failure of its own: not a
+// catch on a broken cluster, not a false alarm. The suite runs it no
+// further, and says why in the worlds it skipped.
+func TestADrillWhoseSearchRunsOutOfBudgetIsToldSo(t *testing.T) {
+	runs := 0
+	slow := func(c *drill.Cluster) error {
+		runs++
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			kube.NewClient(p, all[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // counted
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		return errors.New("undecided: the linearizability checker could not decide within 5s whether 900 operations on 1 keys form one history")
+	}
+	f := tally(t, slow, "catches-async-replication")
+	require.NotNil(t, f)
+	assert.Equal(t, nameUndecided, f.Name)
+	assert.Regexp(t, `^your drill's linearizability search ran out of its budget on the cluster "asynchronous replication": `+
+		`check.Linearizable gives the search 5s of real time a call \(check.DefaultTimeBound\), and the history of the 1 requests your drill's clients sent in [\d.]+ms of virtual time`, f.Story)
+	assert.Contains(t, f.Story, "An undecided search is no finding and no pass")
+	assert.Equal(t, 1, runs, "the suite runs the drill no further")
+
+	ch := chapter(slow)
+	require.NotNil(t, ch.Verdict("passes-correct-clusters", oneStore.name, 1))
+	f = ch.Verdict("passes-correct-clusters", syncReplication.name, 2)
+	require.NotNil(t, f)
+	assert.Equal(t, nameUndecided, f.Name)
+	assert.Equal(t, 2, runs, "once per chapter")
+	assert.Equal(t, `the suite ran your drill no further: its linearizability search ran out of its budget on the cluster "one store behind both servers" (seed 1) and would again in every world`, f.Story)
+
+	w := play(writesThenReadsBack(1), laggingCopy, 1)
+	assert.Nil(t, undecided(w), "a finding is not an undecided search")
+	did, _ := describe(w)
+	assert.Contains(t, did, "writes sent: 2 (0 while a fault was on), to server-1 2 (2 ok), to server-2 0\n")
+}
