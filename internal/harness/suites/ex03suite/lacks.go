@@ -104,6 +104,22 @@ func isWrite(req any) bool {
 	return false
 }
 
+// neverAcknowledged: not one of the drill's writes was acknowledged (what
+// they were answered, describe tells); a broken cluster shows nothing to a
+// drill that changed nothing.
+func neverAcknowledged(w *world) string {
+	n := 0
+	for _, c := range calls(w) {
+		if isWrite(c.req) {
+			n++
+		}
+	}
+	if n == 0 {
+		return "never sent a write"
+	}
+	return fmt.Sprintf("never had one of its %d writes acknowledged (what each server answered is below), so it changed nothing a cluster could lose or disagree on", n)
+}
+
 // lacksWriteThroughServer2: writes through server-1 only.
 func lacksWriteThroughServer2(w *world) string {
 	if slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.server == server2 }) {

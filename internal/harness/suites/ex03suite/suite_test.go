@@ -243,12 +243,20 @@ func TestALaggingCopyShowsOnlyToAReadFromTheOtherServer(t *testing.T) {
 		"within 150ms of its acknowledgement, and declared it healthy"), f.Story)
 }
 
-// A drill that only crashes servers is told so when it misses the cluster
-// that loses writes, and a drill that never crashes server-1 is told that;
-// one that cut a server off and crashed server-1 is told neither.
+// A drill that writes and only crashes servers is told so when it misses
+// the cluster that loses writes, and a drill that never crashes server-1 is
+// told that; one that cut a server off and crashed server-1 is told
+// neither.
 func TestTheLostWriteClusterSaysWhichFaultTheDrillNeverInjected(t *testing.T) {
 	faults := func(inject func(c *drill.Cluster)) func(c *drill.Cluster) error {
-		return func(c *drill.Cluster) error { inject(c); return c.Run(time.Second) }
+		return func(c *drill.Cluster) error {
+			inject(c)
+			c.Client("writer", func(p *sim.Proc) {
+				p.Sleep(50 * time.Millisecond) // once the servers serve
+				kube.NewClient(p, c.Servers()[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // one write, acknowledged
+			})
+			return c.Run(time.Second)
+		}
 	}
 	all := []sim.NodeID{server1, server2}
 	crashes := faults(func(c *drill.Cluster) {
@@ -352,4 +360,25 @@ func TestADrillWhoseSearchRunsOutOfBudgetIsToldSo(t *testing.T) {
 	assert.Nil(t, undecided(w), "a finding is not an undecided search")
 	did, _ := describe(w)
 	assert.Contains(t, did, "writes sent: 2 (0 while a fault was on), to server-1 2 (2 ok), to server-2 0\n")
+}
+
+// A drill none of whose writes was acknowledged is told that first, on
+// any broken cluster, with what each server answered in its details.
+func TestADrillThatHadNoWriteAcknowledgedIsToldSo(t *testing.T) {
+	updatesOnly := func(c *drill.Cluster) error {
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			kube.NewClient(p, all[0]).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2}) //nolint:errcheck // NotFound: never created
+		})
+		return c.Run(time.Second)
+	}
+	f := missed(play(updatesOnly, asyncReplication, 1))
+	require.NotNil(t, f)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill never had one of its 1 writes acknowledged (what each server answered is below), "+
+		"so it changed nothing a cluster could lose or disagree on, and declared it healthy"), f.Story)
+	assert.Contains(t, f.Details, "writes sent: 1 (0 while a fault was on), to server-1 1 (1 NotFound), to server-2 0\n")
+
+	f = missed(play(writesThenReadsBack(0), laggingCopy, 1))
+	require.NotNil(t, f)
+	assert.NotContains(t, f.Story, "never had one of its")
 }
