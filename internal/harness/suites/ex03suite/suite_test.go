@@ -252,7 +252,7 @@ func TestTheLostWriteClusterSaysWhichFaultTheDrillNeverInjected(t *testing.T) {
 		return func(c *drill.Cluster) error {
 			inject(c)
 			c.Client("writer", func(p *sim.Proc) {
-				p.Sleep(50 * time.Millisecond) // once the servers serve
+				p.Sleep(50 * time.Millisecond)                                                                       // once the servers serve
 				kube.NewClient(p, c.Servers()[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // one write, acknowledged
 			})
 			return c.Run(time.Second)
