@@ -131,9 +131,9 @@ type laggingServer struct {
 // bootLagging: each server keeps the latest change to every key on its own
 // disk; a create or an update is acknowledged once the server that took it
 // logged it, and sent on copyLag later (again until it arrives); a delete
-// waits for the other server too; server-1 decides which names exist. Reads are answered from the server's own
-// changes once it has asked the other whether it is there, and caught up
-// from it if it was away.
+// waits for the other server too; server-1 decides which names exist.
+// Reads are answered from the server's own changes once it has asked the
+// other whether it is there, and caught up from it if it was away.
 func bootLagging(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	s := &laggingServer{self: self, peer: peerOf(self), changes: map[string]change{}, wal: p.Disk().Open("wal"), mu: sim.Mutex{Name: "lagging"}}
 	if self == server2 {

@@ -24,8 +24,9 @@
 //     which most reading shows, and a lagging copy whose servers each read
 //     their own writes, refuse while the other is away and agree in the
 //     end, which only a read of a write from the server that did not take
-//     it, soon after, shows. catches-lost-write plays two broken clusters and must
-//     catch each: the one that loses writes when server-1 goes down, and
+//     it, soon after, shows. catches-lost-write plays two broken clusters
+//     and must catch each: the one that loses writes when server-1 goes
+//     down, and
 //     one that acknowledges writes through server-2 before server-1 has
 //     them, which only a drill that writes through server-2 sees; its
 //     story says what the drill never did (lacks.go), as the lagging
