@@ -45,38 +45,65 @@ var laggingCopy = cluster{
 	boot:  bootLagging,
 }
 
-// lacksReadFromTheOther: no client that had a create or an update
-// acknowledged read the key back from the other server, and had an answer,
-// within copyLag of the acknowledgement. (A read by another client, say one
-// at the end of a fault, that the other server answered once it had caught
-// up, shows nothing; and a drill that reads back through other clients is
-// told the generic story.)
+// lacksReadFromTheOther says what the drill did not do with server-1's
+// writes, the ones that reach server-2 late (server-2 hands its creates to
+// server-1 at once): it read one back from server-2 in time and got the old
+// value, and never held the answers against one history; it sent such
+// reads and had none answered; or it never sent one. "" when it read one
+// back in time and was answered with the write.
 func lacksReadFromTheOther(w *world) string {
 	cs := calls(w)
-	writes, sent := 0, 0 // acknowledged writes; reads of them sent to the other server in time
+	var ws []*call // server-1's acknowledged creates and updates
 	for _, u := range cs {
-		if !u.ok || (!isCreate(u.req) && !isUpdate(u.req)) {
-			continue
+		if u.ok && u.server == server1 && (isCreate(u.req) || isUpdate(u.req)) {
+			ws = append(ws, u)
 		}
-		writes++
+	}
+	// in is the reads of u's key from server-2 within copyLag of u.
+	in := func(u *call) []*call {
+		var out []*call
 		for _, r := range cs {
-			if r.client != u.client || r.server == u.server || r.at < u.answered || r.at >= u.answered+copyLag || !reads(r.req, keyOf(u.req)) {
-				continue
+			if r.server == server2 && r.at >= u.answered && r.at < u.answered+copyLag && reads(r.req, keyOf(u.req)) {
+				out = append(out, r)
 			}
-			if r.ok || errors.Is(r.err, kube.ErrNotFound) {
+		}
+		return out
+	}
+	for _, u := range ws {
+		wrote, _ := u.reply.(kube.Object)
+		for _, r := range in(u) {
+			got, isObj := r.reply.(kube.Object)
+			if errors.Is(r.err, kube.ErrNotFound) || r.ok && isObj && got.ResourceVersion < wrote.ResourceVersion {
+				saw := "nothing (NotFound)"
+				if r.ok {
+					saw = got.String()
+				}
+				return fmt.Sprintf("read %s from server-2 at %s and got %s, %s after server-1 had acknowledged %s to %s: "+
+					"two answers no single history explains, which it never held against one",
+					keyOf(u.req), sim.FormatTime(r.at), saw, sim.FormatTime(r.at-u.answered), wrote, u.client)
+			}
+		}
+	}
+	sent := 0 // reads of server-1's writes from server-2 in time, by their writer, unanswered
+	for _, u := range ws {
+		for _, r := range in(u) {
+			switch {
+			case r.client != u.client:
+			case r.ok:
 				return ""
+			default:
+				sent++
 			}
-			sent++
 		}
 	}
 	switch {
-	case writes == 0:
-		return "never had a create or an update acknowledged"
+	case len(ws) == 0:
+		return "never had a create or an update acknowledged by server-1"
 	case sent > 0:
-		return fmt.Sprintf("sent %d reads of its acknowledged writes to the other server within %s of the acknowledgement, "+
-			"but had none of them answered (it gave up on each, or was refused: that server asks its peer before it answers)", sent, copyLag)
+		return fmt.Sprintf("sent %d reads of server-1's acknowledged writes to server-2 within %s of the acknowledgement, "+
+			"but had none of them answered (it gave up on each, or was refused: server-2 asks server-1 before it answers)", sent, copyLag)
 	}
-	return fmt.Sprintf("never read one of its %d acknowledged writes back from the other server, the one that did not take it, within %s of its acknowledgement", writes, copyLag)
+	return fmt.Sprintf("never read one of the %d writes server-1 acknowledged back from server-2 within %s of its acknowledgement", len(ws), copyLag)
 }
 
 func isCreate(req any) bool { _, ok := req.(kube.CreateRequest); return ok }
