@@ -38,7 +38,8 @@ var laggingCopy = cluster{
 	name:   "a lagging copy",
 	broken: true,
 	does: fmt.Sprintf("lets each server take a create or an update into its own copy and acknowledge it at once, and sends it to the other server %s later, "+
-		"so for that long the other server answers reads with the old value (server-1 decides which names exist: server-2 hands it creates, deletes and updates of names it does not hold yet, and keeps the answer); "+
+		"so for that long the other server answers reads with the old value (server-1 decides which names exist: server-2 hands it creates and updates of names it does not hold yet, keeps the answer, "+
+		"and server-1 shows them only that much later; deletes wait for both servers); "+
 		"a server reads its own writes, refuses reads while the other server is away and catches up from it before it answers again, "+
 		"and once the faults are over the two hold the same thing", copyLag),
 	lacks: lacksReadFromTheOther,
@@ -150,6 +151,7 @@ type laggingServer struct {
 	self, peer sim.NodeID
 	index      int64 // 0 for server-1, 1 for server-2: the stamps never tie
 	changes    map[string]change
+	shown      map[string]shown // server-1: writes server-2 handed it, not shown yet
 	wal        *sim.File
 	mu         sim.Mutex // one write at a time decides against what the server holds
 	inTouch    bool      // it has caught up from the peer since it booted or last failed to reach it
@@ -162,7 +164,7 @@ type laggingServer struct {
 // Reads are answered from the server's own changes once it has asked the
 // other whether it is there, and caught up from it if it was away.
 func bootLagging(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
-	s := &laggingServer{self: self, peer: peerOf(self), changes: map[string]change{}, wal: p.Disk().Open("wal"), mu: sim.Mutex{Name: "lagging"}}
+	s := &laggingServer{self: self, peer: peerOf(self), changes: map[string]change{}, shown: map[string]shown{}, wal: p.Disk().Open("wal"), mu: sim.Mutex{Name: "lagging"}}
 	if self == server2 {
 		s.index = 1
 	}
@@ -206,29 +208,26 @@ func (s *laggingServer) serve(p *sim.Proc, from sim.NodeID, req any) (any, error
 		}
 		return Sync{Changes: slices.Collect(maps.Values(s.changes))}, nil
 	case kube.GetRequest, kube.ListRequest:
-		if err := s.catchUp(p); err != nil {
-			return nil, err
+		if !s.inTouch {
+			if err := s.sync(p); err != nil {
+				return nil, err
+			}
+			return s.read(req)
 		}
-		return s.read(req)
+		// The answer is what the server held when the read arrived; it
+		// only asks the peer whether it is there before it sends it.
+		reply, err := s.read(req)
+		if _, perr := p.Call(s.peer, Ping{}, pingTimeout); perr != nil {
+			s.inTouch = false
+			return nil, kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing reads until it has caught up", s.self, s.peer))
+		}
+		return reply, err
 	case kube.WatchRequest:
 		return nil, kube.Unavailable("this cluster serves no watches")
 	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return s.write(p, req)
+		return s.write(p, from, req)
 	}
 	return nil, fmt.Errorf("%s does not understand %T", s.self, req)
-}
-
-// catchUp asks the peer whether it is there before a read, and catches up
-// from it if it was away since the server last did.
-func (s *laggingServer) catchUp(p *sim.Proc) error {
-	if !s.inTouch {
-		return s.sync(p)
-	}
-	if _, err := p.Call(s.peer, Ping{}, pingTimeout); err != nil {
-		s.inTouch = false
-		return kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing reads until it has caught up", s.self, s.peer))
-	}
-	return nil
 }
 
 // sync hands the peer every change the server holds and keeps every newer
@@ -242,8 +241,40 @@ func (s *laggingServer) sync(p *sim.Proc) error {
 	for _, c := range theirs.Changes {
 		s.merge(p, c, true)
 	}
-	s.inTouch = true
+	s.inTouch, s.shown = true, map[string]shown{} // caught up: it shows everything it holds
 	return nil
+}
+
+// shown is what server-1's reads show for a key instead of what it holds,
+// while a write server-2 handed it is not yet to be seen there: the change
+// before it (had: there was one), until copyLag after the change at until.
+type shown struct {
+	c     change
+	had   bool
+	until int64
+}
+
+// hide keeps a write that server-2 handed server-1 out of server-1's reads
+// for copyLag, as though it had reached server-1 the way every other write
+// reaches the other server; server-1's own writes show at once.
+func (s *laggingServer) hide(p *sim.Proc, from sim.NodeID, c change, old change, had bool) {
+	k := c.Object.Key()
+	if from != s.peer || c.Deleted { // a delete waits for both servers: it shows at once
+		delete(s.shown, k)
+		return
+	}
+	prev, hiding := s.shown[k]
+	if !hiding {
+		prev = shown{c: old, had: had}
+	}
+	prev.until = c.Object.ResourceVersion
+	s.shown[k] = prev
+	p.Go("show", func(p *sim.Proc) {
+		p.Sleep(copyLag)
+		if s.shown[k].until == c.Object.ResourceVersion {
+			delete(s.shown, k)
+		}
+	})
 }
 
 // keep asks the peer whether it is there every keepEvery, and catches up
@@ -265,6 +296,12 @@ func (s *laggingServer) keep(p *sim.Proc) {
 func (s *laggingServer) read(req any) (any, error) {
 	live := replica{}
 	for k, c := range s.changes {
+		if h, hidden := s.shown[k]; hidden {
+			c = h.c
+			if !h.had {
+				continue
+			}
+		}
 		if !c.Deleted {
 			live[k] = c.Object
 		}
@@ -294,8 +331,10 @@ func (s *laggingServer) read(req any) (any, error) {
 // the time, logs it and acknowledges it: a create or an update at once,
 // sent on to the peer copyLag later; a delete once the peer has it too.
 // server-1 decides which names exist: server-2 hands it a create, a delete,
-// and an update of a name it does not hold yet, and keeps the answer.
-func (s *laggingServer) write(p *sim.Proc, req any) (any, error) {
+// and an update of a name it does not hold yet, and keeps the answer; the
+// write then shows in server-1's reads only copyLag later (hide), as any
+// write reaches the other server, except a delete.
+func (s *laggingServer) write(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 	if s.self == server2 && !s.holds(req) {
 		reply, err := forward(p, server1, req)
 		if o, ok := reply.(kube.Object); ok && err == nil {
@@ -354,7 +393,9 @@ func (s *laggingServer) write(p *sim.Proc, req any) (any, error) {
 			return nil, kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing deletes", s.self, s.peer))
 		}
 	}
+	old, had := s.changes[c.Object.Key()]
 	s.merge(p, c, true)
+	s.hide(p, from, c, old, had)
 	s.mu.Unlock()
 	if !c.Deleted {
 		p.Go("send on", func(p *sim.Proc) {
