@@ -473,8 +473,8 @@ func TestAFollowerThatAppendsPastAGapIsTold(t *testing.T) {
 
 // stallWorld is a burst of one write whose entry 1 the leader appended to
 // its log: synced and sent to both followers with a call timeout of
-// timeout over links of 380–400ms, or, with timeout 0, neither synced nor
-// sent.
+// timeout over links of 380–400ms; with timeout 0, neither synced nor
+// sent; with a negative timeout, synced and not sent.
 func stallWorld(t *testing.T, timeout time.Duration) *world {
 	w := judged(t, 3)
 	w.burst = burst{link: peerLink, clients: 1, writes: 1, start: 1000 * ms}
@@ -492,6 +492,10 @@ func stallWorld(t *testing.T, timeout time.Duration) *world {
 				return
 			}
 			f.Sync(p)
+			if timeout < 0 {
+				p.Sleep(4 * time.Second)
+				return
+			}
 			for _, to := range w.Servers[1:] {
 				p.Go("append to "+string(to), func(p *sim.Proc) {
 					p.Call(to, Append{Prev: 0, Entries: []ex08suite.Entry{webAt(1, 1)}}, timeout)
@@ -516,13 +520,18 @@ func stallWorld(t *testing.T, timeout time.Duration) *world {
 func TestAStalledBurstIsToldByWhatTheLeaderDid(t *testing.T) {
 	f := stalled(stallWorld(t, 0))
 	require.NotNil(t, f)
-	assert.Equal(t, "write-stalled", f.Name)
+	assert.Equal(t, "entry-left-in-the-log", f.Name)
 	assert.Contains(t, f.Story, "the leader appended entry 1 (scale deployments/web to 1) to its log and, to the end of the run at 5000ms, "+
 		"neither synced it to its own disk nor sent it to a follower: only 0 of 1 writes were acknowledged")
 
+	f = stalled(stallWorld(t, -1))
+	require.NotNil(t, f)
+	assert.Equal(t, "entry-never-sent", f.Name)
+	assert.Contains(t, f.Story, "the leader appended entry 1 (scale deployments/web to 1) to its log and synced it to its own disk, and to the end of the run at 5000ms never sent it to a follower")
+
 	f = stalled(stallWorld(t, 100*ms))
 	require.NotNil(t, f)
-	assert.Equal(t, "write-stalled", f.Name)
+	assert.Equal(t, "append-given-up-too-soon", f.Name)
 	assert.Regexp(t, `^the leader sent entry 1 \(scale deployments/web to 1\) to server-2 in an Append of entry 1 at 10[0-9.]+ms `+
 		`and gave up waiting for the answer at 11[0-9.]+ms, 100ms later, while a round trip between servers takes up to 800ms; `+
 		`server-2 sent its answer at [0-9.]+ms, 3[89][0-9.]+ms after the Append left, to a leader that had stopped waiting for it\. `+

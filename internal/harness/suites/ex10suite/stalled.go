@@ -15,9 +15,10 @@ import (
 // stalled tells a burst whose writes were not all acknowledged, with every
 // server up and connected, by what the leader did with the first entry of
 // its log that no client heard yes for: it never synced it nor sent it to a
-// follower (nothing set its syncer and senders going), it synced it and
-// never sent it, or every Append that carried it was given up before a
-// round trip could bring its answer. Ahead of missing, which sees only
+// follower, nothing set its syncer and senders going
+// (entry-left-in-the-log); it synced it and never sent it
+// (entry-never-sent); or every Append that carried it was given up before a
+// round trip could bring its answer (append-given-up-too-soon). Ahead of missing, which sees only
 // that writes went unanswered; nil when the leader did none of those.
 func stalled(w *world) *suite.Failure {
 	if len(w.missing) == 0 && w.done == w.clients {
@@ -62,13 +63,15 @@ func stalled(w *world) *suite.Failure {
 			}
 		}
 	}
-	var story string
+	var name, story string
 	switch {
 	case !synced && len(carried) == 0:
+		name = "entry-left-in-the-log"
 		story = fmt.Sprintf("the leader appended %s to its log and, to the end of the run at %s, neither synced it to its own disk nor sent it to a follower: "+
 			"%s. Appending an entry must set going whatever syncs the log and sends it on; a write that appends and waits for a commit nothing will bring waits for good",
 			change, suite.FormatTime(w.W.Now()), unanswered)
 	case len(carried) == 0:
+		name = "entry-never-sent"
 		story = fmt.Sprintf("the leader appended %s to its log and synced it to its own disk, and to the end of the run at %s never sent it to a follower: "+
 			"%s. An entry synced on the leader must be sent on; a write waits for a majority that never hears of it",
 			change, suite.FormatTime(w.W.Now()), unanswered)
@@ -88,6 +91,7 @@ func stalled(w *world) *suite.Failure {
 			return nil
 		}
 		first := carried[0]
+		name = "append-given-up-too-soon"
 		gaveUp, answer := w.gaveUp(to[0], first)
 		late := ""
 		if answer > 0 {
@@ -99,7 +103,7 @@ func stalled(w *world) *suite.Failure {
 			change, to[0], first.msg.entries(), suite.FormatTime(first.at), suite.FormatTime(gaveUp), suite.FormatTime(gaveUp-first.at),
 			suite.FormatTime(2*w.link.Max), late, len(carried), n, names(slices.Compact(slices.Sorted(slices.Values(to)))), timedOut, unanswered)
 	}
-	return &suite.Failure{Name: "write-stalled", Clause: course.AgreementFirst, At: w.W.Now(), Story: story,
+	return &suite.Failure{Name: name, Clause: course.AgreementFirst, At: w.W.Now(), Story: story,
 		Details: strings.Join(w.missing, "\n")}
 }
 
