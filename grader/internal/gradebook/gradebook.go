@@ -66,7 +66,8 @@ type Cell struct {
 	First  string // for a chapter that does not pass: its first failure or problem, one line
 }
 
-// Read reads one report. Its error says what is wrong with the file, not
+// Read reads one report. A file that is not JSON at all is a note saying
+// why there is no report, and its first line is the error. Its error says what is wrong with the file, not
 // which file it is: the caller knows.
 func Read(path string) (*render.JSONReport, error) {
 	data, err := os.ReadFile(path)
@@ -76,6 +77,12 @@ func Read(path string) (*render.JSONReport, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if text := strings.TrimSpace(string(data)); text != "" && !strings.HasPrefix(text, "{") {
+		// A note in place of a report (the roster workflow writes one when
+		// a student's repository could not be checked out or graded): its
+		// first line is the problem.
+		return nil, errors.New(oneLine(text))
 	}
 	var rep render.JSONReport
 	if err := json.Unmarshal(data, &rep); err != nil {

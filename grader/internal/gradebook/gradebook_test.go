@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +77,7 @@ func scan(o string, points *int) bool {
 	return err == nil
 }
 
-// A class of ten: each student's report is a grade.json in a folder named
+// A class of ten, and one more whose grading failed: each student's report is a grade.json in a folder named
 // for the student, as the roster workflow's artifacts download (grade-NAME),
 // or NAME.json; one graded only two chapters; one report is not a report.
 // The gradebook reads them all into one table, per chapter and per clause
@@ -95,15 +96,19 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 		"late/ivy/grade.json":     report("ivy", "fail 6", "fail 6", "fail 6"),
 		"grade-jo/grade.json":     nil, // the download failed half way
 		"grade-jo/notes.txt":      nil,
+		"grade-kim/grade.json":    nil, // the roster workflow's note: no report
 		".cache/stray/grade.json": nil,
 	}
 	for path, rep := range class {
 		full := filepath.Join(dir, path)
 		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
 		var b bytes.Buffer
-		if rep != nil {
+		switch {
+		case rep != nil:
 			require.NoError(t, render.JSON(&b, rep))
-		} else {
+		case strings.Contains(path, "kim"):
+			b.WriteString("no report: github.com/course/onehistory-kim could not be checked out\n(see the run's log)\n")
+		default:
 			b.WriteString(`{"schema": "onehistory.grader/v1", "chapt`)
 		}
 		require.NoError(t, os.WriteFile(full, b.Bytes(), 0o644))
@@ -111,7 +116,7 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 
 	files, err := Find(dir)
 	require.NoError(t, err)
-	require.Len(t, files, 10, "every grade.json and top-level .json, nothing in hidden folders: %v", files)
+	require.Len(t, files, 11, "every grade.json and top-level .json, nothing in hidden folders: %v", files)
 	var book Book
 	for _, f := range files {
 		rep, err := Read(f)
@@ -126,7 +131,7 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 	for _, s := range book.Students {
 		names = append(names, s.Name)
 	}
-	assert.Equal(t, []string{"ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal", "ivy", "jo"}, names)
+	assert.Equal(t, []string{"ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal", "ivy", "jo", "kim"}, names)
 	assert.Equal(t, []Chapter{{"ex01", "One memory", 10}, {"ex02", "The 2:14 a.m. page", 10}, {"ex04", "The write that arrived late", 12}}, book.Chapters)
 
 	bo := book.Students[1]
@@ -143,6 +148,7 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 	assert.Equal(t, Score{20, 20}, Score{gus.Points, gus.Max})
 	assert.Equal(t, "", gus.Cells["ex04"].Text(), "a chapter gus's report did not grade has no cell")
 	assert.Contains(t, book.Students[9].Problem, "not a grader report")
+	assert.Equal(t, "no report: github.com/course/onehistory-kim could not be checked out", book.Students[10].Problem)
 
 	var md bytes.Buffer
 	require.NoError(t, book.Markdown(&md))
@@ -152,7 +158,7 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 	require.NoError(t, book.CSV(&c))
 	rows, err := csv.NewReader(&c).ReadAll()
 	require.NoError(t, err)
-	require.Len(t, rows, 11)
+	require.Len(t, rows, 12)
 	assert.Equal(t, []string{"student", "repository", "commit", "course_commit", "time", "points", "max",
 		"ex01", "ex02", "ex04", "clause 1", "clause 1 max", "clause 2", "clause 2 max", "clause 3", "clause 3 max",
 		"ex01 status", "ex01 first failure", "ex02 status", "ex02 first failure", "ex04 status", "ex04 first failure", "problem"}, rows[0])
