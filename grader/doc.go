@@ -26,11 +26,14 @@
 // no package-level state, no wall clock, no go statements, nothing beyond
 // the node, not the harness's own answer...) and refuses a chapter that
 // breaks one; `grader vet` shows the same without grading. Then it builds
-// every chapter's test binary,
+// every chapter's test binary with one go command,
 //
-//	go test -c -o <tmp>/ex03.test -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex03-.../
+//	go test -c -json -o .onehistory/build/exercises/ -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex01-.../ ./exercises/ex02-.../ ...
 //
-// at most GOMAXPROCS at once, and only once all are built runs them, each
+// which compiles what the chapters share once, links only the chapters
+// whose code changed since the last run, and tells each chapter's compile
+// errors apart (a chapter it cannot account for is built again on its
+// own), and only once all are built runs them, each
 // in a process group of its own, so that one chapter's code cannot change
 // how another is built, and one chapter's crash or hang costs that chapter
 // and nothing else. The overlay puts the registry's own thin test file in
