@@ -118,6 +118,8 @@ type JSONClause struct {
 	Title    string `json:"title"`
 	Passing  int    `json:"passing"`  // chapters exercising it that pass
 	Chapters int    `json:"chapters"` // chapters exercising it
+	Points   int    `json:"points"`   // points earned in the chapters exercising it
+	Max      int    `json:"max"`      // points possible in them
 }
 
 // JSON writes the report as one indented JSON document.
@@ -170,7 +172,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 		out.Chapters = append(out.Chapters, jc)
 	}
 	for _, c := range rep.Clauses {
-		out.Clauses = append(out.Clauses, JSONClause{Clause: int(c.Clause), Title: c.Clause.Title(), Passing: c.Passing, Chapters: c.Chapters})
+		out.Clauses = append(out.Clauses, JSONClause{Clause: int(c.Clause), Title: c.Clause.Title(), Passing: c.Passing, Chapters: c.Chapters, Points: c.Points, Max: c.Max})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -131,16 +131,16 @@ func TestJUnit(t *testing.T) {
 }
 
 // The tally behind every renderer: points add up, and a clause counts the
-// chapters that exercise it.
+// chapters that exercise it and their points.
 func TestTheClassTallies(t *testing.T) {
 	rep := class()
 	assert.Equal(t, 13, rep.Points)
 	assert.Equal(t, 50, rep.Max)
 	assert.Equal(t, 1, rep.Passing)
 	assert.Equal(t, []result.ClauseTotal{
-		{Clause: course.OneHistory, Passing: 1, Chapters: 4},
-		{Clause: course.DurableAgreement, Passing: 0, Chapters: 1},
-		{Clause: course.AgreementFirst, Passing: 0, Chapters: 1},
+		{Clause: course.OneHistory, Passing: 1, Chapters: 4, Points: 10, Max: 40},
+		{Clause: course.DurableAgreement, Passing: 0, Chapters: 1, Points: 3, Max: 10},
+		{Clause: course.AgreementFirst, Passing: 0, Chapters: 1, Points: 0, Max: 10},
 	}, rep.Clauses)
 }
 

@@ -98,6 +98,8 @@ type ClauseTotal struct {
 	Clause   course.Clause
 	Passing  int // chapters exercising the clause that pass
 	Chapters int // chapters exercising the clause
+	Points   int // points earned in the chapters exercising the clause
+	Max      int // points possible in them
 }
 
 // Collection says where the exercise files graded came from, when grader
@@ -145,7 +147,8 @@ type Report struct {
 }
 
 // Tally fills in the totals from the chapters: points, passing chapters and
-// the per-clause counts. Only clauses some graded chapter exercises appear.
+// the per-clause counts and points (a chapter's points count for every
+// clause it exercises). Only clauses some graded chapter exercises appear.
 func (r *Report) Tally() {
 	r.Points, r.Max, r.Passing = 0, 0, 0
 	r.Clauses = nil
@@ -162,6 +165,8 @@ func (r *Report) Tally() {
 			for _, c := range ch.Clauses {
 				if c == k {
 					t.Chapters++
+					t.Points += ch.Points
+					t.Max += ch.Max
 					if ch.Status == Pass {
 						t.Passing++
 					}
