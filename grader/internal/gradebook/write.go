@@ -193,6 +193,7 @@ var page = template.Must(template.New("gradebook").Funcs(template.FuncMap{
 	"clause": func(s Student, n int) Score { return s.Clauses[n] },
 	"total":  func(s Student) Score { return Score{s.Points, s.Max} },
 	"dash":   orDash,
+	"whose":  func(s Student) string { return strings.TrimSpace(s.Repository + " " + s.Commit) },
 	"span":   func(b *Book) int { return len(b.Chapters) + len(b.Clauses) + 1 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -212,6 +213,7 @@ td.first { white-space: normal; max-width: 60em; }
 td.pass { background: #dff3e2; }
 td.fail { background: #fde2d6; }
 td.error, td.timeout, td.unread { background: #f7d4dc; }
+td.unread { text-align: left; }
 td.not-started { background: #eceef2; color: #666; }
 ul.clauses { margin: 0 0 1em; padding-left: 1.2em; color: #333; }
 </style>
@@ -225,7 +227,7 @@ ul.clauses { margin: 0 0 1em; padding-left: 1.2em; color: #333; }
 <tbody>
 {{- $b := .Book}}
 {{- range $s := .Students}}
-<tr><td class="name" title="{{$s.Repository}} {{$s.Commit}}">{{$s.Name}}</td>
+<tr><td class="name"{{with whose $s}} title="{{.}}"{{end}}>{{$s.Name}}</td>
 {{- if $s.Problem}}<td class="unread" colspan="{{span $b}}">unread: {{$s.Problem}}</td>
 {{- else}}<td>{{(total $s).Text}}</td>
 {{- range $b.Chapters}}{{$c := cell $s .ID}}<td class="{{$c.Status}}"{{with $c.First}} title="{{.}}"{{end}}>{{dash $c.Text}}</td>{{end}}
