@@ -71,6 +71,9 @@
 //	grader reset ex03     put the stub back as shipped, after asking; backs up first
 //	grader collect DIR    (CI) copy only the exercise Go files of checkout DIR into this clean one;
 //	                      regular files only: a link is refused, and its chapter reported as refused
+//	grader class PATH...  (instructors) one gradebook of a class, from grade.json reports or
+//	                      students' checkouts (graded here in turn through collect): Markdown,
+//	                      and --csv FILE, --html FILE (package gradebook)
 //
 // For course authors, `grader --solutions` grades solutions/ and
 // `grader --stubs` grades the pristine stubs embedded in package course,
@@ -79,7 +82,8 @@
 //
 // The go command is $GO if set, else go on PATH. The code is cut by concern:
 // package engine runs and classifies, package result holds what it found,
-// package render shows it (text, JSON, JUnit), package workbook knows the
+// package render shows it (text, JSON, JUnit), package gradebook puts a
+// class's reports in one table, package workbook knows the
 // checkout (its root, stubs, reset, hint state, what collect took from a
 // student's checkout and what it refused).
 package main
