@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,4 +112,21 @@ func TestCapped(t *testing.T) {
 	c.WriteString("789abc")
 	assert.Equal(t, int64(3), c.Lost())
 	assert.Equal(t, "0123456789\n[output cut: 3 more bytes not shown]\n", c.String())
+}
+
+// go test reports a check's time to the hundredth of a second, so a check
+// of simulated worlds that takes 4 ms says 0.00; the record keeps what the
+// grader saw between the check's start and its verdict instead, and keeps
+// go test's own figure when that is the longer.
+func TestACheckTakesTheTimeTheGraderSawItRun(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rec := newRecord(1 << 20)
+	rec.now = func() time.Time { return clock }
+	rec.line(strings.TrimSpace(stream(event{Action: "run", Test: "TestEx01/story"})))
+	rec.line(strings.TrimSpace(stream(event{Action: "run", Test: "TestEx01/slow"})))
+	clock = clock.Add(4 * time.Millisecond)
+	rec.line(strings.TrimSpace(stream(event{Action: "pass", Test: "TestEx01/story", Elapsed: 0})))
+	rec.line(strings.TrimSpace(stream(event{Action: "fail", Test: "TestEx01/slow", Elapsed: 2.5})))
+	assert.Equal(t, 0.004, rec.tests["TestEx01/story"].elapsed)
+	assert.Equal(t, 2.5, rec.tests["TestEx01/slow"].elapsed)
 }
