@@ -454,7 +454,20 @@ func TestAnEntryTheLeaderLostBeforeItsSyncIsTheFailureEvenAfterAPanic(t *testing
 	together.Err = w.Err
 	f = ran(together)
 	require.NotNil(t, f)
-	assert.Equal(t, suite.PanicName, f.Name, "nothing parted before the panic")
+	assert.Equal(t, "appended-twice", f.Name, "nothing parted before the panic: the log's own check caught an entry written again")
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 was about to write entry 2 again, after entry 2, the last its log held: an entry it already held was taken as new."), f.Story)
+	assert.Contains(t, f.Story, "The log's own check (log.go) stopped it at 9ms, in server-1/handle#7 Propose: ex08: appending entry 2 after entry 2")
+
+	together.Err = &sim.PanicError{Proc: "server-3/handle#160 Append", At: 1507 * ms, Value: "ex08: appending entry 12 after entry 10", Stack: "the stack"}
+	f = ran(together)
+	require.NotNil(t, f)
+	assert.Equal(t, "log-gap", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 was handed entry 12 to write right after entry 10, the last its log held: the entries between never reached it"), f.Story)
+
+	together.Err = &sim.PanicError{Proc: "server-3/handle#160 Append", At: 1507 * ms, Value: "index out of range [3] with length 3", Stack: "the stack"}
+	f = ran(together)
+	require.NotNil(t, f)
+	assert.Equal(t, suite.PanicName, f.Name, "any other panic is the panic")
 }
 
 // A read a restarted server answered from an entry of the log it read back,
