@@ -818,7 +818,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 	if key == web {
 		r.goneAt = p.Now()
 	}
-	if o.Kind != "pods" || o.Owner != web || r.bad != nil {
+	if o.Kind != "pods" || o.Owner != web || r.bad != nil || key == evicted && r.evictedAt(p.Now()) {
 		return
 	}
 	sent := p.Now()
@@ -832,6 +832,18 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 		b.accepted, b.acceptedAt = true, p.Now()
 		r.bad = b
 	}
+}
+
+// evictedAt reports whether the pipeline had asked, by t, to delete the pod
+// evicted: a deletion nobody but the controller may make is the
+// pipeline's to make.
+func (r *run) evictedAt(t time.Duration) bool {
+	for _, op := range r.s.History.Operations() {
+		if op.Client == string(pipeline) && op.Input.Kind == check.KindDelete && op.Input.Key == evicted && op.Call <= t {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileOf is the controller's reconcile that was running at t.
@@ -950,7 +962,11 @@ func (r *run) caughtUp() *suite.Failure {
 			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods)
 	}
 	if pods, desired := podsAndDesired(state); pods != desired {
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired)
+		missing := ""
+		if _, there := state[evicted]; r.sc.evictAt > 0 && !there && desired > 1 {
+			missing = fmt.Sprintf(" %s, which the pipeline deleted at %s, was never made again, though web wants it by its name;", evicted, suite.FormatTime(r.sc.evictAt))
+		}
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d:%s the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired, missing)
 	}
 	for _, id := range r.s.Servers {
 		if err := a.cacheErrs[id]; err != nil {

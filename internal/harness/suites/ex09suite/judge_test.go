@@ -225,6 +225,15 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 
 	r.audit.caches[server1] = lists(6)
 	fails(t, r.caughtUp(), noCatchUp, "server-1's cache of deployments was still at rv=6")
+
+	// The pipeline evicts web-1 after the heal: web still wants it, by its
+	// name, and a controller that never makes it again is told so.
+	r.sc.evictAt = r.sc.cut.Until() + evictAfter
+	r.audit.caches[server1] = lists(8)
+	_, err := r.store.Delete(nil, evicted, 0)
+	require.NoError(t, err)
+	r.audit.rv = r.store.ResourceVersion()
+	fails(t, r.caughtUp(), noCatchUp, "web has 4 pods in the history where it wants 5: pods/web-1, which the pipeline deleted at 4600ms, was never made again, though web wants it by its name; the controller did not catch up")
 }
 
 // A "0" read of web that says NotFound is a refusal while the history

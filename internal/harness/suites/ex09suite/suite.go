@@ -145,6 +145,10 @@ func randomScenario(seed int64) scenario {
 	case 1:
 		sc.gone = true
 		sc.backAt = sc.cut.Until() + between(1400*ms, 1800*ms)
+	default:
+		// In the third it deletes the pod web-1 after the heal, as a node
+		// drain would: web wants it back, by its name.
+		sc.evictAt = sc.cut.Until() + evictAfter
 	}
 	// In one run of two the controller's link to server-1 is slower than
 	// the controller's own timeout for a while during the outage.
