@@ -405,6 +405,46 @@ func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) 
 	assert.Nil(t, leftBehind(w), "server-3's log grew at 2500ms: it is still catching up")
 }
 
+// A follower the leader kept sending later entries, never the one it
+// lacks, is told with what it last told the leader: it claimed a log it
+// did not hold.
+func TestAFollowerThatClaimedEntriesItLacksIsToldByItsLastWord(t *testing.T) {
+	w := judged(3)
+	defer w.Close()
+	w.randomized = true
+	later := Entry{Index: 3, Event: web(3, 7).Event}
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			f.Append(Frame(web(1, 3)))
+			if i < 2 {
+				f.Append(Frame(web(2, 5)))
+				f.Append(Frame(web(3, 7)))
+			}
+			f.Sync(p)
+			switch i {
+			case 0:
+				p.Sleep(2000*ms - p.Now())
+				p.Send("server-3", later)
+			case 2:
+				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+					p.Send("server-1", "I hold 3 entries")
+					return nil, nil
+				})
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(3*time.Second))
+	w.AuditedAt = 3000 * ms
+	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+	f := leftBehind(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, never reached it, while server-1 sent it later entries once after that, "+
+		"the last at 20")
+	assert.Contains(t, f.Story, "the leader took server-3 for holding entry 2 already. server-3's last word to the leader, at 20")
+	assert.Contains(t, f.Story, "was I hold 3 entries, with 1 entry on its disk")
+}
+
 // An entry a follower holds that the leader lost in a crash, before its own
 // sync, left the leader too early: sent-before-synced, at the crash. A
 // world that stopped on a panic is told by that breach, the panic its
