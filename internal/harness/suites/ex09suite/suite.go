@@ -146,9 +146,13 @@ func randomScenario(seed int64) scenario {
 		sc.gone = true
 		sc.backAt = sc.cut.Until() + between(1400*ms, 1800*ms)
 	default:
-		// In the third it deletes the pod web-1 after the heal, as a node
-		// drain would: web wants it back, by its name.
-		sc.evictAt = sc.cut.Until() + evictAfter
+		// In the third, when it scaled web up, it deletes the pod web-1
+		// after the heal, as a node drain would: web wants it back, by its
+		// name, and none of web's pods is one too many, so the controller
+		// has none to delete while web-1 is missing.
+		if sc.scaleTo > initialReplicas {
+			sc.evictAt = sc.cut.Until() + evictAfter
+		}
 	}
 	// In one run of two the controller's link to server-1 is slower than
 	// the controller's own timeout for a while during the outage.
