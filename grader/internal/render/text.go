@@ -149,11 +149,11 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		told = true
 	}
 	if ch.Printed != "" {
-		fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, outside any check:"), indent(firstLines(strings.TrimRight(ch.Printed, "\n"), 20), "  │ "))
+		fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, outside any check:"), indent(firstLines(strings.TrimRight(ch.Printed, "\n"), 20), "  ┊ "))
 	}
 	for _, c := range ch.Checks {
 		if c.Printed != "" {
-			fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, in check "+c.Name+":"), indent(firstLines(strings.TrimRight(c.Printed, "\n"), 20), "  │ "))
+			fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, in check "+c.Name+":"), indent(firstLines(strings.TrimRight(c.Printed, "\n"), 20), "  ┊ "))
 		}
 	}
 	if ch.Cut > 0 {
