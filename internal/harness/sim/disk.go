@@ -17,6 +17,24 @@ type Disk struct {
 	// lose, during a CrashTearing, is how many of a file's unsynced bytes
 	// the crash loses; nil: drawn.
 	lose func(unsynced int) int
+	// syncLatency, when not 0, is how long a Sync of this disk takes
+	// instead of the world's (SetDiskSyncLatency).
+	syncLatency time.Duration
+}
+
+// SetDiskSyncLatency makes a Sync on node id's disk take d from now on,
+// instead of the world's DiskSyncLatency (0: the world's again): one slow
+// disk among fast ones. A Sync already under way keeps its latency. It is
+// recorded as a fault of kind FaultSlowDisk, from now on.
+func (w *World) SetDiskSyncLatency(id NodeID, d time.Duration) {
+	checkDuration("SetDiskSyncLatency", d)
+	disk := w.node(id, "SetDiskSyncLatency").disk
+	disk.syncLatency = d
+	w.faultEnd(FaultSlowDisk, id)
+	if d != 0 {
+		w.faultStart(Fault{Kind: FaultSlowDisk, Desc: fmt.Sprintf("disk of %s syncing in %s", id, FormatTime(d)), Nodes: []NodeID{id}})
+	}
+	w.record(Event{Kind: EvFault, Node: id, Text: fmt.Sprintf("disk sync latency %s", FormatTime(d))})
 }
 
 // Loss is what one crash did to one file's unsynced bytes: of Unsynced
@@ -91,7 +109,11 @@ func (f *File) Sync(p *Proc) {
 	p.mustBeCurrent()
 	f.d.mustBeUp("Sync")
 	target := len(f.data)
-	p.Sleep(f.d.w.syncLatency)
+	latency := f.d.w.syncLatency
+	if f.d.syncLatency != 0 {
+		latency = f.d.syncLatency
+	}
+	p.Sleep(latency)
 	if target > f.synced {
 		f.synced = target
 	}

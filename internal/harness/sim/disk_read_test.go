@@ -29,3 +29,34 @@ func TestAReadEndsWhereTheFileEnds(t *testing.T) {
 	assert.Equal(t, len(part), cap(part))
 	assert.Panics(t, func() { _ = all[:len(all)+1] })
 }
+
+// One node's disk made slow syncs in its own latency while the others keep
+// the world's, a Sync already under way keeps the latency it began with,
+// and the slow spell is a fault of its kind until the latency is reset.
+func TestOneDiskSyncsSlowerThanTheWorlds(t *testing.T) {
+	w := sim.New(1, sim.DiskSyncLatency(2*time.Millisecond))
+	defer w.Close()
+	synced := map[sim.NodeID][]time.Duration{}
+	for _, id := range []sim.NodeID{"fast", "slow"} {
+		w.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open("wal")
+			for range 3 {
+				f.Append([]byte("x"))
+				f.Sync(p)
+				synced[id] = append(synced[id], p.Now())
+			}
+		})
+	}
+	w.At(time.Millisecond, func() { w.SetDiskSyncLatency("slow", 10*time.Millisecond) })
+	w.At(15*time.Millisecond, func() { w.SetDiskSyncLatency("slow", 0) })
+	require.NoError(t, w.Run(time.Second))
+	assert.Equal(t, []time.Duration{2 * time.Millisecond, 4 * time.Millisecond, 6 * time.Millisecond}, synced["fast"])
+	assert.Equal(t, []time.Duration{2 * time.Millisecond, 12 * time.Millisecond, 22 * time.Millisecond}, synced["slow"])
+	faults := w.Faults()
+	require.Len(t, faults, 1)
+	assert.Equal(t, sim.FaultSlowDisk, faults[0].Kind)
+	assert.Equal(t, []sim.NodeID{"slow"}, faults[0].Nodes)
+	assert.Equal(t, time.Millisecond, faults[0].Start)
+	assert.Equal(t, 15*time.Millisecond, faults[0].End)
+	assert.Equal(t, "slow disk", faults[0].Kind.String())
+}

@@ -39,9 +39,12 @@ const (
 	FaultCut
 	// FaultSkew is a node's clock set off by a constant.
 	FaultSkew
+	// FaultSlowDisk is a node's disk syncing slower (or faster) than the
+	// world's, from World.SetDiskSyncLatency to its reset.
+	FaultSlowDisk
 )
 
-var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew"}
+var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew", "slow disk"}
 
 // String names the kind: "crash", "partition", "slow link".
 func (k FaultKind) String() string {
