@@ -23,7 +23,9 @@
 //   - slow-disk: three servers whose disks take several times as long to
 //     sync as any message takes, under writes and reads through every
 //     server: a copy counted before its sync is counted while it may
-//     still vanish.
+//     still vanish. The last follower's disk is slower still, so the next
+//     write's Append and a heartbeat carrying the same entries reach it
+//     while it syncs.
 //
 // While a world runs, the suite reads every server's disk the moment a
 // client hears yes or gets any read's answer (a Latest or an Any read, a get
