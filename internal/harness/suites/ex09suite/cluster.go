@@ -107,6 +107,11 @@ type scenario struct {
 	period  [2]time.Duration // the controller's pause between reconciles
 	end     time.Duration
 
+	// downAt, if not 0, is when the pipeline first scales web to downTo,
+	// before its scale at scaleAt.
+	downAt time.Duration
+	downTo int
+
 	// gone: the pipeline deletes web right after its scale, while the link
 	// is cut; backAt, if not 0, is when it creates web again (wanting
 	// scaleTo), after the link came back.
@@ -359,6 +364,9 @@ func sendAll(p *sim.Proc, c *kube.Client, steps []step, batchRV int64) {
 // web-1 after the link came back.
 func (sc scenario) pipelineSteps() []step {
 	steps := []step{{at: sc.scaleAt, kind: scaleWeb, to: sc.scaleTo}, {kind: getLatest}}
+	if sc.downAt > 0 {
+		steps = slices.Insert(steps, 0, step{at: sc.downAt, kind: scaleWeb, to: sc.downTo})
+	}
 	if sc.gone {
 		steps = append(steps, step{kind: deleteWeb})
 	}

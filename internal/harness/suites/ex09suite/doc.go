@@ -51,6 +51,12 @@
 //     refused or not. In one run of two the controller's link
 //     to server-1 is slower than its own timeout for a while in the outage,
 //     so it sees its client's Timeout as well as server-1's Unavailable.
+//     Before its random outages the row plays the stale-count scene: the
+//     pipeline scales web down, server-1's cache takes it just before the
+//     cut, then scales web up, which the cut-off cache never sees, while
+//     the controller's link is slow enough that it reads neither; a
+//     controller that falls back to the cache when its consistent read
+//     fails deletes pods the history wants.
 //   - catch-up: CatchUp after the link is restored, server-1 answers a
 //     consistent read and takes a write, both caches hold the history as it
 //     is, the watcher has seen every change, and web has the pods it wants.

@@ -51,9 +51,14 @@ func (r *run) fail(f failure, at time.Duration, details string, format string, a
 
 // sceneLines describes the scene from its own values.
 func (r *run) sceneLines() string {
+	scales := fmt.Sprintf("the pipeline scales web to %d through server-2 at %s", r.sc.scaleTo, suite.FormatTime(r.sc.scaleAt))
+	if r.sc.downAt > 0 {
+		scales = fmt.Sprintf("the pipeline scales web to %d through server-2 at %s, then to %d at %s",
+			r.sc.downTo, suite.FormatTime(r.sc.downAt), r.sc.scaleTo, suite.FormatTime(r.sc.scaleAt))
+	}
 	return fmt.Sprintf("the scene: etcd holds the one history; server-1 and server-2 are API servers in front of it.\n"+
-		"  %s\n  the pipeline scales web to %d through server-2 at %s\n  the controller reconciles web through server-1; kubectl works through server-1",
-		r.sc.cut, r.sc.scaleTo, suite.FormatTime(r.sc.scaleAt))
+		"  %s\n  %s\n  the controller reconciles web through server-1; kubectl works through server-1",
+		r.sc.cut, scales)
 }
 
 // --- the history, as the store accepted it -------------------------------
@@ -759,10 +764,10 @@ func (b *badDelete) story(r *run) string {
 	case k == nil:
 		return what + fmt.Sprintf(", where the history wanted %d: no read of deployments/web had told it a count before", b.wanted)
 	case k.kind() == getAny:
-		return what + fmt.Sprintf(", on what it read of deployments/web at %s with resourceVersion \"0\", from server-1's watch cache: %s. "+
+		return what + fmt.Sprintf(", on what it read of deployments/web at %s with resourceVersion \"0\", from server-1's watch cache: %s%s%s. "+
 			"A cache may be behind the history (server-1's was, while it was cut off), and a count that may be behind is no ground to destroy a pod, "+
 			"whatever the history wanted then (%d): a controller reads the count it acts on with a consistent read",
-			suite.FormatTime(k.Call), k.answer(), b.wanted)
+			suite.FormatTime(k.Call), k.answer(), r.fellBack(k), r.staleness(k), b.wanted)
 	}
 	believed := fmt.Sprintf(", where the last count it had read, at %s, wants %d", suite.FormatTime(k.Call), k.obj().Replicas)
 	l := b.last
@@ -775,6 +780,54 @@ func (b *badDelete) story(r *run) string {
 	}
 	return what + believed + fmt.Sprintf(": its read of deployments/web sent at %s had come back at %s without an answer, %s (%s), and it took a failed read for a deployment that wants fewer pods",
 		suite.FormatTime(l.Call), suite.FormatTime(l.Return), l.answer(), why)
+}
+
+// fellBack is ", asked right after its consistent read of deployments/web,
+// sent at 1300ms, had failed at 1310ms with ServiceUnavailable (503)" when
+// the controller's last read of web before the cached one k was a
+// consistent read that failed: it fell back to the cache. Otherwise "".
+func (r *run) fellBack(k *request) string {
+	var prev *request
+	for _, q := range r.s.Requests.All() {
+		g, get := q.Ask.(kube.GetRequest)
+		if q.Client != string(controller) || !get || g.Key != web || q.Call >= k.Call {
+			continue
+		}
+		q := request(q)
+		prev = &q
+	}
+	if prev == nil || prev.kind() != getLatest || prev.Err == nil || errors.Is(prev.Err, kube.ErrNotFound) || prev.Return > k.Call {
+		return ""
+	}
+	return fmt.Sprintf(", asked right after its consistent read of deployments/web, sent at %s, had failed at %s with %s",
+		suite.FormatTime(prev.Call), suite.FormatTime(prev.Return), prev.answer())
+}
+
+// staleness is "; the history had left that count behind: it held
+// deployments/web at replicas=6 since rv=12, accepted at 1102ms" when the
+// cached count k read was older than the history's web at that moment.
+// Otherwise "".
+func (r *run) staleness(k *request) string {
+	cached := k.obj()
+	var last check.Change
+	for _, c := range r.store.Changes() {
+		if c.At <= k.Call && c.Key == web {
+			last = c
+		}
+	}
+	if last.Key == "" || last.Version <= cached.ResourceVersion {
+		return ""
+	}
+	return fmt.Sprintf("; the history had left that count behind: it held deployments/web at %s since rv=%d, accepted at %s, %s before the read",
+		describeWeb(last), last.Version, suite.FormatTime(last.At), suite.FormatTime(k.Call-last.At))
+}
+
+// describeWeb is web as a change left it: "replicas=6", or "deleted".
+func describeWeb(c check.Change) string {
+	if c.Deleted {
+		return "deleted"
+	}
+	return fmt.Sprintf("replicas=%v", c.Value)
 }
 
 // belief is what the controller knew of web when it sent a request at t:

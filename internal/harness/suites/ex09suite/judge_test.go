@@ -148,6 +148,20 @@ func TestADeleteIsJudgedByTheLastCountTheControllerRead(t *testing.T) {
 	require.NotNil(t, b, "a count from the cache")
 	assert.Equal(t, countCached, b.failure())
 	assert.Contains(t, b.story(r), "from server-1's watch cache: deployments/web{replicas=3 rv=12}")
+	assert.NotContains(t, b.story(r), "asked right after", "no consistent read failed before it")
+	assert.NotContains(t, b.story(r), "left that count behind", "the history holds no newer web")
+
+	// A controller that falls back to the cache when its consistent read
+	// fails: the story names the failed read, and how far the cached count
+	// was behind the history.
+	require.NoError(t, r.store.Apply(nil, kube.Event{Type: kube.Modified, Object: three}))
+	require.NoError(t, r.store.Apply(nil, kube.Event{Type: kube.Modified, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 6, ResourceVersion: 13}}))
+	saw(r, read(500*ms, getWeb, five, nil), failed, read(1300*ms, getWebAny, three, nil))
+	b = r.justified([]string{"pods/web-4"}, 1320*ms, 1320*ms, 4)
+	require.NotNil(t, b)
+	assert.Equal(t, countCached, b.failure())
+	assert.Contains(t, b.story(r), "deployments/web{replicas=3 rv=12}, asked right after its consistent read of deployments/web, sent at 1000ms, had failed at 1300ms with Unavailable (500)")
+	assert.Contains(t, b.story(r), "; the history had left that count behind: it held deployments/web at replicas=6 since rv=13, accepted at 0ms, 1300ms before the read")
 }
 
 // A watch that comes back past a change skipped it; one that delivers a
