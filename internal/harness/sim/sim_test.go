@@ -327,6 +327,10 @@ func TestTheTimelineFitsItsWidthAndCutsNothing(t *testing.T) {
 	t.Setenv("COLUMNS", "")
 	wide := w.Timeline(sim.TimelineOptions{Width: 10, Wide: true})
 	assert.Contains(t, wide, words, "a wide lane holds the whole cell on one line")
+	// Each lane is as wide as its own longest cell: server-1's as its
+	// "← client Put{Key:web Value:5}", not as the client's long line.
+	header, _, _ := strings.Cut(wide, "\n")
+	assert.Equal(t, "virtual ms │ "+fmt.Sprintf("%-29s", "server-1")+"│ "+fmt.Sprintf("%-*s", utf8.RuneCountInString(words), "client")+"│", header)
 	assert.Equal(t, fitted, w.Timeline(sim.TimelineOptions{Fit: 60}), "Fit says what COLUMNS says")
 }
 
