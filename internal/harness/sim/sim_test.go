@@ -370,3 +370,18 @@ func TestSyncedTellsWhatACrashWouldKeep(t *testing.T) {
 	assert.Equal(t, 8, appended)
 	assert.Equal(t, 4, after, "only the synced record is durable")
 }
+
+// A world-wide fault spans the lanes and, when it says more than they are
+// wide, goes on under itself: the row stays inside the width, and every
+// word of it is there.
+func TestAFaultRowKeepsToTheTimelinesWidth(t *testing.T) {
+	fault := "slow link server-1 ↔ server-2 (380–400ms) from 0ms to 8000ms, and more words still"
+	events := []sim.Event{{Kind: sim.EvFault, Text: fault}, {At: ms, Kind: sim.EvNote, Node: "a", Text: "hello"}}
+	tl := sim.Timeline(events, sim.TimelineOptions{Columns: []sim.NodeID{"a", "b"}, Fit: 60})
+	for _, line := range strings.Split(strings.TrimSpace(tl), "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(line), 60, line)
+	}
+	for _, word := range strings.Fields(fault) {
+		assert.Contains(t, tl, word)
+	}
+}

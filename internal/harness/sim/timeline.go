@@ -150,7 +150,21 @@ func Timeline(events []Event, opt TimelineOptions) string {
 	for _, e := range rows[from:to] {
 		b.WriteString(pad(fmt.Sprintf("%10.1f", float64(e.At)/float64(time.Millisecond)), 11) + "│")
 		if e.Node == "" {
-			b.WriteString(" ══ " + e.Summary() + " ══\n")
+			// A world-wide fault spans the lanes, broken to their width.
+			span := -len(" ══  ══")
+			for _, w := range widths {
+				span += w + 2
+			}
+			parts := wrap(e.Summary(), span)
+			for n, part := range parts {
+				if n > 0 {
+					b.WriteString("\n" + pad("", 11) + "│   ")
+				} else {
+					b.WriteString(" ══ ")
+				}
+				b.WriteString(part)
+			}
+			b.WriteString(" ══\n")
 			continue
 		}
 		for n, part := range wrap(e.Summary(), widths[lane[e.Node]]) {
