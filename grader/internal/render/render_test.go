@@ -196,3 +196,34 @@ func TestARefusalFitsEightyColumns(t *testing.T) {
 	}
 	assert.Contains(t, b.String(), "  rule package-state (no package-level state): every simulated node runs in\n    one Go process,")
 }
+
+// A failing chapter told at a terminal 80 columns wide: the check table's
+// titles, the story and its contract line break to fit it, and the line
+// under the timeline says what its arrows mean, for the arrows it shows.
+func TestAChapterFitsEightyColumnsAndItsArrowsAreExplained(t *testing.T) {
+	ch := class().Chapters[1]
+	f := *ch.Failure
+	f.Timeline = "virtual ms │ client      │ server-1    │\n       0.0 │ → server-1  │             │\n       5.0 │             │ ← client    │\n       5.0 │             │ ⇢ client ok │\n"
+	ch.Failure, ch.Checks[1].Failure = &f, &f
+	ch.Checks[1].Title = "a crash at every point of every write, the server restarted after each, and the history read back"
+	var b bytes.Buffer
+	Verbose(&b, ch, NewPalette(false).Fitting(80))
+	for _, line := range bytes.Split(b.Bytes(), []byte("\n")) {
+		assert.LessOrEqual(t, len([]rune(string(line))), 80, "%q", line)
+	}
+	assert.Contains(t, b.String(), "│ ⇢ client ok │\n  → request sent · ← request received · ⇢ reply sent\n")
+	assert.NotContains(t, b.String(), "⇠ reply received", "the legend names only the arrows the timeline shows")
+	assert.Empty(t, Legend("virtual ms │ a │\n       0.0 │ hello │\n"))
+}
+
+// A check that the stub as shipped passes by itself earns nothing until
+// the learner's code passes it: it shows as such, not as "pass 0/1".
+func TestAStubsOwnPassShowsAsEarningNothingYet(t *testing.T) {
+	ch := class().Chapters[2]
+	ch.Checks = append(ch.Checks, result.Check{Name: "available", Title: "every request is answered", Status: result.Pass, Max: 1})
+	var b bytes.Buffer
+	Verbose(&b, ch, NewPalette(false))
+	assert.Contains(t, b.String(), "  pass*   available  every request is answered          –/1\n")
+	assert.Contains(t, b.String(), "* the stub as shipped passes it by itself: it scores once your code does")
+	assert.NotContains(t, b.String(), " 0/1\n")
+}
