@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"onehistory/internal/harness/suite"
@@ -132,7 +133,9 @@ func (r *record) line(line string) {
 		if t.action != "fail" {
 			t.action = e.Action
 		}
-		t.elapsed = e.Elapsed
+		if e.Elapsed > 0 {
+			t.elapsed = e.Elapsed
+		}
 	}
 }
 
@@ -206,6 +209,11 @@ func (r *record) outputLine(test, line string) {
 		return
 	}
 	r.transcript.WriteString(line + "\n")
+	if name, secs, ok := testReport(line); ok && r.tests[name] != nil && r.tests[name].elapsed == 0 {
+		// test2json run on a test binary (rather than by go test -json)
+		// leaves Elapsed out: the framing line still says it.
+		r.tests[name].elapsed = secs
+	}
 	if test != "" {
 		r.tests[test].output.WriteString(line + "\n")
 	}
@@ -213,6 +221,25 @@ func (r *record) outputLine(test, line string) {
 		r.tests[test].printed.WriteString(line + "\n")
 	}
 	r.watchForPanic(line)
+}
+
+// testReport reads the testing package's line that ends a test, "---
+// FAIL: TestEx01/story (0.02s)": the test's name and its seconds.
+func testReport(line string) (string, float64, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(line, " "), "--- ")
+	if !ok {
+		return "", 0, false
+	}
+	_, rest, ok = strings.Cut(rest, ": ")
+	if !ok || !strings.HasSuffix(rest, "s)") {
+		return "", 0, false
+	}
+	name, secs, ok := strings.Cut(strings.TrimSuffix(rest, "s)"), " (")
+	v, err := strconv.ParseFloat(secs, 64)
+	if !ok || err != nil || strings.Contains(name, " ") {
+		return "", 0, false
+	}
+	return name, v, true
 }
 
 // isPrinted tells the lines the code under test printed itself (fmt.Println

@@ -112,3 +112,22 @@ func TestCapped(t *testing.T) {
 	assert.Equal(t, int64(3), c.Lost())
 	assert.Equal(t, "0123456789\n[output cut: 3 more bytes not shown]\n", c.String())
 }
+
+// test2json, run on the test binary as the engine runs it, gives no
+// Elapsed: a check's time comes from the testing package's own line that
+// ends it, so that reports show how long each check really ran.
+func TestACheckTakesItsTimeFromTheLineThatEndsIt(t *testing.T) {
+	rec := newRecord(1 << 20)
+	rec.read(strings.NewReader(stream(
+		event{Action: "run", Test: "TestEx08/story"},
+		out("TestEx08/story", "--- FAIL: TestEx08/story (0.42s)\n"),
+		event{Action: "fail", Test: "TestEx08/story"},
+		event{Action: "run", Test: "TestEx08/available"},
+		out("TestEx08/available", "--- PASS: TestEx08/available (1.50s)\n"),
+		event{Action: "pass", Test: "TestEx08/available", Elapsed: 1.5},
+	)))
+	assert.InDelta(t, 0.42, rec.tests["TestEx08/story"].elapsed, 1e-9)
+	assert.InDelta(t, 1.5, rec.tests["TestEx08/available"].elapsed, 1e-9)
+	_, _, ok := testReport("--- FAIL: the story went wrong (in my words)")
+	assert.False(t, ok, "a line of the learner's is not a test's end")
+}
