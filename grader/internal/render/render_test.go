@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,4 +227,26 @@ func TestAStubsOwnPassShowsAsEarningNothingYet(t *testing.T) {
 	assert.Contains(t, b.String(), "  pass*   available  every request is answered          –/1\n")
 	assert.Contains(t, b.String(), "* the stub as shipped passes it by itself: it scores once your code does")
 	assert.NotContains(t, b.String(), " 0/1\n")
+}
+
+// In JUnit a failed check's text is what a reader needs (story, clause,
+// seed, replay), its time is the check's own, its name carries its points,
+// and its timeline goes to system-out, cut short with the command that
+// shows it whole.
+func TestJUnitTellsAFailureWithoutPagesOfTimeline(t *testing.T) {
+	rep := class()
+	f := *rep.Chapters[1].Failure
+	f.Timeline = strings.Repeat("       0.0 │ → server-1  │             │\n", 500)
+	rep.Chapters[1].Checks[1].Failure = &f
+	rep.Chapters[1].Checks[1].Duration = 1234 * time.Millisecond
+	var b bytes.Buffer
+	require.NoError(t, JUnit(&b, rep))
+	out := b.String()
+	assert.Contains(t, out, `<testcase name="ex02 crash-points (0/7 points)" classname="ex02" time="1.234">`)
+	assert.Contains(t, out, "seed 17 · replay: make ex02 SEED=17")
+	assert.Contains(t, out, "… 234 lines before\n")
+	assert.Contains(t, out, "… 234 lines after; make ex02 SEED=17 shows the whole timeline")
+	assert.Less(t, strings.Count(out, "│ → server-1"), 50)
+	failure := out[strings.Index(out, "<failure"):strings.Index(out, "</failure>")]
+	assert.NotContains(t, failure, "│", "the failure's text holds no timeline")
 }
