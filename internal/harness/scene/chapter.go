@@ -3,7 +3,9 @@ package scene
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,7 +230,8 @@ func (r *runner[W]) check(t *testing.T, i int) {
 	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
-		for j, seed := range play.Seeds.List() {
+		list := play.Seeds.List()
+		for j, seed := range list {
 			v := r.verdicts(play.World, seed)
 			if p == 0 && j == 0 {
 				for _, fig := range k.Figures {
@@ -236,7 +239,11 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				}
 			}
 			if f := v.fail[i]; f != nil && k.Tally == nil {
-				r.report(t, k.Name, *f, v.draw[f])
+				told := *f
+				if play.Seeds.kind == random && len(list) > 1 {
+					told.Details = strings.TrimPrefix(strings.TrimRight(told.Details, "\n")+"\n"+r.worldsFailed(play.World, i, list, j), "\n")
+				}
+				r.report(t, k.Name, told, v.draw[f])
 				return
 			}
 			tally[p] = append(tally[p], v.fail[i])
@@ -267,6 +274,23 @@ func (r *runner[W]) check(t *testing.T, i int) {
 			r.report(t, k.Name, *f, nil)
 		}
 	}
+}
+
+// worldsFailed is the line a randomized check's failure ends with: how many
+// worlds it ran and how many failed, once RUNS asked for them all ("1000
+// worlds, 1000 failed"); else which world failed first, where the check
+// stopped. first is the failing seed's index in list.
+func (r *runner[W]) worldsFailed(world string, check int, list []int64, first int) string {
+	if os.Getenv("RUNS") == "" {
+		return fmt.Sprintf("world %d of %d failed, and the check stopped there: RUNS=%d runs every world and counts the failures", first+1, len(list), len(list))
+	}
+	failed := 1
+	for _, seed := range list[first+1:] {
+		if r.verdicts(world, seed).fail[check] != nil {
+			failed++
+		}
+	}
+	return fmt.Sprintf("%d worlds, %d failed (the first, seed %d, is told here)", len(list), failed, list[first])
 }
 
 // report reports f, with its drawing written next to the learner's other
