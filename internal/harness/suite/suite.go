@@ -77,7 +77,7 @@ func (f Failure) Text() string {
 		b.WriteString("\n" + strings.TrimRight(f.Timeline, "\n") + "\n")
 	}
 	if f.HTML != "" {
-		fmt.Fprintf(&b, "\n  picture: %s\n", f.HTML)
+		fmt.Fprintf(&b, "\n  history visualization: %s\n", f.HTML)
 	}
 	return b.String()
 }
