@@ -254,14 +254,14 @@ func (r *runner[W]) check(t *testing.T, i int) {
 		}
 		if play.Guard != nil {
 			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
-				r.report(t, k, *f, nil)
+				r.report(t, k, *f, r.redraw(k, *f, []Play{play}))
 				return
 			}
 		}
 	}
 	if k.Tally != nil {
 		if f := k.Tally(tally); f != nil {
-			r.report(t, k, *f, nil)
+			r.report(t, k, *f, r.redraw(k, *f, tallied(k.Plays, tally, f)))
 		}
 	}
 	if k.Sum != nil && !suite.Replaying() {
@@ -279,7 +279,7 @@ func (r *runner[W]) check(t *testing.T, i int) {
 func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawing) {
 	t.Helper()
 	if draw == nil {
-		draw = r.redraw(k, f)
+		draw = r.redraw(k, f, k.Plays)
 	}
 	f.Chapter, f.Check = r.c.ID, k.Name
 	if f.Replay == "" {
@@ -292,12 +292,12 @@ func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawi
 }
 
 // redraw is the picture of failure f of check k, which no one world's
-// judges found: the world of f's seed in the first of k's plays that runs
-// it, built and run again (a world is its seed's), with f told over it and
-// the operations and porcupine's view of a judge that finds the same named
-// failure there; or f alone, when no play runs that seed.
-func (r *runner[W]) redraw(k Check[W], f suite.Failure) drawing {
-	for _, p := range k.Plays {
+// judges found: the world of f's seed in the first of plays that runs it,
+// built and run again (a world is its seed's), with f told over it and the
+// operations and porcupine's view of a judge that finds the same named
+// failure there; or f alone, when none runs that seed.
+func (r *runner[W]) redraw(k Check[W], f suite.Failure, plays []Play) drawing {
+	for _, p := range plays {
 		if !slices.Contains(p.Seeds.List(), f.Seed) {
 			continue
 		}
@@ -326,6 +326,20 @@ func (r *runner[W]) redraw(k Check[W], f suite.Failure) drawing {
 		page := picture.Page{Failure: f}
 		return page.Write(w)
 	}
+}
+
+// tallied is the play of the world a tally's failure f was found in (a
+// tally tells a world's failure again, its story widened: the same seed,
+// name, instant and timeline), then every play of the check.
+func tallied(plays []Play, tally [][]*suite.Failure, f *suite.Failure) []Play {
+	for p, out := range tally {
+		for _, g := range out {
+			if g != nil && g.Seed == f.Seed && g.Name == f.Name && g.At == f.At && g.Timeline == f.Timeline {
+				return append([]Play{plays[p]}, plays...)
+			}
+		}
+	}
+	return plays
 }
 
 // verdicts builds and runs world at seed, unless it already has, and
