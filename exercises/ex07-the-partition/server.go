@@ -38,7 +38,10 @@ const failoverAfter = 500 * time.Millisecond
 // DeleteRequest, WatchRequest) and the messages the servers send each other.
 //
 // A watch from ResourceVersion 0 returns the server's whole history: that is
-// how the hidden suite compares the servers' histories.
+// how the hidden suite compares the servers' histories. (A Kubernetes API
+// server differs: a watch from resourceVersion "0" starts from the current
+// state, with one synthetic ADDED event per object, not from the first
+// change; see ex04's history.watch.)
 func Serve(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
 	s := &server{self: self, servers: servers, h: newHistory(), early: map[int64]kube.Event{}}
 	p.Serve(s.handle)

@@ -122,7 +122,10 @@ func (h *history) list(kind string) kube.List {
 // watch returns the changes to kind after position rv, in order, waiting up
 // to wait for at least one. This history keeps every change, so it never
 // answers Gone. A watch from 0 returns the whole history: that is how the
-// hidden suite reads what each server holds.
+// hidden suite reads what each server holds. (A Kubernetes API server
+// differs on both counts: a watch from resourceVersion "0" starts from the
+// current state, with one synthetic ADDED event per object, and a watch
+// from a version compacted away answers 410 Gone.)
 func (h *history) watch(p *sim.Proc, kind string, rv int64, wait time.Duration) []kube.Event {
 	deadline := p.Now() + wait
 	for {
