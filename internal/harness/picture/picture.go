@@ -126,10 +126,14 @@ func (p *Page) layout() layout {
 	return l
 }
 
+// tenth is an instant to the tenth of a millisecond, as the axis names it
+// and as a failure's instant is rounded.
+func tenth(t time.Duration) time.Duration { return t.Round(100 * time.Microsecond) }
+
 // top is where instant t begins: the top of the first row at or after it.
 func (l *layout) top(t time.Duration) float64 {
 	for _, r := range l.rows {
-		if r.e.At >= t {
+		if tenth(r.e.At) >= tenth(t) {
 			return r.y
 		}
 	}
@@ -140,7 +144,7 @@ func (l *layout) top(t time.Duration) float64 {
 func (l *layout) bottom(t time.Duration) float64 {
 	y := 4.0
 	for _, r := range l.rows {
-		if r.e.At > t {
+		if tenth(r.e.At) > tenth(t) {
 			break
 		}
 		y = r.y + r.h
@@ -427,7 +431,7 @@ func (p *Page) writeRows(b *strings.Builder, l *layout) {
 			x = lx + 14
 		}
 		class := "ev ev-" + r.e.Kind.String()
-		if r.e.At.Round(100*time.Microsecond) == p.Failure.At {
+		if tenth(r.e.At) == tenth(p.Failure.At) {
 			class += " at-failure"
 		}
 		fmt.Fprintf(b, "<text class=\"%s\" data-at=\"%s\" x=\"%.1f\" y=\"%.1f\">", class, Ms(r.e.At), x, r.y+11)

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,21 @@ func TestPorcupinesViewIsCarriedInsideThePage(t *testing.T) {
 	page := draw(t, p)
 	assert.Contains(t, page, `href="#porcupine"`)
 	assert.Contains(t, page, `data-page="PGh0bWw+cG9yY3VwaW5lPC9odG1sPg=="`)
+}
+
+// A failure's instant is rounded to a tenth of a millisecond, as the axis
+// names instants: the mark stands at the row of the failure's event, not
+// at the next one, when the event happened a little before the rounded
+// instant.
+func TestTheFailureIsMarkedAtItsOwnRow(t *testing.T) {
+	p := story()
+	p.Events[5].At = time.Duration(2020.76 * float64(time.Millisecond)) // the read's answer; the failure says 2020.8ms
+	page := draw(t, p)
+	mark := regexp.MustCompile(`id="failure" data-x="\d+" data-y="(\d+)"`).FindStringSubmatch(page)
+	row := regexp.MustCompile(`class="ev ev-note at-failure" data-at="2020.8" x="[\d.]+" y="([\d.]+)"`).FindStringSubmatch(page)
+	require.NotNil(t, mark)
+	require.NotNil(t, row, "the failure's own event is drawn as the failure's")
+	markY, _ := strconv.ParseFloat(mark[1], 64)
+	rowY, _ := strconv.ParseFloat(row[1], 64)
+	assert.InDelta(t, rowY-11, markY, 1, "the mark is at the top of the failure's row")
 }
