@@ -254,7 +254,7 @@ func (p *Page) write(b *strings.Builder) {
 	p.writeRows(b, &l)
 	p.writeArrows(b, &l)
 	p.writeFailure(b, &l, width)
-	b.WriteString("</svg>\n</main>\n")
+	b.WriteString("</svg>\n<div class=\"tail\"></div>\n</main>\n") // room to scroll a late failure up to where it is read
 
 	if p.Porcupine != nil {
 		fmt.Fprintf(b, "<section id=\"porcupine\"><h2>porcupine's view of the failing key, up to the failure</h2>"+
@@ -613,6 +613,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace;fo
 .elided{fill:#888;font-size:10px}
 #porcupine{padding:8px 14px;border-top:1px solid #ccc}
 #porcupine iframe{width:100%;height:80vh;border:1px solid #ccc}
+.tail{height:50vh}
 #errors:empty{display:none}
 #errors{color:#b00020}
 </style>
