@@ -143,6 +143,9 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		case c.Failure != nil:
 			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), 100), "  "))
 			fmt.Fprintf(w, "  %s\n", pal.Dim("replay: "+c.Failure.Replay))
+			if c.Failure.HTML != "" {
+				fmt.Fprintf(w, "  %s\n", pal.Dim("history visualization: "+c.Failure.HTML))
+			}
 		default:
 			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
 		}
