@@ -60,6 +60,10 @@ Usage:
                               exercise Go files of the student's checkout DIR into this one
                               (regular files only: a symbolic link is refused, and its
                               chapter is reported as refused with 0 points)
+  grader class PATH... [--csv FILE] [--html FILE] [--reports DIR] [--chapters ex01,ex02]
+                              (instructors) one table of a class, in Markdown: PATH is a
+                              folder of grade.json reports, a report, or a student's checkout
+                              (graded here in turn through collect, in a clean course checkout)
 
 Flags:
   --seed N         replay one world: pass SEED=N to the suites (make ex03 SEED=N)
@@ -99,6 +103,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return watchCmd(wb, args[1:], stdout, stderr) })
 		case "vet":
 			return withWorkbook(stderr, func(wb workbook.Workbook) int { return vetCmd(wb, args[1:], stdout, stderr) })
+		case "class":
+			return classCmd(args[1:], stdout, stderr)
 		case "lab-etcd":
 			return labEtcdCmd(args[1:], stdout, stderr)
 		}

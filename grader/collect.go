@@ -49,6 +49,9 @@ func collectCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
+	// Whose work it is, for the report: the checkout's git origin and
+	// commit, when it is a git checkout.
+	sub.Collected.Repository, sub.Collected.Commit = gitRepository(pos[0]), gitCommit(pos[0])
 	refused := map[string][]workbook.Refusal{}
 	for _, r := range sub.Refused {
 		refused[r.Chapter] = append(refused[r.Chapter], r)

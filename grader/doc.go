@@ -26,11 +26,14 @@
 // no package-level state, no wall clock, no go statements, nothing beyond
 // the node, not the harness's own answer...) and refuses a chapter that
 // breaks one; `grader vet` shows the same without grading. Then it builds
-// every chapter's test binary,
+// every chapter's test binary with one go command,
 //
-//	go test -c -o <tmp>/ex03.test -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex03-.../
+//	go test -c -json -o .onehistory/build/exercises/ -vet=off -trimpath -overlay=<tmp>/overlay.json ./exercises/ex01-.../ ./exercises/ex02-.../ ...
 //
-// at most GOMAXPROCS at once, and only once all are built runs them, each
+// which compiles what the chapters share once, links only the chapters
+// whose code changed since the last run, and tells each chapter's compile
+// errors apart (a chapter it cannot account for is built again on its
+// own), and only once all are built runs them, each
 // in a process group of its own, so that one chapter's code cannot change
 // how another is built, and one chapter's crash or hang costs that chapter
 // and nothing else. The overlay puts the registry's own thin test file in
@@ -68,6 +71,9 @@
 //	grader reset ex03     put the stub back as shipped, after asking; backs up first
 //	grader collect DIR    (CI) copy only the exercise Go files of checkout DIR into this clean one;
 //	                      regular files only: a link is refused, and its chapter reported as refused
+//	grader class PATH...  (instructors) one gradebook of a class, from grade.json reports or
+//	                      students' checkouts (graded here in turn through collect): Markdown,
+//	                      and --csv FILE, --html FILE (package gradebook)
 //
 // For course authors, `grader --solutions` grades solutions/ and
 // `grader --stubs` grades the pristine stubs embedded in package course,
@@ -76,7 +82,8 @@
 //
 // The go command is $GO if set, else go on PATH. The code is cut by concern:
 // package engine runs and classifies, package result holds what it found,
-// package render shows it (text, JSON, JUnit), package workbook knows the
+// package render shows it (text, JSON, JUnit), package gradebook puts a
+// class's reports in one table, package workbook knows the
 // checkout (its root, stubs, reset, hint state, what collect took from a
 // student's checkout and what it refused).
 package main

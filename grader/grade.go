@@ -231,8 +231,10 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 		progress = render.NewProgress(stdout, len(chs))
 		opts.Started, opts.Finished = progress.Started, progress.Finished
 	}
+	started := time.Now()
 	rep := engine.Grade(ctx, opts, chs)
 	rep.Collected = collected
+	rep.Graded = provenance(wb, collected, started)
 	if progress != nil {
 		progress.Done()
 	}
@@ -343,7 +345,7 @@ func lastCollected(wb workbook.Workbook) (*result.Collection, map[string]result.
 	if err != nil || !ok {
 		return nil, nil, err
 	}
-	col := &result.Collection{From: c.From}
+	col := &result.Collection{From: c.From, Repository: c.Repository, Commit: c.Commit}
 	refused := map[string]result.Problem{}
 	for _, r := range c.Refused {
 		col.Refused = append(col.Refused, result.Refusal{Chapter: r.Chapter, Path: r.Path, Reason: r.Reason})

@@ -32,11 +32,14 @@ func New() *Controller { return &Controller{} }
 //
 // This is the naive design of the story. It reads from the server's cache
 // (kube.Any), counts the pods it sees, and creates the difference under
-// fresh random names. Each step is reasonable alone; two controllers doing
-// it at once, on views that disagree, create too many pods.
+// fresh random names. Each step is reasonable alone; a count from a cache
+// that has not heard of writes the history already acknowledged makes it
+// create pods that are already there.
 func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error {
 	// TODO(ex05): a read from the cache may be hundreds of milliseconds
-	// behind the history. Is the desired count you act on the current one?
+	// behind the history: it can say a pod is missing after the history
+	// acknowledged its create. A count you act on must show every write
+	// acknowledged before you asked. Where is such a read answered?
 	cached := kube.ReadOptions{ResourceVersion: kube.Any}
 
 	d, err := c.Get(key, cached)
@@ -54,10 +57,12 @@ func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error 
 		}
 	}
 
-	// TODO(ex05): the other controller may be creating pods at this very
-	// moment, and its creates are not in the count above. A create under a
+	// TODO(ex05): even a count that is current when read stops being true
+	// when the other controller's creates land: two loops acting on one
+	// history at once, a question the book leaves open. A create under a
 	// random name can never fail because of that: it always succeeds, and
-	// the pod it makes is one too many. Make the create conditional.
+	// the pod it makes is one too many. Choose names that make the race
+	// harmless.
 	//
 	// The creates go out side by side, each on a process of its own, as
 	// Kubernetes' ReplicaSet controller sends a batch of creates at once;

@@ -25,10 +25,12 @@ func New() *Controller { return &Controller{} }
 // create of web-i succeeds only if no web-i exists: if another controller,
 // or an earlier reconcile of this one, made it first, the answer is
 // AlreadyExists, which means the pod is there, and that is all we wanted.
-// So however stale the pod list, creates never add a pod beyond replicas.
+// So two controllers that act on the same shortfall at once, each on a
+// current count, never add a pod beyond replicas.
 func (ctl *Controller) Reconcile(p *sim.Proc, c *kube.Client, key string) error {
-	// The desired count must be the history's current one: a count read from
-	// a lagging cache could make us create pods for a scale-down's past.
+	// Both counts must show every write the history acknowledged before we
+	// asked: a count from a lagging cache can miss pods another controller's
+	// creates already made, or a scale-down kubectl was already told of.
 	latest := kube.ReadOptions{ResourceVersion: kube.Latest}
 	d, err := c.Get(key, latest)
 	if err != nil {

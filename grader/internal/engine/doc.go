@@ -13,8 +13,12 @@
 // refused (a result of kind result.Forbidden, naming the rule) before
 // anything of it is built, and so is a folder holding non-Go files the go
 // command would build. It then prepares every chapter (at most Parallel at
-// once) with `go test -c`; a folder the rules could not read is refused if
-// it builds, and reported as the compile error it is if not. Only when
+// once) and builds them all with one `go test -c -json` into the
+// workbook's .onehistory/build folder, where the binaries stay, so that the
+// next run links only the chapters whose code changed (build.go); a
+// chapter that one command cannot account for is built again on its own.
+// A folder the rules could not read is refused if it builds, and reported
+// as the compile error it is if not. Only when
 // every binary is built does it run them (at most Parallel at once), so
 // that nothing one chapter's code does to the files on disk changes how
 // another is built.

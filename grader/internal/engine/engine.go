@@ -18,6 +18,7 @@ import (
 	"onehistory/grader/internal/rules"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/verdict"
 )
 
@@ -117,9 +118,9 @@ func (o *Options) defaults() {
 }
 
 // Grade grades the chapters and returns the report with its totals. It
-// works in two phases: it builds every chapter's test binary (at most
-// Parallel at once), and only once all are built runs them (at most Parallel
-// at once). So no chapter's code runs while another chapter is still to be
+// works in two phases: it builds every chapter's test binary (with one go
+// command, see build.go), and only once all are built runs them (at most
+// Parallel at once). So no chapter's code runs while another chapter is still to be
 // built: nothing it does to the files on disk changes how another chapter
 // is graded. Canceling ctx kills every build and test still running.
 func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result.Report {
@@ -138,6 +139,7 @@ func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result
 	}
 	checked := checkRules(ctx, opts, chapters)
 	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i], checked) })
+	buildAll(ctx, opts, units)
 	parallel(opts.Parallel, len(chapters), func(i int) {
 		rep.Chapters[i] = units[i].run(ctx, opts)
 		units[i].close()
@@ -179,6 +181,7 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 	}
 	u := prepare(ctx, opts, ch, checkRules(ctx, opts, []course.Chapter{ch}))
 	defer u.close()
+	buildAll(ctx, opts, []*unit{u})
 	return u.run(ctx, opts)
 }
 
@@ -193,8 +196,11 @@ type unit struct {
 	bin      string // the test binary
 	pristine map[string]string
 	conv     string // the go command's test2json
+	ov       string // the overlay file, once prepare has written it: the chapter is to be built
 	start    time.Time
-	done     *result.Chapter // the result, when prepare already decided it
+	done     *result.Chapter // the result, when prepare or its build already decided it
+
+	unanalysable string // why the world's rules could not read the code, if they could not
 }
 
 func (u *unit) close() {
@@ -215,8 +221,8 @@ func (u *unit) finish(kind result.ProblemKind, summary, output string) *unit {
 	return u
 }
 
-// prepare checks the chapter's folder and builds its test binary with
-// `go test -c` over the grader's overlay. checked holds what the world's
+// prepare checks the chapter's folder and writes the grader's overlay for
+// it; buildAll then builds its test binary. checked holds what the world's
 // rules found in each folder (nil when they were not run): code that
 // breaks a rule is refused before it is built; code the rules could not
 // read is built only to tell a compile error from code that hides from
@@ -267,13 +273,22 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 	if err != nil {
 		return u.finish(result.Setup, err.Error(), "")
 	}
+	u.ov = ov
 	u.bin = filepath.Join(u.tmp, ch.ID+".test"+exeSuffix())
+	u.unanalysable = unanalysable
+	return u
+}
 
-	// -trimpath keeps the checkout's location out of the build: the build
-	// cache serves any copy of the workbook, wherever it sits (the grader's
-	// own tests grade copies in temporary folders), and stack traces name
-	// files by module path ("onehistory/exercises/...").
-	cmd := exec.Command(opts.Go, "test", "-c", "-o", u.bin, "-vet=off", "-trimpath", "-overlay="+ov, "./"+u.dir+"/")
+// build builds u's test binary on its own, with `go test -c` over the
+// grader's overlay, into the workbook's build folder (see buildAll), and
+// decides u's result when it does not build.
+//
+// -trimpath keeps the checkout's location out of the build: the build
+// cache serves any copy of the workbook, wherever it sits (the grader's own
+// tests grade copies in temporary folders), and stack traces name files by
+// module path ("onehistory/exercises/...").
+func (u *unit) build(ctx context.Context, opts Options) {
+	cmd := exec.Command(opts.Go, "test", "-c", "-o", u.kept(opts), "-vet=off", "-trimpath", "-overlay="+u.ov, "./"+u.dir+"/")
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
 	out := newCapped(64 << 10)
@@ -281,35 +296,43 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 	cmd.Stdout, cmd.Stderr = w, w
 	ownGroup(cmd)
 	if err := procs.start(cmd); err != nil {
-		return u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
+		u.finish(result.Setup, fmt.Sprintf("cannot run %s: %v", opts.Go, err), "")
+		return
 	}
 	dog := watch(ctx, cmd, opts.BuildLimit)
-	err = procs.wait(cmd)
+	err := procs.wait(cmd)
 	dog.release()
-	wasKilled := dog.fired()
-	text := strings.ReplaceAll(out.String(), u.tmp+string(filepath.Separator), u.dir+"/")
+	u.built(ctx, opts, out.String(), err, dog.fired())
+}
+
+// built decides u's result from its build: the go command's output for
+// it, the error it ended with, and whether the time limit killed it. A
+// binary that built is linked where run finds it.
+func (u *unit) built(ctx context.Context, opts Options, output string, err error, wasKilled bool) {
+	text := strings.ReplaceAll(output, u.tmp+string(filepath.Separator), u.dir+"/")
 	switch {
 	case wasKilled && ctx.Err() != nil:
-		return u.finish(result.Setup, "grading was interrupted", "")
+		u.finish(result.Setup, "grading was interrupted", "")
 	case wasKilled:
 		u.finish(result.Hang, fmt.Sprintf("the build took longer than %s", opts.BuildLimit), text)
 		u.done.Status = result.Timeout
-		return u
 	case err != nil && compilerLine.MatchString(firstCompilerLine(text)):
 		p := compileProblem(text, u.dir)
 		u.finish(p.Kind, p.Summary, p.Output)
 		u.done.Problem.File, u.done.Problem.Line = p.File, p.Line
-		return u
 	case err != nil:
 		first := firstLine(text)
 		if first == "" {
 			first = fmt.Sprintf("%s test -c failed (%v) and said nothing", opts.Go, err)
 		}
-		return u.finish(result.Setup, "the go command could not build the test: "+first, text)
-	case unanalysable != "":
-		return u.refuse(unanalysableProblem(u.dir, unanalysable))
+		u.finish(result.Setup, "the go command could not build the test: "+first, text)
+	case u.unanalysable != "":
+		u.refuse(unanalysableProblem(u.dir, u.unanalysable))
+	default:
+		if err := linkOrCopy(u.kept(opts), u.bin); err != nil {
+			u.finish(result.Setup, "the test binary the go command built: "+err.Error(), "")
+		}
 	}
-	return u
 }
 
 // refuse decides u's result as a refusal: nothing of it runs.
@@ -354,7 +377,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	key := ""
 	if cacheDir != "" {
 		key = cacheKey(u.bin, opts, u.ch.TestName())
-		if res, ok := loadCached(cacheDir, key); ok {
+		if res, ok := loadCached(cacheDir, key); ok && picturesPresent(opts.Root, res) {
 			res.Dir, res.Duration = u.dir, time.Since(u.start)
 			return u.settle(opts, res)
 		}
@@ -472,7 +495,43 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 		}
 	}
 	res.Command = command(opts, u.ch, u.dir)
+	relativeDrawings(opts.Root, &res)
 	return res
+}
+
+// relativeDrawings names each failure's drawing (suite.Failure.HTML, which
+// the suite writes under the workbook's .onehistory folder) by its path
+// relative to the workbook, slash-separated, as the learner and a CI
+// artifact see it, rather than by this machine's absolute path.
+func relativeDrawings(root string, res *result.Chapter) {
+	rel := func(path string) string {
+		if !filepath.IsAbs(path) {
+			return path
+		}
+		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+		return path
+	}
+	for i := range res.Checks {
+		c := &res.Checks[i]
+		for j := range c.Failures {
+			c.Failures[j].HTML = rel(c.Failures[j].HTML)
+		}
+		if c.Failure != nil {
+			f := *c.Failure
+			f.HTML = rel(f.HTML)
+			c.Failure = &f
+			if res.Failure != nil && res.Failure.Check == f.Check {
+				res.Failure = c.Failure
+			}
+		}
+	}
+	if res.Failure != nil && filepath.IsAbs(res.Failure.HTML) {
+		f := *res.Failure
+		f.HTML = rel(f.HTML)
+		res.Failure = &f
+	}
 }
 
 // drainLimit is how long the grader waits, after the test binary and its
@@ -577,12 +636,16 @@ func notRun(ch course.Chapter) []result.Check {
 func environment(opts Options) []string {
 	env := make([]string, 0, len(opts.Env)+3)
 	for _, kv := range opts.Env {
-		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") || strings.HasPrefix(kv, "GOWORK=") {
+		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") || strings.HasPrefix(kv, "GOWORK=") ||
+			strings.HasPrefix(kv, suite.PicturesEnv+"=") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, "GOWORK=off")
+	if dir := picturesDir(opts); dir != "" {
+		env = append(env, suite.PicturesEnv+"="+dir)
+	}
 	if opts.Seed != "" {
 		env = append(env, "SEED="+opts.Seed)
 	}
@@ -590,6 +653,39 @@ func environment(opts Options) []string {
 		env = append(env, "RUNS="+opts.Runs)
 	}
 	return env
+}
+
+// picturesDir is where the suites draw the failures of the stubs or the
+// solutions (.onehistory/stubs/, .onehistory/solutions/), so that grading
+// them never replaces a learner's pictures; "" for the learner's own work,
+// drawn in .onehistory/.
+func picturesDir(opts Options) string {
+	if opts.Source == result.Exercises || opts.Source == "" {
+		return ""
+	}
+	return filepath.Join(opts.Root, ".onehistory", string(opts.Source))
+}
+
+// picturesPresent reports whether every picture a cached result names is
+// still on disk: a later run of the chapter removes an earlier run's
+// pictures, and a report never names a picture that is gone, so the
+// chapter then runs again and draws its own.
+func picturesPresent(root string, res result.Chapter) bool {
+	for _, c := range res.Checks {
+		for _, f := range c.Failures {
+			if f.HTML == "" {
+				continue
+			}
+			path := filepath.FromSlash(f.HTML)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(root, path)
+			}
+			if _, err := os.Stat(path); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // command is the make command that reruns the chapter as graded.

@@ -191,7 +191,7 @@ func TestGradeTotalsTheReport(t *testing.T) {
 	assert.Equal(t, 10, rep.Points)
 	assert.True(t, rep.AllPass())
 	require.Len(t, rep.Clauses, 1)
-	assert.Equal(t, result.ClauseTotal{Clause: course.OneHistory, Passing: 1, Chapters: 1}, rep.Clauses[0])
+	assert.Equal(t, result.ClauseTotal{Clause: course.OneHistory, Passing: 1, Chapters: 1, Points: 10, Max: 10}, rep.Clauses[0])
 }
 
 // Grading the same code twice runs it once: the second result comes from

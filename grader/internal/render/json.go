@@ -21,6 +21,7 @@ type JSONReport struct {
 	Seed       string         `json:"seed"`                // SEED given to the suites, "" for their defaults
 	Runs       string         `json:"runs"`                // RUNS given to the suites, "" for their defaults
 	Collected  *JSONCollected `json:"collected,omitempty"` // where grader collect copied the exercises from, if it did
+	Graded     JSONGraded     `json:"graded"`              // whose work, graded with what, and when
 	Passed     bool           `json:"passed"`              // every graded chapter passes
 	Score      JSONScore      `json:"score"`               // the points over all graded chapters
 	DurationMS int64          `json:"duration_ms"`         // wall time of the whole run
@@ -33,6 +34,17 @@ type JSONReport struct {
 type JSONCollected struct {
 	From    string        `json:"from"`    // the student's checkout, absolute
 	Refused []JSONRefusal `json:"refused"` // every file or folder refused, in course order; each one's chapter scores 0
+}
+
+// JSONGraded says whose work a report graded and with what. Each field is
+// "" when the grader could not learn it (a checkout that is not a git one);
+// it is never guessed.
+type JSONGraded struct {
+	Repository    string `json:"repository"`     // the graded work's git remote origin, credentials removed
+	Commit        string `json:"commit"`         // the graded work's git commit (HEAD)
+	CourseCommit  string `json:"course_commit"`  // the commit of the course checkout whose grader and hidden suites graded it
+	GraderVersion string `json:"grader_version"` // the grader's module version or VCS revision, from its build information
+	Time          string `json:"time"`           // when grading began, RFC 3339 in UTC: "2026-03-02T14:05:09Z"
 }
 
 // JSONRefusal is one file or folder grader collect refused to copy.
@@ -106,20 +118,29 @@ type JSONClause struct {
 	Title    string `json:"title"`
 	Passing  int    `json:"passing"`  // chapters exercising it that pass
 	Chapters int    `json:"chapters"` // chapters exercising it
+	Points   int    `json:"points"`   // points earned in the chapters exercising it
+	Max      int    `json:"max"`      // points possible in them
 }
 
 // JSON writes the report as one indented JSON document.
 func JSON(w io.Writer, rep *result.Report) error {
 	out := JSONReport{
-		Schema:     Schema,
-		Source:     string(rep.Source),
-		Seed:       rep.Seed,
-		Runs:       rep.Runs,
-		Passed:     rep.AllPass(),
-		Score:      JSONScore{Points: rep.Points, Max: rep.Max},
+		Schema: Schema,
+		Source: string(rep.Source),
+		Seed:   rep.Seed,
+		Runs:   rep.Runs,
+		Passed: rep.AllPass(),
+		Score:  JSONScore{Points: rep.Points, Max: rep.Max},
+		Graded: JSONGraded{
+			Repository: rep.Graded.Repository, Commit: rep.Graded.Commit,
+			CourseCommit: rep.Graded.CourseCommit, GraderVersion: rep.Graded.GraderVersion,
+		},
 		DurationMS: ms(rep.Duration),
 		Chapters:   []JSONChapter{},
 		Clauses:    []JSONClause{},
+	}
+	if !rep.Graded.Time.IsZero() {
+		out.Graded.Time = rep.Graded.Time.UTC().Format(time.RFC3339)
 	}
 	if c := rep.Collected; c != nil {
 		out.Collected = &JSONCollected{From: c.From, Refused: []JSONRefusal{}}
@@ -151,7 +172,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 		out.Chapters = append(out.Chapters, jc)
 	}
 	for _, c := range rep.Clauses {
-		out.Clauses = append(out.Clauses, JSONClause{Clause: int(c.Clause), Title: c.Clause.Title(), Passing: c.Passing, Chapters: c.Chapters})
+		out.Clauses = append(out.Clauses, JSONClause{Clause: int(c.Clause), Title: c.Clause.Title(), Passing: c.Passing, Chapters: c.Chapters, Points: c.Points, Max: c.Max})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -36,6 +36,11 @@ func class() *result.Report {
 	rep := &result.Report{
 		Source:   result.Exercises,
 		Duration: 2300 * time.Millisecond,
+		Graded: result.Provenance{
+			Repository: "https://github.com/course/onehistory-ada", Commit: "4f2a9c1e0b7d5a3f6e8c9b1d2a4f6e8c0b2d4f6a",
+			CourseCommit: "9fd3337a1b2c3d4e5f60718293a4b5c6d7e8f901", GraderVersion: "v1.2.0",
+			Time: time.Date(2026, 3, 2, 14, 5, 9, 0, time.UTC),
+		},
 		Chapters: []result.Chapter{
 			{
 				ID: "ex01", Title: "One memory", Dir: "exercises/ex01-one-memory", Clauses: []course.Clause{course.OneHistory},
@@ -127,16 +132,16 @@ func TestJUnit(t *testing.T) {
 }
 
 // The tally behind every renderer: points add up, and a clause counts the
-// chapters that exercise it.
+// chapters that exercise it and their points.
 func TestTheClassTallies(t *testing.T) {
 	rep := class()
 	assert.Equal(t, 13, rep.Points)
 	assert.Equal(t, 50, rep.Max)
 	assert.Equal(t, 1, rep.Passing)
 	assert.Equal(t, []result.ClauseTotal{
-		{Clause: course.OneHistory, Passing: 1, Chapters: 4},
-		{Clause: course.DurableAgreement, Passing: 0, Chapters: 1},
-		{Clause: course.AgreementFirst, Passing: 0, Chapters: 1},
+		{Clause: course.OneHistory, Passing: 1, Chapters: 4, Points: 10, Max: 40},
+		{Clause: course.DurableAgreement, Passing: 0, Chapters: 1, Points: 3, Max: 10},
+		{Clause: course.AgreementFirst, Passing: 0, Chapters: 1, Points: 0, Max: 10},
 	}, rep.Clauses)
 }
 
@@ -249,4 +254,29 @@ func TestJUnitTellsAFailureWithoutPagesOfTimeline(t *testing.T) {
 	assert.Less(t, strings.Count(out, "│ → server-1"), 50)
 	failure := out[strings.Index(out, "<failure"):strings.Index(out, "</failure>")]
 	assert.NotContains(t, failure, "│", "the failure's text holds no timeline")
+}
+
+// Whose work a report graded, and with what: each value the grader could
+// not learn is an empty string, never left out and never guessed.
+func TestAReportSaysWhoseWorkItGradedAndWithWhat(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, JSON(&b, class()))
+	var got JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	assert.Equal(t, JSONGraded{
+		Repository: "https://github.com/course/onehistory-ada", Commit: "4f2a9c1e0b7d5a3f6e8c9b1d2a4f6e8c0b2d4f6a",
+		CourseCommit: "9fd3337a1b2c3d4e5f60718293a4b5c6d7e8f901", GraderVersion: "v1.2.0", Time: "2026-03-02T14:05:09Z",
+	}, got.Graded)
+
+	rep := class()
+	rep.Graded = result.Provenance{}
+	b.Reset()
+	require.NoError(t, JSON(&b, rep))
+	assert.Contains(t, b.String(), `"graded": {
+    "repository": "",
+    "commit": "",
+    "course_commit": "",
+    "grader_version": "",
+    "time": ""
+  },`)
 }

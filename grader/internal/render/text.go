@@ -175,17 +175,20 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		case c.Failure != nil:
 			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), min(100, pal.lineWidth()-StoryIndent)), storyIndent))
 			fmt.Fprintf(w, "  %s\n", pal.Dim("replay: "+c.Failure.Replay))
+			if c.Failure.HTML != "" {
+				fmt.Fprintf(w, "  %s\n", pal.Dim("history visualization: "+c.Failure.HTML))
+			}
 		default:
 			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
 		}
 		told = true
 	}
 	if ch.Printed != "" {
-		fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, outside any check:"), indent(firstLines(strings.TrimRight(ch.Printed, "\n"), 20), "  │ "))
+		fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, outside any check:"), indent(firstLines(strings.TrimRight(ch.Printed, "\n"), 20), "  ┊ "))
 	}
 	for _, c := range ch.Checks {
 		if c.Printed != "" {
-			fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, in check "+c.Name+":"), indent(firstLines(strings.TrimRight(c.Printed, "\n"), 20), "  │ "))
+			fmt.Fprintf(w, "\n%s\n%s", pal.Bold("── your code printed, in check "+c.Name+":"), indent(firstLines(strings.TrimRight(c.Printed, "\n"), 20), "  ┊ "))
 		}
 	}
 	if ch.Cut > 0 {

@@ -98,14 +98,29 @@ type ClauseTotal struct {
 	Clause   course.Clause
 	Passing  int // chapters exercising the clause that pass
 	Chapters int // chapters exercising the clause
+	Points   int // points earned in the chapters exercising the clause
+	Max      int // points possible in them
 }
 
 // Collection says where the exercise files graded came from, when grader
 // collect copied them into this checkout from a student's, and what it
 // refused to copy.
 type Collection struct {
-	From    string    // the student's checkout, absolute
-	Refused []Refusal // in course order
+	From       string    // the student's checkout, absolute
+	Repository string    // its git remote origin, if known
+	Commit     string    // its git HEAD, if known
+	Refused    []Refusal // in course order
+}
+
+// Provenance says whose work a run graded and with what. A value the grader
+// could not learn (a checkout that is not a git one, a grader built without
+// version information) is empty, never guessed.
+type Provenance struct {
+	Repository    string    // the graded work's git remote origin, credentials removed
+	Commit        string    // the graded work's git HEAD
+	CourseCommit  string    // the git HEAD of the checkout whose grader, harness and hidden suites graded it
+	GraderVersion string    // the grader binary's module version or VCS revision, from its build information
+	Time          time.Time // when grading began
 }
 
 // Refusal is one file or folder grader collect refused, and why; its
@@ -122,6 +137,7 @@ type Report struct {
 	Seed      string      // SEED passed to the suites, if any
 	Runs      string      // RUNS passed to the suites, if any
 	Collected *Collection // set when the exercises graded were collected from a student's checkout
+	Graded    Provenance  // whose work, graded with what, and when
 	Chapters  []Chapter
 	Clauses   []ClauseTotal
 	Points    int
@@ -131,7 +147,8 @@ type Report struct {
 }
 
 // Tally fills in the totals from the chapters: points, passing chapters and
-// the per-clause counts. Only clauses some graded chapter exercises appear.
+// the per-clause counts and points (a chapter's points count for every
+// clause it exercises). Only clauses some graded chapter exercises appear.
 func (r *Report) Tally() {
 	r.Points, r.Max, r.Passing = 0, 0, 0
 	r.Clauses = nil
@@ -148,6 +165,8 @@ func (r *Report) Tally() {
 			for _, c := range ch.Clauses {
 				if c == k {
 					t.Chapters++
+					t.Points += ch.Points
+					t.Max += ch.Max
 					if ch.Status == Pass {
 						t.Passing++
 					}

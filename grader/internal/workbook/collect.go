@@ -226,8 +226,10 @@ func unwrapPath(err error) error {
 // the grading that follows: where the exercise files came from, and what
 // it refused.
 type Collected struct {
-	From    string    `json:"from"`    // the student's checkout, absolute
-	Refused []Refusal `json:"refused"` // in course order
+	From       string    `json:"from"`                 // the student's checkout, absolute
+	Repository string    `json:"repository,omitempty"` // its git remote origin, credentials removed, if it has one
+	Commit     string    `json:"commit,omitempty"`     // its git HEAD, if it is a git checkout
+	Refused    []Refusal `json:"refused"`              // in course order
 }
 
 // collectedFile is .onehistory/collected.json.

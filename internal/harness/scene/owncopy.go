@@ -20,7 +20,10 @@ import (
 // nothing back from any other server after the read reached it. It tells
 // the cause, before porcupine tells the contradiction: which server
 // answered which read, when, what it asked the others (a call that gave
-// up, or none), under which faults, and which change its copy lacked. It
+// up, one refused because the other server was down, or none), under which
+// faults, and which change its copy lacked; a server that answered while
+// the other was down is told that it could not know its copy was the
+// latest. It
 // returns the failure "stale-read" of clause 1, or nil; a stale read whose
 // server did hear from another (an answer it misused) is left to
 // Linearizable.
@@ -108,16 +111,18 @@ type served struct {
 
 // peerCall is a call a server made to another while a read waited on it.
 type peerCall struct {
-	to     sim.NodeID
-	what   string
-	sent   time.Duration
-	gaveUp time.Duration // when the call timed out; 0: it was answered
+	to      sim.NodeID
+	what    string
+	sent    time.Duration
+	gaveUp  time.Duration // when the call timed out, or was refused; 0: it was answered
+	refused bool          // the other server was down (or served nothing): the call came back an error at once
 }
 
 // servedAlone finds in the trace how r's server answered it, and reports
 // whether it did so without a word back from any other server after r
-// reached it: its handler's calls to them all gave up (or it made none),
-// and no other server answered a call its node sent meanwhile.
+// reached it: its handler's calls to them all gave up or were refused (the
+// other was down), or it made none, and no other server answered a call
+// its node sent meanwhile.
 func servedAlone(events []sim.Event, servers []sim.NodeID, r *check.Operation) (served, bool) {
 	at, client := sim.NodeID(r.Server), sim.NodeID(r.Client)
 	var sv served
@@ -155,6 +160,15 @@ func servedAlone(events []sim.Event, servers []sim.NodeID, r *check.Operation) (
 			sv.calls[len(sv.calls)-1].gaveUp = e.At
 		case e.Kind == sim.EvRecvReply && sent[e.Peer] && e.Err == nil:
 			return sv, false
+		case e.Kind == sim.EvRecvReply && sent[e.Peer]:
+			// Refused: the other server was down. The reply names no
+			// process; it answers the handler's last open call to it.
+			for i := len(sv.calls) - 1; i >= 0; i-- {
+				if c := &sv.calls[i]; c.to == e.Peer && c.gaveUp == 0 {
+					c.gaveUp, c.refused = e.At, true
+					break
+				}
+			}
 		}
 	}
 	for _, c := range sv.calls {
@@ -203,21 +217,33 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 	case n == 0:
 		story = fmt.Sprintf("%s answered %s at %s from its own copy, %s, without asking %s anything after the read reached it at %s",
 			server, read, fmtTime(sv.answered), shown, other, fmtTime(sv.arrived))
+	case n == 1 && sv.calls[0].refused:
+		c := sv.calls[0]
+		story += fmt.Sprintf(" (it asked %s %s at %s and was refused at %s: %s was down)", c.to, c.what, fmtTime(c.sent), fmtTime(c.gaveUp), c.to)
 	case n == 1:
 		c := sv.calls[0]
 		story += fmt.Sprintf(" (it asked %s %s at %s and gave up waiting at %s)", c.to, c.what, fmtTime(c.sent), fmtTime(c.gaveUp))
+	case sv.calls[n-1].refused:
+		c := sv.calls[n-1]
+		story += fmt.Sprintf(" (%d calls to %s came to nothing, the last sent at %s and refused at %s: %s was down)", n, other, fmtTime(c.sent), fmtTime(c.gaveUp), c.to)
 	default:
 		c := sv.calls[n-1]
 		story += fmt.Sprintf(" (%d calls to %s gave up, the last sent at %s, given up at %s)", n, other, fmtTime(c.sent), fmtTime(c.gaveUp))
 	}
-	story += s.During(r) + ". " + lacked(ops, r, w) + ". " +
-		"A Latest read must learn how far the other server's history goes after the read began, and wait until its own copy has got there, however slow the other is: " +
+	lesson := "A Latest read must learn how far the other server's history goes after the read began, and wait until its own copy has got there, however slow the other is: " +
 		"a copy that has not heard from it may lack a change others have already seen"
+	if n := len(sv.calls); n > 0 && sv.calls[n-1].refused {
+		down := sv.calls[n-1].to
+		lesson = fmt.Sprintf("With %s down, %s could not know its copy was the latest: %s may have shown its readers a change before it crashed that never reached %s. "+
+			"A Latest read waits until the other server answers how far its history goes (or refuses, Unavailable); a server that is down has not agreed that nothing is missing",
+			down, server, down, server)
+	}
+	story += s.During(r) + ". " + lacked(ops, r, w) + ". " + lesson
 	details := []string{"the read, and what it contradicts:", "  " + r.String(), "  " + w.String()}
 	if c := writeOf(ops, w); c != nil && c.ID != w.ID {
 		details = append(details, "  "+c.String())
 	}
-	return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, At: sv.answered, Story: story,
+	return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, At: sv.answered, Story: story, Ops: []check.OpID{r.ID, w.ID},
 		Details: strings.Join(details, "\n") + "\nfaults:\n" + s.Describe()}
 }
 

@@ -20,9 +20,9 @@ type ping struct{}
 // ownCopyWorld is a world of two servers that each keep a store of their
 // own and copy nothing: kubectl creates web through server-1, and at 100ms
 // a reader gets web through server-2, which first calls server-1 with a
-// ping (given up after wait) if wait is set. cut cuts the servers' link
-// for the whole run.
-func ownCopyWorld(t *testing.T, wait time.Duration, cut bool) *scene.Scene {
+// ping (given up after wait) if wait is set. The faults are injected as
+// given.
+func ownCopyWorld(t *testing.T, wait time.Duration, faults ...scene.Fault) *scene.Scene {
 	boot := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
 		serve := kube.Handler(kube.NewMemStore(0))
 		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
@@ -45,9 +45,7 @@ func ownCopyWorld(t *testing.T, wait time.Duration, cut bool) *scene.Scene {
 		p.Sleep(100 * ms)
 		api.Pin("server-2").Get(web, kube.ReadOptions{ResourceVersion: kube.Latest})
 	})
-	if cut {
-		s.Inject(scene.Cut{A: "server-1", B: "server-2", For: time.Second})
-	}
+	s.Inject(faults...)
 	require.NoError(t, s.Run(time.Second))
 	t.Cleanup(s.Close)
 	return s
@@ -60,7 +58,7 @@ func ownCopyWorld(t *testing.T, wait time.Duration, cut bool) *scene.Scene {
 // its copy lacked. A server that heard back from the other before it
 // answered misused the answer, which Linearizable tells: not this judge.
 func TestAReadAnsweredFromTheOwnCopyIsToldByItsCause(t *testing.T) {
-	f := scene.OwnCopyRead(ownCopyWorld(t, 0, false))
+	f := scene.OwnCopyRead(ownCopyWorld(t, 0))
 	require.NotNil(t, f)
 	assert.Equal(t, "stale-read", f.Name)
 	assert.Equal(t, course.OneHistory, f.Clause)
@@ -68,9 +66,25 @@ func TestAReadAnsweredFromTheOwnCopyIsToldByItsCause(t *testing.T) {
 		`without asking server-1 anything after the read reached it at [0-9.]+ms\. `+
 		`Its copy lacked kubectl's create deployments/web=3 \(sent to server-1 at 0ms, answered yes at [0-9.]+ms\), before reader sent its read at 100ms\. `, f.Story)
 
-	f = scene.OwnCopyRead(ownCopyWorld(t, 200*ms, true))
+	f = scene.OwnCopyRead(ownCopyWorld(t, 200*ms, scene.Cut{A: "server-1", B: "server-2", For: time.Second}))
 	require.NotNil(t, f)
 	assert.Regexp(t, `\(it asked server-1 ping at [0-9.]+ms and gave up waiting at [0-9.]+ms\) while link server-1 ↔ server-2 cut \(from 0ms to 1000ms\)\. `, f.Story)
 
-	assert.Nil(t, scene.OwnCopyRead(ownCopyWorld(t, 200*ms, false)), "server-2 heard back from server-1 before it answered")
+	assert.Nil(t, scene.OwnCopyRead(ownCopyWorld(t, 200*ms)), "server-2 heard back from server-1 before it answered")
+}
+
+// A server that asks the other, is refused because the other is down, and
+// answers from its own copy is told so: it could not know its copy was the
+// latest. Refused is not heard from.
+func TestAReadAnsweredFromTheOwnCopyWhileTheOtherIsDownIsToldSo(t *testing.T) {
+	f := scene.OwnCopyRead(ownCopyWorld(t, 200*ms, scene.Crash{Node: "server-1", At: 50 * ms}))
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Regexp(t, `^server-2 answered reader's Latest get of deployments/web at [0-9.]+ms from its own copy, no deployments/web, `+
+		`with no answer from server-1 to anything it asked after the read reached it at [0-9.]+ms `+
+		`\(it asked server-1 ping at [0-9.]+ms and was refused at [0-9.]+ms: server-1 was down\) while crash server-1 \(from 50ms\)\. `+
+		`Its copy lacked kubectl's create deployments/web=3 .*With server-1 down, server-2 could not know its copy was the latest`, f.Story)
+
+	assert.Nil(t, scene.OwnCopyRead(ownCopyWorld(t, 200*ms, scene.Crash{Node: "server-1", At: 50 * ms, For: 10 * ms})),
+		"server-1 was back, and answered, before server-2 answered")
 }

@@ -22,8 +22,11 @@ import (
 // Meanwhile a watcher follows pods from the beginning, as an informer would,
 // and must receive every change to a pod exactly once, in order.
 
-// historyKeys are the objects the probe writes.
-var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
+// historyKeys are the objects the probe writes. The pod web shares its name
+// with a deployment, as a Service and a Deployment named web often do in a
+// real cluster: an object is its kind and its name, and a store that keys
+// the present by name alone answers for the wrong object.
+var historyKeys = []string{"deployments/web", "deployments/api", "pods/web-1", "pods/web-2", "pods/web", "pods/api-1"}
 
 // probeAims are what the probe must have met across its worlds, by their
 // names in a world's counts, with what a vacuous run says it missed.
@@ -313,7 +316,7 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []any {
 	}
 	var out []any
 	next := ref.ResourceVersion()
-	pods := []string{"pods/web-1", "pods/web-2", "pods/web-3", "pods/api-1"}
+	pods := []string{"pods/web-1", "pods/web-2", "pods/web", "pods/api-1"}
 	for len(out) < n {
 		key := pods[r.Intn(len(pods))]
 		kind, name := kube.SplitKey(key)

@@ -387,8 +387,9 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 			how = "without writing the change to its disk"
 		}
 		return &suite.Failure{Name: "lost-acknowledged-write", At: a.answered, Story: acked + fmt.Sprintf(
-			", %s, and crashed at %s%s; it came back at %s holding changes up to rv %d, without it",
-			how, suite.FormatTime(c.at), recv, suite.FormatTime(c.bootAfter.at), c.bootAfter.head), Details: j.bootLines()}
+			", %s, and crashed at %s %s%s; it came back at %s, after %s without a cluster, holding changes up to rv %d, without it",
+			how, suite.FormatTime(c.at), j.struck(c), recv, suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.bootAfter.at-c.at), c.bootAfter.head),
+			Details: j.bootLines()}
 	}
 	synced := acked + fmt.Sprintf(" after syncing it to disk, yet the boot at %s, after the crash at %s, ",
 		suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at))
@@ -401,6 +402,29 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
 		"recovered changes only up to rv %d: the record was on the disk and Open did not read it back", c.bootAfter.head),
 		Details: j.bootLines()}
+}
+
+// struck says where in the write path crash c struck, as the journal saw
+// it: between writes, in the middle of a sync (and what it did to the bytes
+// not yet synced), and with which "ok" on its way to a client.
+func (j *journal) struck(c *crashRec) string {
+	var where string
+	switch {
+	case c.torn():
+		where = fmt.Sprintf("in the middle of a sync, tearing the record being synced (the disk kept %dB of the %dB not yet synced)", c.kept, c.unsynced)
+	case c.unsynced > 0 && c.kept == 0:
+		where = fmt.Sprintf("in the middle of a sync, losing the %dB not yet synced", c.unsynced)
+	case c.unsynced > 0:
+		where = fmt.Sprintf("in the middle of a sync (the disk kept all %dB not yet synced)", c.unsynced)
+	default:
+		where = "between writes, with nothing unsynced on its disk"
+	}
+	for _, a := range j.answers {
+		if r, ok := j.receivedAt(a); ok && a.acked() && a.answered <= c.at && r > c.at {
+			return where + fmt.Sprintf(", with the ok for %s's %v on its way", a.client, a.req)
+		}
+	}
+	return where
 }
 
 // unsyncedRead: a read answered with a change that the next boot did not

@@ -229,3 +229,39 @@ func TestALineReadBackWholeThoughTornIsATornRecordKept(t *testing.T) {
 		`the boot after the crash at 140ms could not read past the torn record's end, cut \d+B off the log and lost the acknowledged rv \d+, `+
 		`and rv \d+ too, which reader had read at [\d.]+ms$`, f.Story)
 }
+
+// A boot that panics on the torn record the edge's first crash left is
+// told by that record: which write it was, where the log ends, what the
+// crash kept of it, and where in Open the boot panicked; a boot that panics
+// on a log of whole records is told that the log was whole. A boot that
+// cuts the torn record off passes.
+func TestABootThatPanicsIsToldByTheLogItWasHanded(t *testing.T) {
+	panicky := func(at int) func(p *sim.Proc) kube.Storage { // the boot that panics: 2 after the torn crash, 3 after the synced one
+		boots := 0
+		return func(p *sim.Proc) kube.Storage {
+			if boots++; boots == at {
+				tornPanic(p.Disk().Open("wal").ReadAll())
+			}
+			return openWAL(slips{})(p)
+		}
+	}
+	f := chapter(panicky(2)).Verdict("crash-points", "edge", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "boot-failed-on-torn-record", f.Name)
+	assert.Regexp(t, `^the crash at [\d.]+ms tore the record the apiserver was syncing for writer-1's CREATE deployments/web-\d+\{.*\}: `+
+		`of the (\d+)B the log had not synced yet, from byte \d+ on, it kept \d+B, so the log's last record ends 1B short, at byte \d+\. `+
+		`The boot at [\d.]+ms could not read past it: Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\.`, f.Story)
+	assert.Contains(t, f.Details, "tornPanic")
+
+	f = chapter(panicky(3)).Verdict("crash-points", "edge", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "boot-failed-on-whole-log", f.Name)
+	assert.Regexp(t, `^the boot at [\d.]+ms could not recover the log the crash at 140ms left: \d+B of whole records, all synced, none torn\. `+
+		`Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\. Every byte it was handed`, f.Story)
+
+	assert.Nil(t, chapter(openWAL(slips{})).Verdict("crash-points", "edge", 1))
+}
+
+// tornPanic is a decoder that gives up on a log the way a slice past its
+// end does.
+func tornPanic([]byte) { panic("torn") }

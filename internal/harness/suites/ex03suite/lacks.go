@@ -16,7 +16,7 @@ import (
 )
 
 // call is one request a drill's client sent, with the answer it got, if
-// any (ok: an answer without an error).
+// any (ok: an answer without an error; err: the error it came with).
 type call struct {
 	at, answered time.Duration
 	client       sim.NodeID
@@ -24,6 +24,7 @@ type call struct {
 	req          any
 	reply        any
 	ok           bool
+	err          error // the error it was answered with, if any
 }
 
 // calls lists the requests the drill's clients sent to the servers, in the
@@ -73,7 +74,7 @@ func calls(w *world) []*call {
 				c = take(at, func(*call) bool { return true })
 			}
 			if c != nil {
-				c.answered, c.reply, c.ok = ev.At, ev.Msg, ev.Err == nil
+				c.answered, c.reply, c.ok, c.err = ev.At, ev.Msg, ev.Err == nil, ev.Err
 			}
 		}
 	}
@@ -103,12 +104,44 @@ func isWrite(req any) bool {
 	return false
 }
 
+// neverAcknowledged: not one of the drill's writes was acknowledged (what
+// they were answered, describe tells); a broken cluster shows nothing to a
+// drill that changed nothing.
+func neverAcknowledged(w *world) string {
+	n := 0
+	for _, c := range calls(w) {
+		if isWrite(c.req) {
+			n++
+		}
+	}
+	if n == 0 {
+		return "never sent a write"
+	}
+	return fmt.Sprintf("never had one of its %d writes acknowledged (what each server answered is below), so it changed nothing a cluster could lose or disagree on", n)
+}
+
 // lacksWriteThroughServer2: writes through server-1 only.
 func lacksWriteThroughServer2(w *world) string {
 	if slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.server == server2 }) {
 		return ""
 	}
 	return "never sent a write to server-2"
+}
+
+// lacksCrashAfterCut: the lost-write cluster loses most when server-1 goes
+// down after server-2 missed copies, which only a partition makes it do (a
+// crashed server-2 copies everything from server-1 when it boots). Told:
+// no crash of server-1 at all, or crashes and no partition.
+func lacksCrashAfterCut(w *world) string {
+	faults := w.W.Faults()
+	if !slices.ContainsFunc(faults, func(f sim.Fault) bool { return f.Kind == sim.FaultCrash && slices.Contains(f.Nodes, server1) }) {
+		return "never crashed server-1, the server that holds the truth"
+	}
+	if !slices.ContainsFunc(faults, func(f sim.Fault) bool { return f.Kind == sim.FaultPartition }) {
+		return "only ever crashed servers and never cut one off with a partition: a crashed server-2 boots and copies everything server-1 holds, " +
+			"while a cut-off one misses the copies sent meanwhile for good, which server-1 going down next turns into lost writes"
+	}
+	return ""
 }
 
 // lacksFinalComparison: no partition; no write through server-2 in
@@ -182,9 +215,18 @@ func lacksFinalComparison(w *world) string {
 		}
 	}
 	for _, k := range slices.Backward(taken) {
-		if len(held[k]) < 2 {
-			return fmt.Sprintf("never read %s (which it wrote through server-2 while server-1 was cut off) from each server on its own once every fault was over", k)
+		if len(held[k]) == 2 {
+			continue
 		}
+		// A server it asked for k once every fault was over, that did not
+		// answer: the drill asked too soon, and not again.
+		for _, c := range cs {
+			if c.at >= over && !c.ok && reads(c.req, k) && held[k][c.server].Kind == "" {
+				return fmt.Sprintf("asked %s for %s (which it wrote through server-2 while server-1 was cut off) only %s after the last fault was over, "+
+					"was not answered, and never asked again once the faults were well over", c.server, k, sim.FormatTime(c.at-over))
+			}
+		}
+		return fmt.Sprintf("never read %s (which it wrote through server-2 while server-1 was cut off) from each server on its own once every fault was over", k)
 	}
 	return ""
 }

@@ -1,13 +1,16 @@
 // Package ex03suite is the hidden suite of chapter ex03, "Silence is not
 // agreement". The learner writes a chaos drill, func Drill(c *drill.Cluster)
 // error; the suite runs it against a zoo of two-server clusters (zoo.go),
-// six that break the contract and two that keep it, and scores whether the
-// drill tells them apart.
+// seven that break the contract and two that keep it, and scores whether
+// the drill tells them apart.
 //
 // A world is one cluster of the zoo at one seed, with what the drill
-// concluded there. It fails when the drill could not run (ran), declared a
-// broken cluster healthy (missed) or reported a finding against a correct
-// one (falseAlarm). The checks count those worlds over the seeds (Tally):
+// concluded there. It fails when the drill could not run (ran), its
+// linearizability search ran out of its budget (undecided: no finding and
+// no pass, and the suite runs the drill no further), declared a broken
+// cluster healthy (missed) or reported a finding against a correct one
+// (falseAlarm); what the drill did, told with a miss, splits its writes by
+// server and by answer. The checks count those worlds over the seeds (Tally):
 //
 //   - catches-async-replication, catches-lost-write, catches-divergence,
 //     catches-degraded-mode: the drill returns a finding for that broken
@@ -16,16 +19,23 @@
 //     nothing: it cannot tell). Degraded mode shows its fault only while a
 //     fault is on, so a drill catches it only if it writes while server-2
 //     is away and reads server-2 on its own, again and again, while
-//     server-1 is. catches-lost-write plays two broken clusters and must
-//     catch each: the one that loses writes when server-1 goes down, and
+//     server-1 is. catches-async-replication plays two broken clusters and
+//     must catch each: one whose servers each copy to the other late,
+//     which most reading shows, and a lagging copy whose servers each read
+//     their own writes, refuse while the other is away and agree in the
+//     end, which only a read of a write from the server that did not take
+//     it, soon after, shows. catches-lost-write plays two broken clusters
+//     and must catch each: the one that loses writes when server-1 goes
+//     down, and
 //     one that acknowledges writes through server-2 before server-1 has
 //     them, which only a drill that writes through server-2 sees; its
-//     story says what the drill never did (lacks.go). catches-divergence
+//     story says what the drill never did (lacks.go), as the lagging
+//     copy's, the lost write's and the split brain's do. catches-divergence
 //     plays two as well: servers that never tell each other anything, and
 //     a split brain whose servers differ only by writes taken while
 //     server-1 was cut off, each answered Timeout, which no single history
 //     rules out and only a comparison of the servers once every fault is
-//     over shows.
+//     well over (server-2 refuses reads for a while after) shows.
 //   - passes-correct-clusters: no finding for either correct cluster on any
 //     seed, and at least one broken cluster caught (a drill that passes
 //     everything proves nothing either).
@@ -35,7 +45,9 @@ package ex03suite
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -43,6 +55,7 @@ import (
 	"testing"
 	"time"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
@@ -69,16 +82,27 @@ func Run(t *testing.T, impl func(c *drill.Cluster) error) { chapter(impl).Run(t)
 // and the checks that count what impl concluded about them.
 func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 	worlds := map[string]scene.Build[*world]{}
+	var spent *world // the first world whose drill's search ran out of its budget
 	for _, cl := range slices.Concat(brokenClusters, correctClusters) {
-		worlds[cl.name] = func(seed int64) *world { return play(impl, cl, seed) }
+		worlds[cl.name] = func(seed int64) *world {
+			if spent != nil { // each search would spend its budget again, and the grader's time with it
+				s := scene.New(seed, cl.boot, scene.Servers(2))
+				return &world{Scene: s, cluster: cl, drill: drill.New(s.W, s.Servers...), after: spent}
+			}
+			w := play(impl, cl, seed)
+			if outOfBudget(w.finding) {
+				spent = &world{cluster: cl, finding: w.finding, Scene: &scene.Scene{Seed: seed}}
+			}
+			return w
+		}
 	}
 	return scene.Chapter[*world]{ID: "ex03", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
-		catches("catches-async-replication", asyncReplication),
+		catches("catches-async-replication", asyncReplication, laggingCopy),
 		catches("catches-lost-write", lostWrite, earlyAck),
 		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
-			Judges: []scene.Judge[*world]{missed, falseAlarm}, Tally: passesCorrect},
+			Judges: []scene.Judge[*world]{undecided, missed, falseAlarm}, Tally: passesCorrect},
 	}}
 }
 
@@ -92,6 +116,9 @@ type world struct {
 	drill    *drill.Cluster
 	finding  error  // what the drill returned: nil is "healthy"
 	panicked string // the drill itself panicked: the value and stack
+	// after is the world whose drill's search ran out of its budget first,
+	// when this world's drill was not run for that reason.
+	after *world
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
@@ -145,6 +172,41 @@ func ran(w *world) *suite.Failure {
 	return &f
 }
 
+// nameUndecided is the failure of a drill whose linearizability search
+// ran out of its budget: no finding, and no pass.
+const nameUndecided = "search-out-of-budget"
+
+// outOfBudget reports whether a drill's finding is check.Linearizable's
+// undecided verdict, in whatever words the drill wrapped it.
+func outOfBudget(finding error) bool {
+	return finding != nil && strings.Contains(finding.Error(), "the linearizability checker could not decide within")
+}
+
+// undecided judges a drill whose linearizability search ran out of its
+// budget: it proved nothing either way, so it is neither a finding against
+// a broken cluster nor a false alarm. Told with the budget, how many
+// requests the drill's clients sent, and what to do; a world the suite did
+// not run the drill in, after one that ran out, is told by that one.
+func undecided(w *world) *suite.Failure {
+	if w.after != nil {
+		return &suite.Failure{Name: nameUndecided, Clause: course.OneHistory, At: w.W.Now(),
+			Story: fmt.Sprintf("the suite ran your drill no further: its linearizability search ran out of its budget on the cluster %q (seed %d) and would again in every world",
+				w.after.cluster.name, w.after.Seed),
+			Details: "your drill's finding there, in full:\n" + indent(w.after.finding.Error())}
+	}
+	if !outOfBudget(w.finding) {
+		return nil
+	}
+	sent := len(calls(w))
+	secs := max(w.W.Now().Seconds(), 0.001)
+	return &suite.Failure{Name: nameUndecided, Clause: course.OneHistory, At: w.W.Now(),
+		Story: fmt.Sprintf("your drill's linearizability search ran out of its budget on the cluster %q: check.Linearizable gives the search %s of real time a call (check.DefaultTimeBound), "+
+			"and the history of the %d requests your drill's clients sent in %s of virtual time (%.0f a second) did not fit in it. "+
+			"An undecided search is no finding and no pass: record fewer operations where they meet (fewer clients writing one key, pauses between writes, a shorter run), or spread them over more keys",
+			w.cluster.name, check.DefaultTimeBound, sent, sim.FormatTime(w.W.Now()), float64(sent)/secs),
+		Details: "your drill's finding, in full:\n" + indent(w.finding.Error())}
+}
+
 // missed judges a broken cluster the drill declared healthy: what the
 // cluster does, and what the drill did in its world. The tally says on how
 // many seeds.
@@ -153,12 +215,17 @@ func missed(w *world) *suite.Failure {
 		return nil
 	}
 	did, focus := describe(w)
-	if runs, _ := w.drill.Ran(); w.cluster.needs != "" && runs > 0 {
+	runs, _ := w.drill.Ran()
+	if w.cluster.needs != "" && runs > 0 {
 		did += fmt.Sprintf("this cluster shows its fault only while one is on; to see it, a drill needs %s.\n", w.cluster.needs)
 	}
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)
-	if w.cluster.lacks != nil {
-		if lack := w.cluster.lacks(w); lack != "" {
+	lacks := w.cluster.lacks
+	if runs > 0 && !slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.ok }) {
+		lacks = neverAcknowledged // before anything a cluster needs: with no write, no cluster shows anything
+	}
+	if lacks != nil && runs > 0 { // a drill that never ran lacks everything: its details say so
+		if lack := lacks(w); lack != "" {
 			story = fmt.Sprintf("the cluster %q %s; your drill %s, and declared it healthy", w.cluster.name, w.cluster.does, lack)
 		}
 	}
@@ -184,7 +251,7 @@ func falseAlarm(w *world) *suite.Failure {
 // cls on enough seeds, and cries wolf on no correct cluster.
 func catches(name string, cls ...cluster) scene.Check[*world] {
 	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
-		Judges: []scene.Judge[*world]{missed, falseAlarm},
+		Judges: []scene.Judge[*world]{undecided, missed, falseAlarm},
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
 			for _, out := range plays[:len(cls)] {
 				if f := broke(out); f != nil {
@@ -336,7 +403,7 @@ func describe(w *world) (string, time.Duration) {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "  writes sent: %d (%d while a fault was on)\n", writes, writesDuring)
+	fmt.Fprintf(&b, "  writes sent: %d (%d while a fault was on)%s\n", writes, writesDuring, writeOutcomes(w))
 	fmt.Fprintf(&b, "  reads sent: %d (%d while a fault was on)", reads, readsDuring)
 	if len(readBy) > 0 {
 		var parts []string
@@ -359,6 +426,51 @@ func describe(w *world) (string, time.Duration) {
 		focus = w.W.Now()
 	}
 	return b.String(), focus
+}
+
+// writeOutcomes splits the drill's writes by the server they were sent to
+// and by what came back: ", to server-1 8 (6 ok, 2 timed out), to server-2
+// 0", so a drill whose first write failed, or whose writes all went to a
+// server that was cut off, sees it.
+func writeOutcomes(w *world) string {
+	by := map[sim.NodeID]map[string]int{}
+	for _, c := range calls(w) {
+		if !isWrite(c.req) {
+			continue
+		}
+		if by[c.server] == nil {
+			by[c.server] = map[string]int{}
+		}
+		var se kube.StatusError
+		switch {
+		case c.ok:
+			by[c.server]["ok"]++
+		case c.answered < 0:
+			by[c.server]["no answer in time"]++
+		case errors.As(c.err, &se):
+			by[c.server][se.Reason]++
+		case errors.Is(c.err, sim.ErrNodeDown):
+			by[c.server]["server down"]++
+		case errors.Is(c.err, sim.ErrUnreachable):
+			by[c.server]["server not serving"]++
+		default:
+			by[c.server]["failed"]++
+		}
+	}
+	var parts []string
+	for _, id := range w.drill.Servers() {
+		n, outs := 0, []string{}
+		for _, out := range slices.Sorted(maps.Keys(by[id])) {
+			n += by[id][out]
+			outs = append(outs, fmt.Sprintf("%d %s", by[id][out], out))
+		}
+		part := fmt.Sprintf("to %s %d", id, n)
+		if n > 0 {
+			part += " (" + strings.Join(outs, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return ", " + strings.Join(parts, ", ")
 }
 
 func firstLine(s string) string {

@@ -130,8 +130,9 @@ func TestADrillThatWritesThroughServer1OnlyIsToldSo(t *testing.T) {
 
 // cutsServer1Off is a drill that cuts server-1 off (or crashes it, if
 // crash) from 100 to 200ms while a writer writes through server-2, then
-// reads each server on its own at 500ms and, if compare, returns a finding
-// when they disagree.
+// reads each server on its own at 900ms, once the split brain's server-2
+// answers reads again, and, if compare, returns a finding when they
+// disagree.
 func cutsServer1Off(crash, compare bool) func(c *drill.Cluster) error {
 	return func(c *drill.Cluster) error {
 		all := c.Servers()
@@ -150,13 +151,13 @@ func cutsServer1Off(crash, compare bool) func(c *drill.Cluster) error {
 		})
 		held := map[sim.NodeID]kube.Object{}
 		c.Client("auditor", func(p *sim.Proc) {
-			p.Sleep(500 * time.Millisecond)
+			p.Sleep(900 * time.Millisecond)
 			api := kube.NewClient(p, all...).WithTimeout(200 * time.Millisecond)
 			for _, s := range all {
 				held[s], _ = api.Pin(s).Get("deployments/web", kube.ReadOptions{})
 			}
 		})
-		if err := c.Run(time.Second); err != nil {
+		if err := c.Run(1500 * time.Millisecond); err != nil {
 			return err
 		}
 		if compare && held[all[0]] != held[all[1]] {
@@ -196,4 +197,195 @@ func TestTheSplitBrainLooksHealthyToADrillThatOnlyCrashes(t *testing.T) {
 		assert.NoError(t, play(cutsServer1Off(true, true), splitBrain, seed).finding, "seed %d", seed)
 		assert.NoError(t, play(cutsServer1Off(false, true), syncReplication, seed).finding, "seed %d: the synchronous cluster keeps the contract", seed)
 	}
+}
+
+// writesThenReadsBack is a drill that creates deployments/web through
+// server-1, updates it 100ms later, and reads it back from server from:
+// a finding when the read misses the update (or the object).
+func writesThenReadsBack(from int) func(c *drill.Cluster) error {
+	return func(c *drill.Cluster) error {
+		all := c.Servers()
+		var got kube.Object
+		var err error
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all...).WithTimeout(200 * time.Millisecond)
+			api.Pin(all[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // read back below
+			p.Sleep(100 * time.Millisecond)
+			if _, err := api.Pin(all[0]).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2}); err != nil {
+				return
+			}
+			got, err = api.Pin(all[from]).Get("deployments/web", kube.ReadOptions{})
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		if errors.Is(err, kube.ErrNotFound) || err == nil && got.Replicas != 2 {
+			return errors.New("the read missed the update")
+		}
+		return nil
+	}
+}
+
+// The lagging copy shows its lag only to a read from the server that did
+// not take the write: a drill that reads back from the same server is told
+// it never read from the other one, one that does catches it, and one that
+// reads from the other and judges nothing is told the read it got.
+func TestALaggingCopyShowsOnlyToAReadFromTheOtherServer(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		w := play(writesThenReadsBack(1), laggingCopy, seed)
+		assert.Error(t, w.finding, "seed %d: server-2 lacks the update for %s", seed, copyLag)
+		assert.Nil(t, missed(w))
+	}
+	w := play(writesThenReadsBack(0), laggingCopy, 1)
+	require.NoError(t, w.finding, "server-1 reads its own writes")
+	f := missed(w)
+	require.NotNil(t, f)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill never read one of the 2 writes server-1 acknowledged back from server-2 "+
+		"within 150ms of its acknowledgement, and declared it healthy"), f.Story)
+
+	unchecked := func(c *drill.Cluster) error { writesThenReadsBack(1)(c); return nil } //nolint:errcheck // it reads and never judges
+	f = missed(play(unchecked, laggingCopy, 1))
+	require.NotNil(t, f)
+	assert.Regexp(t, `; your drill read deployments/web from server-2 at [\d.]+ms and got deployments/web\{replicas=1 rv=\d+\}, [\d.]+ms after server-1 had acknowledged `+
+		`deployments/web\{replicas=2 rv=\d+\} to writer: two answers no single history explains, which it never held against one, and declared it healthy$`, f.Story)
+}
+
+// A drill that writes and only crashes servers is told so when it misses
+// the cluster that loses writes, and a drill that never crashes server-1 is
+// told that; one that cut a server off and crashed server-1 is told
+// neither.
+func TestTheLostWriteClusterSaysWhichFaultTheDrillNeverInjected(t *testing.T) {
+	faults := func(inject func(c *drill.Cluster)) func(c *drill.Cluster) error {
+		return func(c *drill.Cluster) error {
+			inject(c)
+			c.Client("writer", func(p *sim.Proc) {
+				p.Sleep(50 * time.Millisecond)                                                                       // once the servers serve
+				kube.NewClient(p, c.Servers()[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // one write, acknowledged
+			})
+			return c.Run(time.Second)
+		}
+	}
+	all := []sim.NodeID{server1, server2}
+	crashes := faults(func(c *drill.Cluster) {
+		c.At(100*time.Millisecond, func() { c.Crash(all[0]) })
+		c.At(200*time.Millisecond, func() { c.Restart(all[0]) })
+	})
+	f := missed(play(crashes, lostWrite, 1))
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "; your drill only ever crashed servers and never cut one off with a partition: a crashed server-2 boots and copies everything server-1 holds, ")
+
+	cuts := faults(func(c *drill.Cluster) {
+		c.At(100*time.Millisecond, func() { c.Partition(all[1:]) })
+		c.At(200*time.Millisecond, c.Heal)
+	})
+	f = missed(play(cuts, lostWrite, 1))
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "; your drill never crashed server-1, the server that holds the truth, and declared it healthy")
+
+	both := faults(func(c *drill.Cluster) {
+		c.At(100*time.Millisecond, func() { c.Partition(all[1:]) })
+		c.At(200*time.Millisecond, c.Heal)
+		c.At(300*time.Millisecond, func() { c.Crash(all[0]) })
+		c.At(400*time.Millisecond, func() { c.Restart(all[0]) })
+	})
+	f = missed(play(both, lostWrite, 1))
+	require.NotNil(t, f)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill declared it healthy"), f.Story)
+}
+
+// A drill that looks at the split brain's servers too soon after the
+// partition, when server-2 still refuses reads, and never again, is told
+// that it asked too soon.
+func TestADrillThatAuditsTooSoonIsToldItAskedTooSoon(t *testing.T) {
+	soon := func(c *drill.Cluster) error {
+		all := c.Servers()
+		c.At(100*time.Millisecond, func() { c.Partition(all[:1]) })
+		c.At(200*time.Millisecond, c.Heal)
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all[1]).WithTimeout(200 * time.Millisecond)
+			api.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // what the servers hold is compared
+			p.Sleep(120 * time.Millisecond)
+			api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2}) //nolint:errcheck // the same
+		})
+		held := map[sim.NodeID]kube.Object{}
+		c.Client("auditor", func(p *sim.Proc) {
+			p.Sleep(400 * time.Millisecond)
+			api := kube.NewClient(p, all...).WithTimeout(200 * time.Millisecond)
+			for _, s := range all {
+				if o, err := api.Pin(s).Get("deployments/web", kube.ReadOptions{}); err == nil {
+					held[s] = o
+				}
+			}
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		if a, ok := held[all[0]]; ok && held[all[1]].Kind != "" && a != held[all[1]] {
+			return errors.New("the servers disagree")
+		}
+		return nil
+	}
+	f := missed(play(soon, splitBrain, 1))
+	require.NotNil(t, f)
+	assert.Regexp(t, `; your drill asked server-2 for deployments/web \(which it wrote through server-2 while server-1 was cut off\) only \d+(\.\d)?ms after the last fault was over, was not answered, and never asked again once the faults were well over, and declared it healthy$`, f.Story)
+}
+
+// A drill whose linearizability search runs out of its budget is told so,
+// with the budget and what its clients sent, as a failure of its own: not a
+// catch on a broken cluster, not a false alarm. The suite runs it no
+// further, and says why in the worlds it skipped.
+func TestADrillWhoseSearchRunsOutOfBudgetIsToldSo(t *testing.T) {
+	runs := 0
+	slow := func(c *drill.Cluster) error {
+		runs++
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			kube.NewClient(p, all[0]).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 1}) //nolint:errcheck // counted
+		})
+		if err := c.Run(time.Second); err != nil {
+			return err
+		}
+		return errors.New("undecided: the linearizability checker could not decide within 5s whether 900 operations on 1 keys form one history")
+	}
+	f := tally(t, slow, "catches-async-replication")
+	require.NotNil(t, f)
+	assert.Equal(t, nameUndecided, f.Name)
+	assert.Regexp(t, `^your drill's linearizability search ran out of its budget on the cluster "asynchronous replication": `+
+		`check.Linearizable gives the search 5s of real time a call \(check.DefaultTimeBound\), and the history of the 1 requests your drill's clients sent in [\d.]+ms of virtual time`, f.Story)
+	assert.Contains(t, f.Story, "An undecided search is no finding and no pass")
+	assert.Equal(t, 1, runs, "the suite runs the drill no further")
+
+	ch := chapter(slow)
+	require.NotNil(t, ch.Verdict("passes-correct-clusters", oneStore.name, 1))
+	f = ch.Verdict("passes-correct-clusters", syncReplication.name, 2)
+	require.NotNil(t, f)
+	assert.Equal(t, nameUndecided, f.Name)
+	assert.Equal(t, 2, runs, "once per chapter")
+	assert.Equal(t, `the suite ran your drill no further: its linearizability search ran out of its budget on the cluster "one store behind both servers" (seed 1) and would again in every world`, f.Story)
+
+	w := play(writesThenReadsBack(1), laggingCopy, 1)
+	assert.Nil(t, undecided(w), "a finding is not an undecided search")
+	did, _ := describe(w)
+	assert.Contains(t, did, "writes sent: 2 (0 while a fault was on), to server-1 2 (2 ok), to server-2 0\n")
+}
+
+// A drill none of whose writes was acknowledged is told that first, on
+// any broken cluster, with what each server answered in its details.
+func TestADrillThatHadNoWriteAcknowledgedIsToldSo(t *testing.T) {
+	updatesOnly := func(c *drill.Cluster) error {
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			kube.NewClient(p, all[0]).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 2}) //nolint:errcheck // NotFound: never created
+		})
+		return c.Run(time.Second)
+	}
+	f := missed(play(updatesOnly, asyncReplication, 1))
+	require.NotNil(t, f)
+	assert.True(t, strings.HasSuffix(f.Story, "; your drill never had one of its 1 writes acknowledged (what each server answered is below), "+
+		"so it changed nothing a cluster could lose or disagree on, and declared it healthy"), f.Story)
+	assert.Contains(t, f.Details, "writes sent: 1 (0 while a fault was on), to server-1 1 (1 NotFound), to server-2 0\n")
+
+	f = missed(play(writesThenReadsBack(0), laggingCopy, 1))
+	require.NotNil(t, f)
+	assert.NotContains(t, f.Story, "never had one of its")
 }

@@ -2,12 +2,14 @@ package ex03suite
 
 // The zoo: the clusters a learner's drill is graded against. Each is two API
 // servers, server-1 and server-2, built from kube.Storage implementations
-// that live only here. Six break the contract, four in the ways the book
-// tells; two keep it. Three of the broken ones show it at any time to a
-// drill that writes and reads each server; degraded mode only while a fault
-// is on; the fifth only to a drill that writes through server-2; and the
-// sixth only to a drill that cuts server-1 off while it writes through
-// server-2, and compares the servers once the faults are over. The drill
+// that live only here (the lagging copy in lagging.go). Seven break the
+// contract, four in the ways the book tells; two keep it. Three of the
+// broken ones show it at any time to a drill that writes and reads each
+// server; degraded mode only while a fault is on; the fifth only to a drill
+// that writes through server-2; the sixth only to a drill that cuts
+// server-1 off while it writes through server-2, and compares the servers
+// once the faults are well over; and the seventh only to a drill that reads
+// a write back from the server that did not take it, at once. The drill
 // never learns which one it has: it sees two servers and a load balancer,
 // like the team in the story.
 
@@ -64,7 +66,7 @@ type cluster struct {
 	boot  scene.Boot // what each server runs
 }
 
-// The broken clusters, one per catch check, and the correct ones.
+// The broken clusters, one or two per catch check, and the correct ones.
 var (
 	asyncReplication = cluster{
 		name:   "asynchronous replication",
@@ -76,9 +78,11 @@ var (
 	lostWrite = cluster{
 		name:   "acknowledged, then lost",
 		broken: true,
-		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows 150 to 300ms later); " +
+		does: "keeps the truth on server-1 and acknowledges each write before server-2 has a copy (it follows 150 to 300ms later, " +
+			"and is not sent again if server-2 was cut off; a server-2 that crashed copies everything from server-1 when it boots); " +
 			"when server-1 goes down, server-2 takes over without the writes that had not arrived yet, and they are gone",
-		boot: bootLostWrite,
+		lacks: lacksCrashAfterCut,
+		boot:  bootLostWrite,
 	}
 	divergence = cluster{
 		name:   "two separate memories",
@@ -109,7 +113,7 @@ var (
 			"reads on either server are answered by server-1, and writes are refused while server-2 is down",
 		boot: bootSync,
 	}
-	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode, earlyAck, splitBrain}
+	brokenClusters  = []cluster{asyncReplication, lostWrite, divergence, degradedMode, earlyAck, splitBrain, laggingCopy}
 	correctClusters = []cluster{oneStore, syncReplication}
 )
 
@@ -479,7 +483,7 @@ var splitBrain = cluster{
 	does: fmt.Sprintf("copies each write to server-2 before acknowledging it, and server-2 answers reads from its copy; "+
 		"but once server-1 is cut off (a crash it tells apart: server-1 refuses at once), server-2 takes each write alone, "+
 		"answers Timeout, and never passes it on, until it has heard from server-1 again for %s. "+
-		"It refuses reads meanwhile, so the two servers hold different values from then on, and only a look at each once the faults are over shows it", catchUp),
+		"It refuses reads until it has heard from server-1 for %s, so the two servers hold different values from then on, and only a look at each once the faults are well over shows it", catchUp, readAgainAfter),
 	lacks: lacksFinalComparison,
 	boot:  bootSplitBrain,
 }
@@ -494,6 +498,11 @@ const (
 	// again; and how long it waits for server-1 to answer a write it
 	// forwarded.
 	catchUp = 100 * time.Millisecond
+	// readAgainAfter is how long server-2 of the split brain must hear from
+	// server-1 without a miss before it answers reads again: longer than
+	// catchUp, so a look at the servers just after a fault meets a refusal,
+	// and only one once the faults are well over shows the difference.
+	readAgainAfter = 500 * time.Millisecond
 )
 
 type (
@@ -551,7 +560,7 @@ func isRead(req any) bool {
 // writes alone (answering Timeout) until server-1 has answered for catchUp;
 // a ping refused means server-1 is down, and server-2 takes server-1's
 // whole store once it answers again. It answers reads from its copy only
-// once server-1 has answered for catchUp.
+// once server-1 has answered for readAgainAfter.
 func bootSplitBrain(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	if self == server1 {
 		s := openStore(p, true)
@@ -646,7 +655,7 @@ func bootSplitBrain(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 			return nil, fmt.Errorf("server-2 does not understand %T", req)
 		}
 		if isRead(req) {
-			if heard < 0 || p.Now()-heard < catchUp {
+			if heard < 0 || p.Now()-heard < readAgainAfter {
 				return nil, kube.Unavailable("server-2 is not sure of server-1")
 			}
 			seen := maps.Clone(r)

@@ -21,7 +21,10 @@
 //     seeds; then randomized worlds (workload.go): controllers write through
 //     one server, then through the other, while dashboards get, list and
 //     read with kube.Any through both; the servers' link slows to
-//     300–400ms, and for a while loses and repeats messages.
+//     300–400ms, and for a while loses and repeats messages; then the
+//     peer-down scene (readindex.go): the writer's server shows a reader a
+//     change whose copy a cut lost, then crashes for good, and Latest reads
+//     reach the other server, whose copy lacks it.
 //   - progress: the same clients over a link that loses half its messages
 //     for a while, then is cut for 3-5s while the clients still reach both
 //     servers: a cluster that stays consistent by refusing, stalling, or

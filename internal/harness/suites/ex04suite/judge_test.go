@@ -110,3 +110,55 @@ func TestTheLostAskSceneRetellsTheLostCall(t *testing.T) {
 	assert.Contains(t, f.Details, "made then to the other server was lost")
 	assert.Contains(t, f.Details, "the read waits and asks again")
 }
+
+// asking servers keep a store each and copy nothing, but before a Latest
+// get they call the other server; a call refused because the other is
+// down they take as leave to answer from their own store. So do they
+// before a Latest list.
+func asking(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+	serve := kube.Handler(kube.NewMemStore(0))
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		latest := false
+		switch r := req.(type) {
+		case kube.GetRequest:
+			latest = r.Opts.ResourceVersion == kube.Latest
+		case kube.ListRequest:
+			latest = r.Opts.ResourceVersion == kube.Latest
+		}
+		if latest {
+			for _, peer := range servers {
+				if peer != self {
+					p.Call(peer, ReadIndex{}, time.Second)
+				}
+			}
+		}
+		if _, ok := req.(ReadIndex); ok {
+			return int64(0), nil
+		}
+		return serve(p, from, req)
+	})
+}
+
+// ReadIndex is what asking servers call each other with.
+type ReadIndex struct{}
+
+// In the peer-down scene the writer's server dies for good after showing
+// dashboard-2 its scale: a server that answers a Latest read from its own
+// copy when its call to the dead one is refused is told by that cause, the
+// refusal and what its copy lacked; one store behind both servers, which
+// lacks nothing, passes on every seed.
+func TestAReadAnsweredWhileThePeerIsDownIsToldSo(t *testing.T) {
+	w := &world{Scene: readIndexScene(1, asking, peerDownScene), readIndex: true}
+	t.Cleanup(w.Close)
+	require.Nil(t, scene.Ran(w.Scene))
+	f := ownCopyRead(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Regexp(t, `\(it asked server-[12] ReadIndex at [0-9.]+ms and was refused at [0-9.]+ms: server-[12] was down\) while crash server-[12] \(from [0-9.]+ms\)`, f.Story)
+	assert.Contains(t, f.Story, "could not know its copy was the latest")
+	assert.Contains(t, f.Details, "the scene, as built:")
+
+	for seed := int64(1); seed <= riSeeds; seed++ {
+		assert.Nil(t, chapter(oneStore()).Verdict("linearizable", "read-index "+peerDownScene.name, seed), "seed %d", seed)
+	}
+}

@@ -68,6 +68,16 @@ import (
 // second ReadIndex call: that call is answered while riFirst is still on
 // its way. A read that asks again must use the new answer, and wait for it.
 //
+// A sixth scene ("peer down"), played after the randomized worlds, loses
+// the writer's server instead: a short cut loses the copy of the
+// controller's scale to riFirst; once it heals, dashboard-2 gets web
+// through the writer's server and is shown riFirst; riDownAfter later the
+// writer's server crashes for good, before it sends the copy again, and
+// both dashboards read the lagging server. Its copy never gets riFirst, and
+// the other server is down: a Latest read there cannot learn how far the
+// other's history went, and must not answer from its own copy as if
+// nothing were missing (it waits, or refuses).
+//
 // Every correct cluster passes them, whatever its timeouts: the scenes only
 // make the interleavings likely, and judge the answers as the randomized
 // worlds are judged.
@@ -83,6 +93,7 @@ const (
 	riCutLong     = 4 * time.Second
 	riAskCutAfter = 100 * ms
 	riAskCut      = 900 * ms
+	riDownAfter   = 40 * ms
 	riAuditAt     = 8 * time.Second
 	riSeeds       = 5
 )
@@ -119,6 +130,10 @@ var riScenes = []riScene{
 	{"long cut", longCut}, // a cut of the servers' link that outlasts many calls' timeouts
 	{"lost ask", lostAsk}, // the lagging server's first ReadIndex call lost, its second answered
 }
+
+// peerDownScene is the sixth scene, which the linearizable check plays after
+// its randomized worlds.
+var peerDownScene = riScene{"peer down", peerDown}
 
 // twoCuts plans the first two scenes: a cut that loses the copy of the
 // controller's scale and, riSecondAfter later, kubectl's scale to riSecond,
@@ -158,6 +173,17 @@ func lostAsk(jitter func() time.Duration, _, _ sim.NodeID) riPlan {
 	ask := scene.Cut{A: server1, B: server2, From: first.Until() + riAskCutAfter, For: riAskCut + jitter()}
 	return riPlan{faults: []scene.Fault{first, ask}, scale: first.From + ms, read1: ask.From + ask.For/2,
 		read2: first.Until() + 10*ms, lagAt: ask.From + ms}
+}
+
+// peerDown plans the peer-down scene: the writer's server crashes
+// riDownAfter after dashboard-2's read of it was sent, and the dashboards
+// read the lagging server riDownAfter/2 after that.
+func peerDown(jitter func() time.Duration, writer, _ sim.NodeID) riPlan {
+	cut := scene.Cut{A: server1, B: server2, From: riFirstCut + jitter(), For: riCutLength + jitter()}
+	read2 := cut.Until() + 10*ms
+	crash := scene.Crash{Node: writer, At: read2 + riDownAfter}
+	after := crash.At + riDownAfter/2
+	return riPlan{faults: []scene.Fault{cut, crash}, scale: cut.From + ms, read1: after, read2: read2, lagAt: after}
 }
 
 // readIndexScene builds and runs the read-index scene ri of seed. The seed

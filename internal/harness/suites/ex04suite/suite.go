@@ -52,6 +52,10 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		worlds[name] = func(seed int64) *world { return &world{Scene: readIndexScene(seed, serve, ri), readIndex: true} }
 		readIndex = append(readIndex, scene.Play{World: name, Seeds: scene.Scenes(riSeeds)})
 	}
+	down := "read-index " + peerDownScene.name
+	worlds[down] = func(seed int64) *world {
+		return &world{Scene: readIndexScene(seed, serve, peerDownScene), readIndex: true}
+	}
 	on := scene.OnStage[*world]
 	ran, oneHistory, converged, durable := on(scene.Ran), on(scene.OneHistoryOnce), on(scene.Converged), on(scene.Durable)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
@@ -61,7 +65,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 				Judges: []scene.Judge[*world]{ran, storyCopied, storyWrite, oneHistory, durable, ownCopyRead, linearizable, storyReads}},
 			{Name: "acknowledged", Plays: []scene.Play{{World: "acknowledged", Seeds: scene.Story(acknowledgedSeeds)}},
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
-			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}),
+			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard},
+				scene.Play{World: down, Seeds: scene.Scenes(riSeeds)}),
 				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, ownCopyRead, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
 				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},

@@ -18,13 +18,17 @@ import (
 const (
 	storyDesired = 5
 	storyPods    = 2
-	storyWake    = 100 * ms
-	storyEnd     = 6 * time.Second
+	storyWake    = 100 * ms // controller-a's first reconcile
+	// storyWakeB is controller-b's first reconcile: long after
+	// controller-a's creates were acknowledged, long before server-2, 400ms
+	// from the history, has heard of them.
+	storyWakeB = 300 * ms
+	storyEnd   = 6 * time.Second
 )
 
 // storyScenario is the page's scene.
 func storyScenario() scenario {
-	return scenario{initial: storyDesired, pods: storyPods, startA: storyWake, startB: storyWake,
+	return scenario{initial: storyDesired, pods: storyPods, startA: storyWake, startB: storyWakeB,
 		period: [2]time.Duration{200 * ms, 300 * ms}, end: storyEnd}
 }
 
@@ -32,8 +36,9 @@ func storyScenario() scenario {
 func storyScene() string {
 	return fmt.Sprintf("the scene: %s wants %d pods and has %s. controller-a reads and writes through server-1, controller-b through "+
 		"server-2, whose link to the history (etcd) takes %s–%s each way, so its cache is that far behind and its writes take that "+
-		"long to land. Both controllers wake at %s.",
-		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake))
+		"long to land. controller-a wakes at %s, controller-b at %s.",
+		web, storyDesired, podNamesOf("web", storyPods), suite.FormatTime(slowMin), suite.FormatTime(slowMax), suite.FormatTime(storyWake),
+		suite.FormatTime(storyWakeB))
 }
 
 // podNamesOf names deployment's first n pods: "api-0 and api-1".
@@ -54,7 +59,7 @@ func randomScenario(seed int64) scenario {
 	defer w.Close()
 	r := w.Rand()
 	between := func(lo, hi time.Duration) time.Duration { return lo + time.Duration(r.Int63n(int64(hi-lo)+1)) }
-	sc := scenario{initial: 5, pods: 2, others: 2, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
+	sc := scenario{initial: 5, pods: 2, others: 2, orphan: orphan, period: [2]time.Duration{150 * ms, 300 * ms}, end: 12 * time.Second}
 	sc.startA = between(50*ms, 150*ms)
 	sc.startB = sc.startA + between(0, 100*ms)
 	at := between(300*ms, 7000*ms)
@@ -99,6 +104,13 @@ func randomScenario(seed int64) scenario {
 	return sc
 }
 
+// orphan is the pod no deployment owns in the randomized worlds: left when
+// an older deployment of the same name was deleted and its pods orphaned.
+// It is named as web's pods are, beyond any count web is scaled to, so a
+// correct controller never needs its name; a controller that takes a pod
+// named web-i for web's, whatever its owner, deletes it as an extra.
+const orphan = "web-7"
+
 // zeroHold is how long web stays at 0 in the runs that scale it to 0: long
 // enough for a reconcile that read 5 just before the scale to send its five
 // creates one by one through the slow server, and for those to be deleted.
@@ -107,9 +119,9 @@ const zeroHold = 5500 * ms
 // randomScene says one randomized run's scene, with the pods kubectl evicts
 // after the last scale and the cut between server-2 and etcd, if any.
 func randomScene(sc scenario) string {
-	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s; controller-a works through server-1, controller-b through server-2 "+
+	s := fmt.Sprintf("the scene: %s wants %d and has %s, beside %s's %s and %s, a pod no deployment owns; controller-a works through server-1, controller-b through server-2 "+
 		"(%s–%s from the history each way).\n  this run: controller-a starts at %s, controller-b at %s; %s; kubectl scales web to %d at %s, to %d at %s and to %d at %s.",
-		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), suite.FormatTime(slowMin), suite.FormatTime(slowMax),
+		web, sc.initial, podNamesOf("web", sc.pods), api, podNamesOf("api", sc.others), sc.orphan, suite.FormatTime(slowMin), suite.FormatTime(slowMax),
 		suite.FormatTime(sc.startA), suite.FormatTime(sc.startB), sc.crash,
 		sc.scales[0].replicas, suite.FormatTime(sc.scales[0].at), sc.scales[1].replicas, suite.FormatTime(sc.scales[1].at),
 		sc.scales[2].replicas, suite.FormatTime(sc.scales[2].at))
@@ -332,6 +344,117 @@ func calledFor(key string, last int) bool {
 	return err != nil || i >= last
 }
 
+// contradicted is the changes to web (pods false) or to its pods (pods
+// true) that the history had accepted, and their servers had acknowledged,
+// before r was asked, and that r's answer did not show: the writes a read
+// contradicted. None for a read that failed, nor for one that showed the
+// history as it stood.
+func contradicted(cl *cluster, r read, pods bool) []change {
+	if !r.ok || r.view >= r.truth {
+		return nil
+	}
+	var missed []change
+	for _, c := range cl.log {
+		ack, ok := cl.acked[version{c.key, c.rv}]
+		if c.ofWeb && (c.key != web) == pods && c.rv > r.view && ok && ack.at <= r.asked {
+			missed = append(missed, c)
+		}
+	}
+	return missed
+}
+
+// actedOnStale is the write req that controller by sent through via at now,
+// if the last read of web or of its pods it was given contradicted
+// acknowledged writes; else nil.
+func (cl *cluster) actedOnStale(now time.Duration, by, via sim.NodeID, req any, b *belief) *staleAct {
+	what := fmt.Sprint(relayed{Req: req})
+	what = strings.TrimSuffix(what, " for ")
+	for _, x := range []struct {
+		r    read
+		pods bool
+	}{{b.pods, true}, {b.desired, false}} {
+		if missed := contradicted(cl, x.r, x.pods); len(missed) > 0 {
+			return &staleAct{by: by, via: via, at: now, what: what, read: x.r, pods: x.pods, missed: missed}
+		}
+	}
+	return nil
+}
+
+// readContradicted judges the first write a controller sent on a read that
+// contradicted writes acknowledged before it asked: who wrote what where,
+// and when it was acknowledged; who read what where, and what it did on it.
+func (cl *cluster) readContradicted() *suite.Failure {
+	v := cl.stale
+	if v == nil {
+		return nil
+	}
+	first, last := v.missed[0], v.missed[len(v.missed)-1]
+	keys := make([]string, len(v.missed))
+	for i, c := range v.missed {
+		keys[i] = c.told()
+	}
+	ackFirst, ackLast := cl.acked[version{first.key, first.rv}], cl.acked[version{last.key, last.rv}]
+	when := func(a, z time.Duration) string {
+		if a == z {
+			return "at " + suite.FormatTime(a)
+		}
+		return fmt.Sprintf("from %s to %s", suite.FormatTime(a), suite.FormatTime(z))
+	}
+	them, what, answer := "it", "web's pods", fmt.Sprintf("%d pods", v.read.value)
+	if len(v.missed) > 1 {
+		them = "them"
+	}
+	if !v.pods {
+		what, answer = "web", fmt.Sprintf("web wants %d", v.read.value)
+	}
+	s := fmt.Sprintf("%s acted on a read of %s that contradicted acknowledged writes: etcd had accepted %s (by %s through %s) %s, "+
+		"and %s had acknowledged %s to %s %s; %s read %s through %s at %s and was answered from %s: %s, a view at rv=%d while the history "+
+		"was at rv=%d. On that answer it sent %s through %s at %s",
+		v.by, what, strings.Join(keys, ", "), first.by, first.via, when(first.at, last.at),
+		ackFirst.via, them, ackFirst.to, when(ackFirst.at, ackLast.at),
+		v.by, what, v.via, suite.FormatTime(v.read.asked), v.read.how(v.via), answer, v.read.view, v.read.truth,
+		v.what, v.via, suite.FormatTime(v.at))
+	details := cl.told + "\n\nthe pods of web in the one history, change by change:\n" + logTable(cl.log, 14)
+	if o := cl.overshoot; o != nil && o.by == v.by && o.at >= v.at {
+		s += fmt.Sprintf("; etcd accepted %s from it at %s, the %s pod where %d were desired", o.key, suite.FormatTime(o.at), ordinal(o.pods), o.desired)
+		if peak, at := peakAfter(cl, o); peak > o.pods {
+			s += fmt.Sprintf(", and the one history went on to %d pods (the last of them accepted at %s)", peak, suite.FormatTime(at))
+		}
+		details = cl.told + "\n\n" + overDetails(cl, o)
+	}
+	s += ". A read a controller acts on must show every write acknowledged before it asked: a read through the one history " +
+		"(kube.Latest), not a copy that has not heard of them yet"
+	return &suite.Failure{Name: "read-contradicted-write", Clause: course.OneHistory, At: v.at, Story: s, Details: details}
+}
+
+// told is a change as a story names it: "pods/web-2", "the delete of
+// pods/web-2", "the scale of web to 2".
+func (c change) told() string {
+	switch verb, rest, _ := strings.Cut(c.what, " "); verb {
+	case "DELETED":
+		return "the delete of " + rest
+	case "MODIFIED":
+		return fmt.Sprintf("the scale of web to %d", c.desired)
+	default:
+		return rest
+	}
+}
+
+// peakAfter is the most pods the burst of creates the overshoot belongs to
+// reached, and when.
+func peakAfter(cl *cluster, v *overshoot) (int, time.Duration) {
+	peak, at := v.pods, v.at
+	for _, c := range cl.log[v.index+1:] {
+		if !c.create {
+			break
+		}
+		if c.pods > peak {
+			peak, at = c.pods, c.at
+		}
+	}
+	return peak, at
+}
+
 // strayStory: creates sent for web's missing names while a pod web owns
 // under another name, which the creator's list had shown it, still stood:
 // neither deleted before them nor counted among the desired.
@@ -374,20 +497,16 @@ func tooManyStory(cl *cluster, v *overshoot) string {
 			ids = append(ids, id)
 		}
 	}
-	peak, peakAt := v.pods, v.at
-	for _, c := range cl.log[v.index+1:] {
-		if !c.create {
-			break
-		}
-		if c.pods > peak {
-			peak, peakAt = c.pods, c.at
-		}
-	}
+	peak, peakAt := peakAfter(cl, v)
 	var s string
 	switch len(ids) {
 	case 2:
 		s = fmt.Sprintf("controller-a and controller-b each created pods for the same shortfall of %s, and nothing refused the second set: %s",
 			web, strings.Join(decided, "; "))
+		if a, b := v.beliefs[ids[0]].decision, v.beliefs[ids[1]].decision; !a.cached && !b.cached {
+			s += "; both counts were the history's when they were read, and both stopped being true at the other's first create: " +
+				"nothing in the creates depended on them still being true"
+		}
 	case 1:
 		s = fmt.Sprintf("%s created more pods than its own count called for: %s", ids[0], decided[0])
 	default:

@@ -61,6 +61,7 @@ type scenario struct {
 	others         int              // pods api-0 … of another deployment, deployments/api, beside web's
 	neighbour      string           // that other deployment's name, when not "api"
 	stray          string           // a pod web owns under a name that is not web-i, made before the story, or ""
+	orphan         string           // a pod no deployment owns, named as web's are (web-i) but beyond any count web wants, or ""
 	startA, startB time.Duration    // each controller's first reconcile
 	period         [2]time.Duration // the pause between reconciles: uniform in [min, max]
 	crash          *scene.Crash     // a controller that crashes and restarts, or nil
@@ -135,6 +136,8 @@ type belief struct {
 // change is one accepted change to web or its pods, for the story.
 type change struct {
 	at       time.Duration // when etcd accepted it
+	rv       int64         // the resourceVersion it made
+	ofWeb    bool          // a change to web or to one of its pods
 	what     string        // "ADDED pods/web-3"
 	key      string
 	create   bool
@@ -253,8 +256,30 @@ type cluster struct {
 	foreign    *foreignChange
 	blind      *blindDelete
 	created    map[version]change // the create of each pod version
+	acked      map[version]ack    // when a server acknowledged each write it relayed to its client
+	stale      *staleAct          // the first write a controller sent on a read that contradicted acknowledged writes
 	creates    int                // pod creates accepted
 	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
+}
+
+// ack is a write's acknowledgement: the server that answered the client
+// that sent it, when.
+type ack struct {
+	at  time.Duration
+	to  sim.NodeID
+	via sim.NodeID
+}
+
+// staleAct is a write a controller sent on a read of web, or of its pods,
+// that did not show writes the history had accepted and acknowledged
+// before the read was asked.
+type staleAct struct {
+	by, via sim.NodeID
+	at      time.Duration // when its server got the write
+	what    string        // "CREATE pods/web-2"
+	read    read          // the read it acted on
+	pods    bool          // that read was a list of pods, not a get of web
+	missed  []change      // the acknowledged writes the read did not show
 }
 
 // zeroSettle is how long a pod of web may stand while web wants 0 pods:
@@ -282,7 +307,7 @@ func (cl *cluster) Stage() *scene.Scene { return cl.s }
 // closes it.
 func play(seed int64, sc scenario, told string, newController func() Controller) *cluster {
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
-	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{},
+	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{}, acked: map[version]ack{},
 		beliefs: map[sim.NodeID]*belief{
 			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
 			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
@@ -300,6 +325,9 @@ func play(seed int64, sc scenario, told string, newController func() Controller)
 	}
 	if sc.stray != "" {
 		mustCreate(kube.Object{Kind: "pods", Name: sc.stray, Owner: web})
+	}
+	if sc.orphan != "" {
+		mustCreate(kube.Object{Kind: "pods", Name: sc.orphan})
 	}
 	if sc.others > 0 {
 		other := cmp.Or(sc.neighbour, "api")
@@ -394,7 +422,7 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.desired, cl.scaledAt = o.Replicas, p.Now()
 	}
 	pods := len(cl.podNames())
-	ch := change{at: p.Now(), what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
+	ch := change{at: p.Now(), rv: o.ResourceVersion, ofWeb: o.Key() == web || o.Kind == "pods" && o.Owner == web, what: what, key: o.Key(), by: r.By, via: via, pods: pods, desired: cl.desired}
 	ch.create = isCreate && o.Kind == "pods" && o.Owner == web
 	if ch.create {
 		cl.creates++
@@ -592,6 +620,9 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 					b.sent[q.Object.Key()] = p.Now()
 				}
 			}
+			if s.cl.stale == nil {
+				s.cl.stale = s.cl.actedOnStale(p.Now(), from, s.name, req, b)
+			}
 			if _, ok := req.(kube.CreateRequest); ok && b.pods.ok {
 				if b.sinceListing == 0 {
 					b.decision = b.pods
@@ -601,6 +632,9 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			}
 		}
 		reply, err := p.Call(etcd, rel, relayTimeout)
+		if o, ok := reply.(kube.Object); ok && err == nil {
+			s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
+		}
 		if errors.Is(err, sim.ErrTimeout) {
 			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
 		}

@@ -18,6 +18,15 @@
 // The cluster notes, as etcd accepts each change, the first one each rule
 // forbids; the judges read those notes from the finished world.
 //
+//   - readContradicted: no controller sends a write (a create or a delete)
+//     while the last count of web's pods, or of web's desired replicas, it
+//     was given contradicted writes acknowledged before it asked: changes
+//     the history had accepted, and their server had acknowledged to their
+//     client, that the answer did not show (read-contradicted-write). A
+//     read with kube.Latest never does; a read from server-2's cache does
+//     whenever a write was acknowledged in the last 400ms, or during a cut.
+//     It is judged first: the read is the chapter's cause, whatever the
+//     history made of the write.
 //   - tooMany: no create leaves more pods than desired: when a pod is
 //     created, web's pods must number at most the desired count in the
 //     history at that moment or, if it is higher, the count the creating
@@ -37,8 +46,8 @@
 //     list that called the pod extra.
 //   - changedForeign: no controller of web changes a pod web does not own
 //     (another-deployments-pod): deployments/api's pods stand beside web's
-//     in the randomized worlds, and deployments/web-canary's, named like
-//     web's, in the neighbours' scene.
+//     in the randomized worlds, with web-7, which no deployment owns, and
+//     deployments/web-canary's, named like web's, in the neighbours' scene.
 //   - countedByName: the world does not end short of web's desired count by
 //     exactly the pods of another deployment named like web's, which the
 //     controllers listed and created nothing after (another-deployments-pod):
@@ -55,8 +64,11 @@
 //
 // # The worlds and the checks
 //
-// The story world is the page's scene (storyScenario, told by storyScene):
-// web wants 5 and has web-0 and web-1; both controllers wake at 100ms. The
+// The story world is the page's scene (storyScenario, told by storyScene),
+// the source's Failure 02: web wants 5 and has web-0 and web-1;
+// controller-a wakes at 100ms and its creates are acknowledged within
+// milliseconds; controller-b wakes at 300ms, long after, and long before
+// server-2's cache has heard of them. The
 // story check asks every judge of it; its first seed's history is the
 // page's figure "pods".
 //
@@ -69,7 +81,9 @@
 // still stands, neither deleted nor counted, is told with that pod
 // (too-many-pods).
 //
-// In a random world (randomScenario) controller-b starts up to 100ms after
+// In a random world (randomScenario) deployments/api's two pods and web-7,
+// an orphan no deployment owns (named as web's are, beyond any count web
+// is scaled to), stand beside web's; controller-b starts up to 100ms after
 // controller-a; one controller crashes and restarts (in half the worlds
 // controller-a, across the scale-down, with web scaled back up soon after it
 // returns); kubectl scales web to 2, then 6, then 4 (and in one world of two

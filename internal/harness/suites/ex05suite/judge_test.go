@@ -241,3 +241,100 @@ func TestAForeignPodNamedLikeWebsSaysSo(t *testing.T) {
 	v.key, v.owner, v.deleted = "pods/web-2", "web", false
 	assert.Contains(t, story(), "but pods/web-2 is web's, not deployments/web's: ")
 }
+
+// contradictedAt builds the page's scene by hand: controller-a's three
+// creates accepted at rv 4–6 at 120ms and acknowledged at ackAt, then
+// controller-b's count of 2 from server-2's cache, a view at rv=3, asked at
+// 305ms, and its create sent on it at 310ms.
+func contradictedAt(ackAt time.Duration) *cluster {
+	cl := &cluster{told: "the scene", acked: map[version]ack{}}
+	for i, key := range []string{"pods/web-a", "pods/web-b", "pods/web-c"} {
+		c := change{at: 120 * ms, rv: int64(4 + i), ofWeb: true, what: "ADDED " + key, key: key, create: true, by: controllerA, via: server1, pods: 3 + i, desired: 5}
+		cl.log = append(cl.log, c)
+		cl.acked[version{key, c.rv}] = ack{at: ackAt, to: controllerA, via: server1}
+	}
+	b := &belief{server: server2, desired: read{value: 5, cached: true, at: 302 * ms, asked: 302 * ms, view: 1, truth: 6, ok: true},
+		pods: read{value: 2, cached: true, at: 305 * ms, asked: 305 * ms, view: 3, truth: 6, ok: true}}
+	cl.stale = cl.actedOnStale(310*ms, controllerB, server2, kube.CreateRequest{Object: kube.Object{Kind: "pods", Name: "web-x"}}, b)
+	return cl
+}
+
+// A count read after the other controller's creates were acknowledged,
+// through a server that had not heard of them, is told as the read that
+// contradicted those writes: who wrote what where and when it was
+// acknowledged, who read what where and when, and what it sent on it. The
+// same count read before the acknowledgements contradicted nothing (the
+// race of two controllers on one shortfall, judged by tooMany), and a
+// desired count that missed no change of web is no contradiction either.
+func TestACountThatMissedAcknowledgedCreates(t *testing.T) {
+	f := contradictedAt(125 * ms).readContradicted()
+	require.NotNil(t, f)
+	assert.Equal(t, "read-contradicted-write", f.Name)
+	assert.Equal(t, 310*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-b acted on a read of web's pods that contradicted acknowledged writes: "+
+		"etcd had accepted pods/web-a, pods/web-b, pods/web-c (by controller-a through server-1) at 120ms, "+
+		"and server-1 had acknowledged them to controller-a at 125ms; controller-b read web's pods through server-2 at 305ms "+
+		`and was answered from server-2's cache, rv="0": 2 pods, a view at rv=3 while the history was at rv=6. `+
+		"On that answer it sent CREATE pods/web-x through server-2 at 310ms"), f.Story)
+
+	assert.Nil(t, contradictedAt(306*ms).readContradicted())
+}
+
+// cachedCounter is the naive controller of the page: it counts web's pods
+// from its server's cache and creates the shortfall under names of its own.
+type cachedCounter struct{ n int }
+
+func (c *cachedCounter) Reconcile(p *sim.Proc, api *kube.Client, key string) error {
+	cached := kube.ReadOptions{ResourceVersion: kube.Any}
+	d, err := api.Get(key, cached)
+	if err != nil {
+		return err
+	}
+	l, err := api.List("pods", cached)
+	if err != nil {
+		return err
+	}
+	have := 0
+	for _, o := range l.Items {
+		if o.Owner == key {
+			have++
+		}
+	}
+	for ; have < d.Replicas; have++ {
+		c.n++
+		if _, err := api.Create(kube.Object{Kind: "pods", Name: fmt.Sprintf("%s-%s%d", d.Name, p.Node(), c.n), Owner: key}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// In the page's scene, controller-b counts after controller-a's creates were
+// acknowledged, through server-2, which has not heard of them: its count
+// contradicts them on every seed, and 5 desired become 8.
+func TestTheStorysReadContradictsAcknowledgedWrites(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		cl := play(seed, storyScenario(), storyScene(), func() Controller { return &cachedCounter{} })
+		f := cl.readContradicted()
+		require.NotNil(t, f, "seed %d", seed)
+		assert.Equal(t, "read-contradicted-write", f.Name, "seed %d: %s", seed, f.Story)
+		assert.Equal(t, controllerB, cl.stale.by)
+		assert.Contains(t, f.Story, "the one history went on to 8 pods")
+		cl.s.Close()
+	}
+}
+
+// The randomized worlds' orphan is named as web's pods are, and beyond every
+// count web is scaled to: a correct controller never needs its name, and
+// only one that takes a name for an owner touches it.
+func TestTheOrphanIsNeverAWantedName(t *testing.T) {
+	for seed := int64(1); seed <= 50; seed++ {
+		sc := randomScenario(seed)
+		require.Equal(t, orphan, sc.orphan)
+		assert.True(t, named("pods/"+sc.orphan))
+		for _, s := range sc.scales {
+			assert.False(t, wanted("pods/"+sc.orphan, s.replicas), "seed %d scales to %d", seed, s.replicas)
+		}
+		assert.False(t, wanted("pods/"+sc.orphan, sc.initial))
+	}
+}

@@ -50,9 +50,9 @@ func neighboursScene() string {
 // controller counted; converged tells any other shortfall.
 func (cl *cluster) countedByName() *suite.Failure {
 	own := cl.podNames()
-	var alike []kube.Object // other deployments' pods named like web's
+	var alike []kube.Object // other deployments' pods named like web's (an orphan is no deployment's)
 	for _, o := range cl.store.Objects() {
-		if o.Kind == "pods" && o.Owner != web && strings.HasPrefix(o.Name, "web") {
+		if o.Kind == "pods" && o.Owner != web && o.Owner != "" && strings.HasPrefix(o.Name, "web") {
 			alike = append(alike, o)
 		}
 	}

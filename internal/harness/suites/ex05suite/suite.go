@@ -21,7 +21,7 @@ func Run[C Controller](t *testing.T, newController func() C) {
 // of what each change may do (randomized) and by where they end
 // (converges).
 func chapter(newController func() Controller) scene.Chapter[*cluster] {
-	rules := []scene.Judge[*cluster]{(*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
+	rules := []scene.Judge[*cluster]{(*cluster).readContradicted, (*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
 	return scene.Chapter[*cluster]{
 		ID: "ex05",
 		Worlds: map[string]scene.Build[*cluster]{

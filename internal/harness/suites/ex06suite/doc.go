@@ -19,7 +19,10 @@
 //     kube.Any through both servers; then the own-copy scenes (owncopy.go):
 //     a change decided on server-1 while its copy to server-2 is slow, seen
 //     through server-1, and then a creation, deletion or conditional scale
-//     through server-2 that its own copy would refuse.
+//     through server-2 that its own copy would refuse; and the peer-down
+//     scene (owncopy.go): server-1 shows a reader a change whose copy a cut
+//     lost, then crashes for good, and Latest reads reach server-2, whose
+//     copy lacks it and which cannot learn how far server-1 got.
 //
 // The servers' histories are read the way any client would: a watch of
 // deployments from resourceVersion 0, sent to each server (this workbook's

@@ -274,3 +274,48 @@ func TestTwoSequencersByKindNameTheKinds(t *testing.T) {
 	p.InsteadWrite = &ops[len(ops)-1] // the update, sent on
 	assert.Equal(t, "", byKind(w, p))
 }
+
+// howFar is what asking servers call each other with before a Latest get.
+type howFar struct{}
+
+// asking servers keep a store each and copy nothing, but before a Latest
+// get they call the other server; a call refused because the other is
+// down they take as leave to answer from their own store.
+func asking(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+	serve := kube.Handler(kube.NewMemStore(0))
+	p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+		switch r := req.(type) {
+		case howFar:
+			return int64(0), nil
+		case kube.GetRequest:
+			if r.Opts.ResourceVersion == kube.Latest {
+				for _, peer := range servers {
+					if peer != self {
+						p.Call(peer, howFar{}, time.Second)
+					}
+				}
+			}
+		}
+		return serve(p, from, req)
+	})
+}
+
+// In the peer-down scene the sequencer dies for good after showing
+// dashboard-2 controller-a's scale: server-2, answering a Latest get from
+// its own copy when its call to server-1 is refused, is told by that cause;
+// one store behind both servers passes on every seed.
+func TestAReadAnsweredWhileTheSequencerIsDownIsToldSo(t *testing.T) {
+	w := &world{Scene: peerDownScene(1, asking)}
+	t.Cleanup(w.Close)
+	require.Nil(t, scene.Ran(w.Scene))
+	f := ownCopyRead(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-read", f.Name)
+	assert.Regexp(t, `^server-2 answered dashboard-[12]'s Latest get of deployments/web at [0-9.]+ms from its own copy, no deployments/web, `+
+		`with no answer from server-1 .*\(it asked server-1 howFar at [0-9.]+ms and was refused at [0-9.]+ms: server-1 was down\) while crash server-1`, f.Story)
+	assert.Contains(t, f.Story, "With server-1 down, server-2 could not know its copy was the latest")
+
+	for seed := int64(1); seed <= ocSeeds; seed++ {
+		assert.Nil(t, chapter(oneStore()).Verdict("linearizable", "peer down", seed), "seed %d", seed)
+	}
+}

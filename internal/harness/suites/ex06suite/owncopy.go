@@ -195,3 +195,65 @@ func refusedAfter(read, wrote check.Operation) string {
 	}
 	return ""
 }
+
+// The peer-down scene, scripted: the sequencer shows a reader a change
+// whose copy a short cut lost, then crashes for good before it sends the
+// copy again; the other server's copy never gets the change. A Latest read
+// there cannot learn how far the sequencer's history went, and must not
+// answer from its own copy as if nothing were missing: it waits, or
+// refuses.
+//
+//   - kubectl creates web with 3 replicas through server-1, the sequencer;
+//     it reaches both servers;
+//   - at pdCutAt (plus up to ocJitter) the servers' link is cut for
+//     pdCut (plus up to ocJitter), and controller-a scales web to 4
+//     through server-1: its copy to server-2 is lost;
+//   - just after the cut heals, dashboard-2 gets web through server-1 and
+//     is shown 4;
+//   - pdDownAfter after that read was sent, server-1 crashes for good, and
+//     pdDownAfter/2 later both dashboards get web through server-2.
+//
+// Every correct cluster passes it: the reads of server-2 go unanswered, or
+// are refused.
+const (
+	pdCutAt     = 500 * ms
+	pdCut       = 80 * ms
+	pdDownAfter = 40 * ms
+)
+
+// peerDownScene builds and runs the peer-down scene of seed, which decides
+// when the cut begins, how long it lasts, and the jitter of every link.
+func peerDownScene(seed int64, serve scene.Boot) *scene.Scene {
+	s := scene.New(seed, serve, scene.Latency(1*ms, 5*ms), scene.RequestTimeout(requestTimeout))
+	r := s.W.Rand()
+	cut := scene.Cut{A: server1, B: server2, From: pdCutAt + time.Duration(r.Int63n(int64(ocJitter))), For: pdCut + time.Duration(r.Int63n(int64(ocJitter)))}
+	read := cut.Until() + 10*ms
+	crash := scene.Crash{Node: server1, At: read + pdDownAfter}
+	late := crash.At + pdDownAfter/2
+	s.Inject(cut, crash)
+
+	s.Client("kubectl", func(p *sim.Proc, api *kube.Client) {
+		api.Pin(server1).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: 3})
+	})
+	s.Client("controller-a", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(cut.From + ms)
+		api.Pin(server1).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: 4})
+	})
+	latest := kube.ReadOptions{ResourceVersion: kube.Latest}
+	s.Client("dashboard-1", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(late)
+		api.Pin(server2).Get(web, latest)
+	})
+	s.Client("dashboard-2", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(read)
+		if _, err := api.Pin(server1).Get(web, latest); err != nil {
+			return
+		}
+		p.Sleep(max(ms, late-p.Now()))
+		api.Pin(server2).Get(web, latest)
+	})
+	s.Lanes("kubectl", "controller-a", server1, server2, "dashboard-1", "dashboard-2")
+	s.AuditAt(ocAuditAt, "deployments", web)
+	s.Run(ocAuditAt + 30*time.Second)
+	return s
+}

@@ -52,14 +52,17 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		worlds[name] = func(seed int64) *world { return &world{Scene: ownCopyScene(seed, serve, v), ownCopy: true} }
 		linearizablePlays = append(linearizablePlays, scene.Play{World: name, Seeds: scene.Scenes(ocSeeds)})
 	}
+	worlds["peer down"] = func(seed int64) *world { return &world{Scene: peerDownScene(seed, serve)} }
+	linearizablePlays = append(linearizablePlays, scene.Play{World: "peer down", Seeds: scene.Scenes(ocSeeds)})
 	return scene.Chapter[*world]{ID: "ex06", Worlds: worlds, Ran: ran, Checks: []scene.Check[*world]{
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, ownCopyRead, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
 			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, writesRefused(acceptedShare, true)}},
-		// The own-copy scenes come after the randomized worlds, for the
-		// moment those meet once in a thousand seeds: a mistake the
-		// randomized worlds catch is told as they tell it.
+		// The own-copy scenes and the peer-down scene come after the
+		// randomized worlds, for the moments those meet once in a
+		// thousand seeds or never: a mistake the randomized worlds catch
+		// is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
 			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, ownCopyRead, linearizable, writesRefused(acceptedShare, true)}},
 	}}

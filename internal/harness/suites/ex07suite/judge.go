@@ -168,6 +168,61 @@ func listedAlone(r *run) *suite.Failure {
 	return nil
 }
 
+// listedUnconfirmed: no Latest list is answered with the history before
+// its first change (no items, rv 0) once a write was acknowledged before
+// it was asked. No copy a majority confirmed is that empty: the server
+// answered a list it could not confirm, where Unavailable belonged (an
+// error dropped on its way to the client). It is told ahead of the stale
+// read such a list also is, by what the server did: how long it took, and
+// the write it answered as though never made.
+func listedUnconfirmed(r *run) *suite.Failure {
+	for _, l := range r.latestLists() {
+		if list, ok := l.Reply.(kube.List); l.Err != nil || !ok || list.ResourceVersion != 0 || len(list.Items) != 0 {
+			continue
+		}
+		for _, w := range r.History.Operations() {
+			if !w.Acknowledged() || !w.Input.Kind.Mutates() || w.Return >= l.Call {
+				continue
+			}
+			story := fmt.Sprintf("%s answered %s's Latest list of %s, asked at %s, at %s (%s later) with an empty list at rv 0, the history before its first change, "+
+				"though %s's %s through %s had been acknowledged at rv %d at %s: no majority confirmed that list, or it would reach rv %d. "+
+				"%s answered a Latest list it could not confirm; a server that cannot confirm a Latest read in time says Unavailable",
+				l.Server, l.Client, kindOf(l), suite.FormatTime(l.Call), suite.FormatTime(l.Return), suite.FormatTime(l.Return-l.Call),
+				w.Client, w.Input, w.Server, w.Result.Version, suite.FormatTime(w.Return), w.Result.Version, l.Server)
+			return &suite.Failure{Name: "read-without-majority", Clause: course.AgreementFirst, Story: story, At: l.Return,
+				Details: "the write the list answered as though never made:\n  " + w.String()}
+		}
+	}
+	return nil
+}
+
+// claimedUnheld: no server tells the sequencer it holds more of the
+// history than it does. Its answer to an Append (an int64, the changes it
+// holds) is counted toward the majority that commits a change, and the
+// sequencer sends it only what comes after: a server that answers with
+// what it was sent rather than what it took counts toward majorities it is
+// not part of, and is never sent what it lacks. A history only grows
+// between restarts, so an answer above what the server holds at the audit,
+// with no crash between, claimed changes it never held.
+func claimedUnheld(r *run) *suite.Failure {
+	for _, e := range r.W.Trace().Events() {
+		if e.Kind != sim.EvReply || e.Peer != sequencer || e.Node == sequencer || !r.IsServer(e.Node) {
+			continue
+		}
+		said, ok := e.Msg.(int64)
+		h, audited := r.Histories[string(e.Node)]
+		if !ok || !audited || said <= int64(len(h)) || r.pl.crashedDuring(e.At, r.AuditedAt, e.Node) {
+			continue
+		}
+		return &suite.Failure{Name: "claimed-changes-it-lacks", Clause: course.AgreementFirst, At: e.At,
+			Story: fmt.Sprintf("%s told the sequencer at %s, answering its Append, that it held %d changes of the history, but it never held more than %d: "+
+				"at the audit (%s), with no restart since, its history ends at rv %d. The sequencer counts that answer toward the majority that commits a change, "+
+				"and sends %s only what comes after what it says it holds: a server answers with what it holds, not with what it was sent",
+				e.Node, suite.FormatTime(e.At), said, len(h), suite.FormatTime(r.AuditedAt), len(h), e.Node)}
+	}
+	return nil
+}
+
 // slowAnswer: every write and Latest read is answered within the bound,
 // unless the server crashed while it was asked: a crashed server answers
 // nothing.

@@ -363,3 +363,60 @@ func TestAServerThatAppendsAnEntryTwiceIsNamed(t *testing.T) {
 	assert.Nil(t, appendedTwice(r), "every server holds the repeat: the sequencer ordered it twice")
 	assert.NotNil(t, appliedTwice(r))
 }
+
+// A Latest list at rv 0 with no items, after a write was acknowledged, came
+// from no copy a majority confirmed: the server answered a list it could
+// not confirm. A list that shows the write, or one asked before it was
+// acknowledged, is no such answer.
+func TestAnEmptyListAfterAnAcknowledgedWriteWasNeverConfirmed(t *testing.T) {
+	r := storySplit()
+	w := r.History.Call("controller-c", "server-3", check.Write(storyKey, 4), ms(300))
+	r.History.Return(w, check.Acked(3), ms(395))
+	r.Requests.Add(listed("controller-c", "server-3", kube.Latest, ms(200), ms(250), kube.List{}, nil))
+	r.Requests.Add(listed("controller-c", "server-3", kube.Latest, ms(400), ms(420), kube.List{Items: []kube.Object{{Kind: "deployments", Name: "web", Replicas: 4, ResourceVersion: 3}}, ResourceVersion: 3}, nil))
+	assert.Nil(t, listedUnconfirmed(r), "the empty list was asked before the write was acknowledged; the later one shows it")
+
+	r.Requests.Add(listed("controller-c", "server-3", kube.Latest, ms(461), ms(1325), kube.List{}, nil))
+	f := listedUnconfirmed(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "read-without-majority", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Contains(t, f.Story, "server-3 answered controller-c's Latest list of deployments, asked at 461ms, at 1325ms (864ms later) with an empty list at rv 0")
+	assert.Contains(t, f.Story, "acknowledged at rv 3 at 395ms: no majority confirmed that list")
+}
+
+// A server's answer to an Append is how many changes it holds: one that
+// says more than it ever held, with no restart since, is named with what it
+// said and what it held; an answer it can back is none.
+func TestAServerThatClaimsChangesItLacksIsNamed(t *testing.T) {
+	say := int64(2)
+	boot := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		if self == sequencer {
+			p.Sleep(ms(100))
+			p.Call("server-2", Append{From: 1}, ms(250))
+			return
+		}
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return say, nil })
+	}
+	run := func() *run {
+		s := scene.New(1, scene.Boot(boot), scene.Servers(3))
+		t.Cleanup(s.Close)
+		require.NoError(t, s.Run(ms(1000)))
+		r := &run{Scene: s, pl: newPlan(s)}
+		two := []check.Change{{Version: 1, Key: storyKey, Value: 3}, {Version: 2, Key: storyKey, Value: 4}}
+		r.Histories = map[string][]check.Change{"server-1": two, "server-2": two, "server-3": two}
+		r.AuditedAt = ms(900)
+		return r
+	}
+	assert.Nil(t, claimedUnheld(run()), "server-2 holds the 2 changes it said it held")
+
+	say = 21
+	f := claimedUnheld(run())
+	require.NotNil(t, f)
+	assert.Equal(t, "claimed-changes-it-lacks", f.Name)
+	assert.Contains(t, f.Story, "answering its Append, that it held 21 changes of the history, but it never held more than 2: at the audit (900ms), with no restart since")
+}
+
+// Append is the wire message the test's sequencer sends: the suite reads
+// only the int64 answer.
+type Append struct{ From int64 }

@@ -25,7 +25,7 @@ import (
 // controller-b reads web (Latest) again and scales it to lateB; the auditor
 // reads every server at auditAt.
 type split struct {
-	servers int          // 3 for the story, 4 for the even split
+	servers int          // 3 for the story, 4 for the even split, 5 for the five split
 	sideA   []sim.NodeID // the servers on controller-a's side, the sequencer among them
 	sideB   []sim.NodeID // the servers on controller-b's side
 	viaA    sim.NodeID   // where controller-a scales
@@ -55,6 +55,14 @@ var (
 		viaA: "server-1", viaB: "server-3"}
 	evenSplit = split{servers: 4, sideA: []sim.NodeID{"server-1", "server-2"}, sideB: []sim.NodeID{"server-3", "server-4"},
 		viaA: "server-2", viaB: "server-4", refuseA: true}
+	// fiveSplit cuts the sequencer off with server-3: two of five, so its
+	// side must refuse, while the other three, a majority without the
+	// sequencer, refuse as well (only the sequencer orders writes). The
+	// side's two positions are the second and third of the five, where a
+	// committed position read off the unsorted positions, or a majority of
+	// 2, finds them.
+	fiveSplit = split{servers: 5, sideA: []sim.NodeID{"server-1", "server-3"}, sideB: []sim.NodeID{"server-2", "server-4", "server-5"},
+		viaA: "server-1", viaB: "server-4", refuseA: true}
 )
 
 // world builds and runs the split scene of a seed, which decides the

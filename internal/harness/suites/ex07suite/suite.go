@@ -15,7 +15,11 @@
 //     back through the sequencer and server-2, Latest reads through
 //     server-3, which is now and then several changes behind the position
 //     a read is confirmed at, and must catch up rather than refuse or
-//     answer from a copy that misses an acknowledged write. Then
+//     answer from a copy that misses an acknowledged write. Then the five
+//     split: five servers, the sequencer cut off with server-3, two of
+//     five, so nothing may be acknowledged on its side; a committed
+//     position taken from the wrong server, or a majority of a three-server
+//     cluster written down as 2, says yes there. Then
 //     randomized splits, heals, crashes of servers other than the sequencer
 //     (and, now and then, the sequencer lost for good) and links slowed
 //     past every timeout, under clients making every kind of request
@@ -61,6 +65,7 @@ const (
 	evenSplitSeeds    = 10
 	partitionsSeeds   = 120
 	linearizableSeeds = 80
+	fiveSplitSeeds    = 2
 )
 
 // guard asks that the randomized worlds met their faults. A world runs
@@ -78,7 +83,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 	durable, linearizable := scene.OnStage[*run](scene.Durable), scene.OnStage[*run](scene.Linearizable)
 	promises := []scene.Judge[*run]{
 		appendedTwice, splitBrain, appliedTwice, // one history
-		ackedAlone, durable, readAlone, listedAlone, refusedAlone, // agreement first, and nothing acknowledged lost
+		claimedUnheld, ackedAlone, durable, readAlone, listedAlone, listedUnconfirmed, refusedAlone, // agreement first, and nothing acknowledged lost
 		staleRead,                                  // every Latest read shows every write acknowledged before it
 		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
 		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
@@ -92,6 +97,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 			"story":        story.world(serve),
 			"even-split":   evenSplit.world(serve),
 			"burst":        func(seed int64) *run { return burstWorld(seed, serve) },
+			"five-split":   fiveSplit.world(serve),
 			"partitions":   partitionsWork.world(serve),
 			"linearizable": linearizableWork.world(serve),
 		},
@@ -109,13 +115,14 @@ func chapter(serve Server) scene.Chapter[*run] {
 			Name: "partitions",
 			Plays: []scene.Play{
 				{World: "burst", Seeds: scene.Scenes(burstSeeds)},
+				{World: "five-split", Seeds: scene.Scenes(fiveSplitSeeds)},
 				{World: "partitions", Seeds: scene.Random(partitionsSeeds), Guard: guard},
 			},
 			Judges: promises,
 		}, {
 			Name:   "linearizable",
 			Plays:  []scene.Play{{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard}},
-			Judges: []scene.Judge[*run]{appendedTwice, splitBrain, appliedTwice, staleRead, linearizable},
+			Judges: []scene.Judge[*run]{appendedTwice, splitBrain, appliedTwice, listedUnconfirmed, staleRead, linearizable},
 		}},
 	}
 }

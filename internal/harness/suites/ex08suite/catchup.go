@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/check"
@@ -198,13 +199,53 @@ func leftBehind(w *world) *suite.Failure {
 			last = "its log last grew at " + suite.FormatTime(grew)
 		}
 		missing := theirs[len(log)]
+		fate := "never reached it: a follower that missed entries catches up only when the leader sends them again, from where the follower stands"
+		later := make([]string, 0, len(theirs)-len(log)-1)
+		for _, e := range theirs[len(log)+1:] {
+			later = append(later, e.Event.String())
+		}
+		if n, at := w.received(id, leader, since, missing.Event.String()); n > 0 {
+			fate = fmt.Sprintf("reached it %s from %s after that, the last at %s, and it never wrote it: a follower that cannot place what it is sent "+
+				"must tell the leader where its log ends, and nothing more, so that the leader sends again from there", times(n), leader, suite.FormatTime(at))
+		} else if n, at := w.received(id, leader, since, later...); n > 0 {
+			fate = fmt.Sprintf("never reached it, while %s sent it later entries %s after that, the last at %s: the leader took %s for holding entry %d already",
+				leader, times(n), suite.FormatTime(at), id, missing.Index)
+			if saidAt, said, ok := w.lastWord(id, leader, w.AuditedAt); ok {
+				fate += fmt.Sprintf(". %s's last word to the leader, at %s, was %s, with %s on its disk: a follower tells the leader only what its log holds, or it is never sent what it lacks",
+					id, suite.FormatTime(saidAt), said, entries(len(log)))
+			}
+		}
 		return &suite.Failure{Name: "left-behind", Clause: course.DurableAgreement, At: since,
 			Story: fmt.Sprintf("%s was left behind: from %s, %s, to the audit at %s it was up and connected to the leader %s, yet at the audit its log on disk holds %s and %s's %d, "+
-				"and %s. Entry %d, %s, which %s's log holds, never reached it: a follower that missed entries catches up only when the leader sends them again, from where the follower stands",
-				id, suite.FormatTime(since), why, suite.FormatTime(w.AuditedAt), leader, entries(len(log)), leader, len(theirs), last, missing.Index, missing.Event, leader),
+				"and %s. Entry %d, %s, which %s's log holds, %s",
+				id, suite.FormatTime(since), why, suite.FormatTime(w.AuditedAt), leader, entries(len(log)), leader, len(theirs), last, missing.Index, missing.Event, leader, fate),
 			Details: w.disks.Around(missing.Index)}
 	}
 	return nil
+}
+
+// received counts the messages from from that reached id after since and
+// carried one of the changes what (as a message prints them), and says when
+// the last did.
+func (w *world) received(id, from sim.NodeID, since time.Duration, what ...string) (n int, last time.Duration) {
+	for _, e := range w.W.Trace().Events() {
+		if e.Kind != sim.EvRecv || e.Node != id || e.Peer != from || e.At <= since {
+			continue
+		}
+		msg := e.Message()
+		if slices.ContainsFunc(what, func(c string) bool { return strings.Contains(msg, c) }) {
+			n, last = n+1, e.At
+		}
+	}
+	return n, last
+}
+
+// times counts as a story does: "once", "3 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // lastGrowth is when id last appended to its log, and whether it ever did.

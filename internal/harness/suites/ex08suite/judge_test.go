@@ -405,6 +405,46 @@ func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) 
 	assert.Nil(t, leftBehind(w), "server-3's log grew at 2500ms: it is still catching up")
 }
 
+// A follower the leader kept sending later entries, never the one it
+// lacks, is told with what it last told the leader: it claimed a log it
+// did not hold.
+func TestAFollowerThatClaimedEntriesItLacksIsToldByItsLastWord(t *testing.T) {
+	w := judged(3)
+	defer w.Close()
+	w.randomized = true
+	later := Entry{Index: 3, Event: web(3, 7).Event}
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			f.Append(Frame(web(1, 3)))
+			if i < 2 {
+				f.Append(Frame(web(2, 5)))
+				f.Append(Frame(web(3, 7)))
+			}
+			f.Sync(p)
+			switch i {
+			case 0:
+				p.Sleep(2000*ms - p.Now())
+				p.Send("server-3", later)
+			case 2:
+				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+					p.Send("server-1", "I hold 3 entries")
+					return nil, nil
+				})
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(3*time.Second))
+	w.AuditedAt = 3000 * ms
+	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+	f := leftBehind(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, never reached it, while server-1 sent it later entries once after that, "+
+		"the last at 20")
+	assert.Contains(t, f.Story, "the leader took server-3 for holding entry 2 already. server-3's last word to the leader, at 20")
+	assert.Contains(t, f.Story, "was I hold 3 entries, with 1 entry on its disk")
+}
+
 // An entry a follower holds that the leader lost in a crash, before its own
 // sync, left the leader too early: sent-before-synced, at the crash. A
 // world that stopped on a panic is told by that breach, the panic its
@@ -454,7 +494,20 @@ func TestAnEntryTheLeaderLostBeforeItsSyncIsTheFailureEvenAfterAPanic(t *testing
 	together.Err = w.Err
 	f = ran(together)
 	require.NotNil(t, f)
-	assert.Equal(t, suite.PanicName, f.Name, "nothing parted before the panic")
+	assert.Equal(t, "appended-twice", f.Name, "nothing parted before the panic: the log's own check caught an entry written again")
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 was about to write entry 2 again, after entry 2, the last its log held: an entry it already held was taken as new."), f.Story)
+	assert.Contains(t, f.Story, "The log's own check (log.go) stopped it at 9ms, in server-1/handle#7 Propose: ex08: appending entry 2 after entry 2")
+
+	together.Err = &sim.PanicError{Proc: "server-3/handle#160 Append", At: 1507 * ms, Value: "ex08: appending entry 12 after entry 10", Stack: "the stack"}
+	f = ran(together)
+	require.NotNil(t, f)
+	assert.Equal(t, "log-gap", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 was handed entry 12 to write right after entry 10, the last its log held: the entries between never reached it"), f.Story)
+
+	together.Err = &sim.PanicError{Proc: "server-3/handle#160 Append", At: 1507 * ms, Value: "index out of range [3] with length 3", Stack: "the stack"}
+	f = ran(together)
+	require.NotNil(t, f)
+	assert.Equal(t, suite.PanicName, f.Name, "any other panic is the panic")
 }
 
 // A read a restarted server answered from an entry of the log it read back,

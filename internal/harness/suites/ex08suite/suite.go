@@ -78,10 +78,11 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		Ran: told(ran)[0],
 		Checks: []scene.Check[*world]{{
 			// The later write stays, everywhere, and every answer fits one
-			// order. The notes of its first world are a figure.
+			// order. The notes of its first world are a figure, and every
+			// failure of the story prints its own world's notes.
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges:  told(overwritten(storySkewSays()), early, unanswered, durable, oneHistory, converged, linearizable),
+			Judges:  noted(told(overwritten(storySkewSays()), appliedTwice, early, unanswered, durable, oneHistory, converged, linearizable)),
 			Figures: []scene.Figure[*world]{{Name: "notes", Text: (*world).notes}},
 		}, {
 			// No answer before a majority holds the change; a minority
@@ -97,13 +98,13 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// overwritten by an older one, and the servers converge.
 			Name:   "one-history",
 			Plays:  chaosPlay,
-			Judges: told(logsApart, overwritten(""), lostOnRestart, oneHistory, durable, leftBehind, converged),
+			Judges: told(logsApart, appliedTwice, overwritten(""), lostOnRestart, oneHistory, durable, leftBehind, converged),
 		}, {
 			// One order explains every answer, and every acknowledged
 			// conditional delete found its object at the version it named.
 			Name:   "linearizable",
 			Plays:  chaosPlay,
-			Judges: told(staleDelete, linearizable),
+			Judges: told(appliedTwice, staleDelete, linearizable),
 		}, {
 			// A request to a server that, with the leader and a majority,
 			// had been up and connected for a second gets an answer.
@@ -127,6 +128,15 @@ var (
 	oneHistory   = scene.OnStage[*world](scene.OneHistory)
 	converged    = scene.OnStage[*world](scene.Converged)
 )
+
+// appliedTwice is a client's write the one history holds twice, as when a
+// follower sends the leader a write again after its first try timed out and
+// the leader commits both: told before the older write it seems to put back,
+// except in the story, where a copy with a later stamp put back on every
+// server (the stub's last-writer-wins) is the skewed clock's doing.
+func appliedTwice(w *world) *suite.Failure {
+	return scene.Violated(scene.AppliedTwice(w.History, w.Longest()))
+}
 
 func staleDelete(w *world) *suite.Failure {
 	return scene.Violated(check.StaleDelete(w.History, w.Longest()))
@@ -153,6 +163,28 @@ func scripted(judge scene.Judge[*world]) scene.Judge[*world] {
 		}
 		return judge(w)
 	}
+}
+
+// noted adds the world's run, as the list of notes the page quotes
+// (notes), to the details of every failure judges find: the learner reads
+// it above the timeline.
+func noted(judges []scene.Judge[*world]) []scene.Judge[*world] {
+	out := make([]scene.Judge[*world], len(judges))
+	for i, judge := range judges {
+		out[i] = func(w *world) *suite.Failure {
+			f := judge(w)
+			if f == nil {
+				return nil
+			}
+			g := *f
+			if g.Details != "" {
+				g.Details += "\n\n"
+			}
+			g.Details += "the run, as a list of notes (requests and what they got, and what the servers wrote):\n" + w.notes()
+			return &g
+		}
+	}
+	return out
 }
 
 // told lists the world's faults after the details of every failure judges

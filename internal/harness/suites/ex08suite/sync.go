@@ -3,7 +3,9 @@ package ex08suite
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -241,13 +243,64 @@ func ran(w *world) *suite.Failure {
 		return scene.Ran(w.Scene)
 	}
 	f := logsApart(w)
+	var pe *sim.PanicError
+	if f == nil && errors.As(w.Err, &pe) {
+		if f := w.misplaced(pe); f != nil {
+			return f
+		}
+	}
 	if f == nil {
 		return scene.Ran(w.Scene)
 	}
-	var pe *sim.PanicError
 	if errors.As(w.Err, &pe) {
 		f.Story += fmt.Sprintf(". A check in the servers' own code found the breach at %s and panicked, in %s: %v", suite.FormatTime(pe.At), pe.Proc, pe.Value)
 		f.Details = strings.TrimRight(f.Details, "\n") + "\n\nthe panic that stopped the world:\n" + pe.Stack
 	}
 	return f
+}
+
+// logGuard is the panic of the exercise's log.go when an entry is appended
+// anywhere but right after the log's last one.
+var logGuard = regexp.MustCompile(`appending entry (\d+) after entry (\d+)`)
+
+// misplaced tells a panic of log.go's own check (logGuard) as the breach it
+// caught: a server was handed an entry that does not come right after its
+// log's last one, a gap ("log-gap") or an entry it already holds
+// ("appended-twice"), and the message that brought it. It returns nil for
+// any other panic.
+func (w *world) misplaced(pe *sim.PanicError) *suite.Failure {
+	m := logGuard.FindStringSubmatch(fmt.Sprint(pe.Value))
+	if m == nil {
+		return nil
+	}
+	entry, lastHeld := m[1], m[2]
+	node, _, _ := strings.Cut(pe.Proc, "/")
+	brought := ""
+	for _, e := range w.W.Trace().Events() {
+		if e.At > pe.At {
+			break
+		}
+		if e.Kind == sim.EvRecv && e.Proc == pe.Proc {
+			brought = fmt.Sprintf(" The message it was handling came from %s at %s: %s.", e.Peer, suite.FormatTime(e.At), e.Message())
+		}
+	}
+	guard := fmt.Sprintf(" The log's own check (log.go) stopped it at %s, in %s: %v", suite.FormatTime(pe.At), pe.Proc, pe.Value)
+	f := &suite.Failure{Name: "log-gap", Clause: course.DurableAgreement, At: pe.At,
+		Story: fmt.Sprintf("%s was handed entry %s to write right after entry %s, the last its log held: the entries between never reached it, and a log with a hole in it is not the one history.%s "+
+			"A leader sends a follower the entries right after the last one it holds, and a follower writes only entries that continue its log.%s",
+			node, entry, lastHeld, brought, guard),
+		Details: "the panic that stopped the world:\n" + pe.Stack}
+	if a, b := atoi(entry), atoi(lastHeld); a <= b {
+		f.Name = "appended-twice"
+		f.Story = fmt.Sprintf("%s was about to write entry %s again, after entry %s, the last its log held: an entry it already held was taken as new.%s "+
+			"A follower skips the entries it holds, and picks out the new ones and writes them in one step, so that another Append bringing the same entries finds them held.%s",
+			node, entry, lastHeld, brought, guard)
+	}
+	return f
+}
+
+// atoi is the number s spells, or 0.
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
 }

@@ -29,6 +29,12 @@ const (
 
 	web   = "deployments/web"
 	batch = "deployments/batch"
+	// evicted is the pod the pipeline deletes after the heal in one run of
+	// three, evictAfter after the link came back: one from the middle of
+	// web's pods, so that a controller that counts its pods rather than
+	// naming them makes the wrong one.
+	evicted    = "pods/web-1"
+	evictAfter = 600 * ms
 
 	// initialReplicas is what web wants, and has, when the scene begins.
 	initialReplicas = 5
@@ -75,6 +81,7 @@ const (
 	deleteJob                       // kubectl delete deployment job-N
 	deleteJobIf                     // kubectl delete deployment job-N, if it is at the version named
 	deleteWeb                       // the pipeline deletes deployment web (unconditional)
+	evictPod                        // the pipeline deletes the pod web-1 (unconditional)
 	createWeb                       // the pipeline creates deployment web again
 )
 
@@ -105,6 +112,11 @@ type scenario struct {
 	// scaleTo), after the link came back.
 	gone   bool
 	backAt time.Duration
+	// evictAt, if not 0, is when the pipeline deletes the pod web-1 through
+	// server-2, after the link came back, as a node drain or kubectl
+	// delete pod would: the controller must make web-1 again, by its name,
+	// while the pods after it stand.
+	evictAt time.Duration
 	// slow, if not nil, makes the controller's link to server-1 slower than
 	// the controller's own timeout for a while during the outage: its
 	// requests sent then end in its client's Timeout, not in server-1's
@@ -293,6 +305,8 @@ func send(c *kube.Client, st step, rv int64) (o kube.Object, l kube.List, err er
 		o, err = c.Delete(job, rv)
 	case deleteWeb:
 		o, err = c.Delete(web, 0)
+	case evictPod:
+		o, err = c.Delete(evicted, 0)
 	case createWeb:
 		o, err = c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: st.to})
 	}
@@ -341,7 +355,8 @@ func sendAll(p *sim.Proc, c *kube.Client, steps []step, batchRV int64) {
 // reaches the store: it scales web, reads it back, (in some runs deletes
 // web,) scales batch on the version it read, creates a job and deletes
 // job-0; in some of the runs that deleted web, it creates web again after
-// the link came back.
+// the link came back, and in the runs that did not, it deletes the pod
+// web-1 after the link came back.
 func (sc scenario) pipelineSteps() []step {
 	steps := []step{{at: sc.scaleAt, kind: scaleWeb, to: sc.scaleTo}, {kind: getLatest}}
 	if sc.gone {
@@ -351,6 +366,9 @@ func (sc scenario) pipelineSteps() []step {
 		step{kind: createJob, to: 100 + sc.scaleTo}, step{kind: deleteJob, to: 0}, step{kind: listAny})
 	if sc.backAt > 0 {
 		steps = append(steps, step{at: sc.backAt, kind: createWeb, to: sc.scaleTo})
+	}
+	if sc.evictAt > 0 {
+		steps = append(steps, step{at: sc.evictAt, kind: evictPod})
 	}
 	return steps
 }

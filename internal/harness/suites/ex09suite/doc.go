@@ -58,7 +58,10 @@
 //     (and in one of those two creates it again after the heal): a web that
 //     is gone wants no pods, so its pods must be gone by the audit, or by
 //     the time web is created again once goneSettle has passed since
-//     server-1 could read NotFound.
+//     server-1 could read NotFound. In the third, when the pipeline scaled
+//     web up, it deletes the pod web-1 600ms after the heal, as a node
+//     drain would: web wants it back, by its name, while the pods after it
+//     stand.
 //
 // The story check runs the page's scene (the outage from 1000 to 4000ms,
 // kubectl's "get pods" at 1500ms, the pipeline's scale to 7 at 2500ms) and

@@ -28,6 +28,7 @@ var (
 	readStale       = failure{"consistent-read-from-cache", course.OneHistory}
 	cachedRefused   = failure{"cached-read-refused", 0}
 	cachedUntrue    = failure{"cached-read-not-in-history", course.OneHistory}
+	cacheBack       = failure{"cache-went-back", course.OneHistory}
 	writeAcked      = failure{"acknowledged-without-store", course.AgreementFirst}
 	writeHung       = failure{"write-hung", course.DurableAgreement}
 	watchClosed     = failure{"watch-closed-during-outage", 0}
@@ -397,6 +398,9 @@ func (r *run) notCurrent(q request) string {
 // --- row 2: "0" reads are served from the cache, and true to their version
 
 func (r *run) cachedReads() *suite.Failure {
+	if f := r.cacheWentBack(); f != nil {
+		return f
+	}
 	for _, q := range r.requests {
 		if !q.read() || q.kind().latest() {
 			continue
@@ -419,6 +423,66 @@ func (r *run) cachedReads() *suite.Failure {
 		}
 	}
 	return nil
+}
+
+// cacheWentBack finds a read with resourceVersion "0" that a server
+// answered from further back in the history than an earlier one it had
+// answered: a list at a lower version, or NotFound for web after it had
+// shown web, which the history has not deleted since. A watch cache only
+// moves forward; one that starts over from nothing, or from an older
+// version, shows its clients a past they had already left behind, and the
+// cause is told ahead of the refusal or the answer such a read looks like.
+func (r *run) cacheWentBack() *suite.Failure {
+	type shown struct {
+		rv int64
+		q  request
+	}
+	last := map[sim.NodeID]shown{}
+	for _, q := range r.requests {
+		if !q.read() || q.kind().latest() {
+			continue
+		}
+		prev, seen := last[q.Server]
+		var now int64 // how far the cache had come, at least, by its answer
+		back := false
+		switch {
+		case q.Err == nil && q.kind() == getAny:
+			now = q.obj().ResourceVersion
+			back = seen && now < r.webAt(prev.rv)
+		case q.Err == nil:
+			now = q.list().ResourceVersion
+			back = seen && now < prev.rv
+		case q.kind() == getAny && errors.Is(q.Err, kube.ErrNotFound):
+			back = seen && r.webAt(prev.rv) > 0 && !r.goneBy(q) // NotFound for a web the server had shown
+		default:
+			continue
+		}
+		if back {
+			return r.fail(cacheBack, q.Return, "",
+				"%s's watch cache went back: %s was answered %s at %s, though at %s the same server had answered %s with %s, and the history has not undone it since. "+
+					"A watch cache only moves forward; one that starts over from nothing, or from an older version, shows its clients a past they had already left behind (%s)",
+				q.Server, q.describe(), q.answer(), suite.FormatTime(q.Return), suite.FormatTime(prev.q.Return), prev.q.what(), prev.q.answer(), r.outage())
+		}
+		if now > prev.rv {
+			last[q.Server] = shown{now, q}
+		}
+	}
+	return nil
+}
+
+// webAt is the version of web's last change at or before version v, or 0
+// when web did not exist at v.
+func (r *run) webAt(v int64) int64 {
+	var at int64
+	for _, c := range r.store.Changes() {
+		if c.Key == web && c.Version <= v {
+			at = c.Version
+			if c.Deleted {
+				at = 0
+			}
+		}
+	}
+	return at
 }
 
 // goneBy reports whether a get of web that came back NotFound may be
@@ -754,7 +818,7 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 	if key == web {
 		r.goneAt = p.Now()
 	}
-	if o.Kind != "pods" || o.Owner != web || r.bad != nil {
+	if o.Kind != "pods" || o.Owner != web || r.bad != nil || key == evicted && r.evictedAt(p.Now()) {
 		return
 	}
 	sent := p.Now()
@@ -768,6 +832,18 @@ func (r *run) deleted(p *sim.Proc, key string, o kube.Object) {
 		b.accepted, b.acceptedAt = true, p.Now()
 		r.bad = b
 	}
+}
+
+// evictedAt reports whether the pipeline had asked, by t, to delete the pod
+// evicted: a deletion nobody but the controller may make is the
+// pipeline's to make.
+func (r *run) evictedAt(t time.Duration) bool {
+	for _, op := range r.s.History.Operations() {
+		if op.Client == string(pipeline) && op.Input.Kind == check.KindDelete && op.Input.Key == evicted && op.Call <= t {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcileOf is the controller's reconcile that was running at t.
@@ -886,7 +962,11 @@ func (r *run) caughtUp() *suite.Failure {
 			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods)
 	}
 	if pods, desired := podsAndDesired(state); pods != desired {
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d: the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired)
+		missing := ""
+		if _, there := state[evicted]; r.sc.evictAt > 0 && !there && desired > 1 {
+			missing = fmt.Sprintf(" %s, which the pipeline deleted at %s, was never made again, though web wants it by its name;", evicted, suite.FormatTime(r.sc.evictAt))
+		}
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d:%s the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired, missing)
 	}
 	for _, id := range r.s.Servers {
 		if err := a.cacheErrs[id]; err != nil {

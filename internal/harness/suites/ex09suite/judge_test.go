@@ -225,6 +225,15 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 
 	r.audit.caches[server1] = lists(6)
 	fails(t, r.caughtUp(), noCatchUp, "server-1's cache of deployments was still at rv=6")
+
+	// The pipeline evicts web-1 after the heal: web still wants it, by its
+	// name, and a controller that never makes it again is told so.
+	r.sc.evictAt = r.sc.cut.Until() + evictAfter
+	r.audit.caches[server1] = lists(8)
+	_, err := r.store.Delete(nil, evicted, 0)
+	require.NoError(t, err)
+	r.audit.rv = r.store.ResourceVersion()
+	fails(t, r.caughtUp(), noCatchUp, "web has 4 pods in the history where it wants 5: pods/web-1, which the pipeline deleted at 4600ms, was never made again, though web wants it by its name; the controller did not catch up")
 }
 
 // A "0" read of web that says NotFound is a refusal while the history
@@ -342,4 +351,38 @@ func TestAReconcileIsJudgedByAllTheDeletesItAskedFor(t *testing.T) {
 	assert.Equal(t, noDestruction.name, f.Name)
 	assert.Contains(t, f.Story, "in its reconcile begun at 1000ms, the controller asked server-1 to delete 3 pods, "+
 		"pods/web-4, pods/web-3, pods/web-2 (the last at 1300ms), which would leave 2 of web's pods, where the last count it had read, at 1000ms, wants 3")
+}
+
+// A watch cache only moves forward: a server that answered a cached read
+// at rv=8 and then one at rv=0, or NotFound for the web it had shown, went
+// back. A get of web showing web's own version, below the list's, and a
+// second server's answers, are no such thing.
+func TestACacheThatGoesBackIsToldByTheAnswerItHadGivenBefore(t *testing.T) {
+	r := judged(t)
+	var items []kube.Object
+	for _, o := range r.store.Objects() {
+		if o.Kind == "pods" {
+			items = append(items, o)
+		}
+	}
+	webObj, err := r.store.Get(nil, web, kube.ReadOptions{})
+	require.NoError(t, err)
+	listed := kube.Request{Client: "kubectl", Server: server1, Ask: listPodsAny, Call: 1500 * ms, Return: 1505 * ms,
+		Reply: kube.List{Items: items, ResourceVersion: 8}}
+	got := kube.Request{Client: "kubectl", Server: server1, Ask: getWebAny, Call: 1600 * ms, Return: 1605 * ms, Reply: webObj}
+	elsewhere := kube.Request{Client: "pipeline", Server: server2, Ask: listPodsAny, Call: 1700 * ms, Return: 1705 * ms,
+		Reply: kube.List{Items: items, ResourceVersion: 7}}
+	saw(r, listed, got, elsewhere)
+	assert.Nil(t, r.cacheWentBack(), "web's own version is below the list's; server-2 has its own cache")
+
+	empty := kube.Request{Client: "kubectl", Server: server1, Ask: listPodsAny, Call: 1800 * ms, Return: 1805 * ms, Reply: kube.List{Items: []kube.Object{}}}
+	saw(r, listed, got, empty)
+	fails(t, r.cachedReads(), cacheBack, "server-1's watch cache went back: kubectl's LIST pods (rv=0) through server-1 at 1800ms was answered 0 items @rv=0 at 1805ms, though at 1505ms the same server had answered LIST pods (rv=0) with 5 items @rv=8")
+
+	gone := kube.Request{Client: "kubectl", Server: server1, Ask: getWebAny, Call: 1800 * ms, Return: 1805 * ms, Err: kube.ErrNotFound}
+	saw(r, listed, gone)
+	fails(t, r.cachedReads(), cacheBack, "was answered NotFound (404) at 1805ms")
+	_, err = r.store.Delete(nil, web, 0)
+	require.NoError(t, err)
+	assert.Nil(t, r.cacheWentBack(), "web was deleted: NotFound is the truth")
 }

@@ -35,7 +35,9 @@ func chapter(impl Impl) scene.Chapter[*run] {
 	story := scene.Check[*run]{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(5)}},
 		Figures: []scene.Figure[*run]{{Name: "outage", Text: (*run).outageFigure}}}
 	for _, c := range table {
-		story.Judges = append(story.Judges, c.Judges...)
+		for _, judge := range c.Judges {
+			story.Judges = append(story.Judges, tabled(judge))
+		}
 	}
 	return scene.Chapter[*run]{
 		ID: "ex09",
@@ -45,6 +47,24 @@ func chapter(impl Impl) scene.Chapter[*run] {
 		},
 		Checks: append([]scene.Check[*run]{story}, table...),
 		Ran:    ran,
+	}
+}
+
+// tabled adds the story's figure, what each client asked and got (the
+// page's outage table), to the details of the failure judge finds: the
+// learner reads it under the story.
+func tabled(judge scene.Judge[*run]) scene.Judge[*run] {
+	return func(r *run) *suite.Failure {
+		f := judge(r)
+		if f == nil {
+			return nil
+		}
+		g := *f
+		if g.Details != "" {
+			g.Details += "\n\n"
+		}
+		g.Details += "what each client asked, and what it got:\n" + r.outageFigure()
+		return &g
 	}
 }
 
@@ -125,6 +145,14 @@ func randomScenario(seed int64) scenario {
 	case 1:
 		sc.gone = true
 		sc.backAt = sc.cut.Until() + between(1400*ms, 1800*ms)
+	default:
+		// In the third, when it scaled web up, it deletes the pod web-1
+		// after the heal, as a node drain would: web wants it back, by its
+		// name, and none of web's pods is one too many, so the controller
+		// has none to delete while web-1 is missing.
+		if sc.scaleTo > initialReplicas {
+			sc.evictAt = sc.cut.Until() + evictAfter
+		}
 	}
 	// In one run of two the controller's link to server-1 is slower than
 	// the controller's own timeout for a while during the outage.

@@ -326,7 +326,9 @@ func TestALeaderWithOneAppendInFlightIsTold(t *testing.T) {
 	assert.Equal(t, 2000*ms, f.At, "when the last yes arrived")
 	assert.Contains(t, f.Story, "the leader never had more than one Append on its way to a follower: it sent "+
 		"2 Appends to server-2, up to 3 entries in one and 2 Appends to server-3, up to 3 entries in one, each only once the answer to the one before had come back")
-	assert.Contains(t, f.Story, "2 controllers each writing 2 changes in a row from 1000ms got their last yes at 2000ms, 1000ms later, 5.0 round trips of 200ms, where the bound for the burst is 3 (680ms)")
+	assert.Contains(t, f.Details, "latency of each write from send to yes, 2 writes, servers 90–100ms apart (a round trip: 200ms)\n"+
+		"    0–100  ms  ·\n  100–200  ms  ·\n  200–300  ms  ·\n", "under the story, what its slowness is made of")
+	assert.Contains(t, f.Story, "2 controllers each writing 2 changes in a row from 1000ms got their last yes at 2000ms, 1000ms later, 5.0 round trips of 200ms, where the bound for the burst is 3 round trips and 80ms for syncs (680ms)")
 
 	f = verdict(true)
 	require.NotNil(t, f, "slow all the same")
@@ -418,4 +420,122 @@ func TestAnAppendThatLeavesEntriesOutIsTold(t *testing.T) {
 		"it left out entry 4, and sent server-2 entry 4 only at 300ms, 100ms later")
 	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}, {1, 7}}, false), "in order, then again from entry 2: nothing left out")
 	assert.Nil(t, verdict([][2]int{{0, 3}, {3, 7}}, true), "entries 1–3, then, back from a crash, entries 5–7: a new start")
+}
+
+// gapWorld is a world of three servers whose follower server-2 holds entry
+// 1 and is sent an Append of entry 3 alone: it panics as the given log
+// does (panicking says with what), or, on a panicking leader, the leader
+// does.
+func gapWorld(t *testing.T, panicking sim.NodeID, panicking2 string) *world {
+	w := judged(t, 3)
+	entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 2), webAt(3, 3)}
+	for _, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(ex08suite.LogFile)
+			f.Append(ex08suite.Frame(entries[0]))
+			f.Sync(p)
+			switch id {
+			case leader:
+				p.Sleep(10 * ms)
+				if panicking == leader {
+					panic(panicking2)
+				}
+				p.Call("server-2", Append{Prev: 2, Entries: entries[2:], Commit: 1}, time.Second)
+			case "server-2":
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(panicking2) })
+			}
+		})
+	}
+	w.Err = w.W.Run(time.Second)
+	require.Error(t, w.Err)
+	return w
+}
+
+// A follower that takes entries past a gap is stopped by the given log's
+// own guard; that panic is the breach the guard exists to catch, told by
+// its cause: which follower took which Append, what it lacked, when. A
+// panic of the leader's, or another panic, is the run error it is.
+func TestAFollowerThatAppendsPastAGapIsTold(t *testing.T) {
+	f := ran(gapWorld(t, "server-2", outOfOrder))
+	require.NotNil(t, f)
+	assert.Equal(t, "appended-past-a-gap", f.Name)
+	assert.Regexp(t, `^server-2 took an Append of entry 3 that arrived at [0-9.]+ms \(sent at 1[01]ms\), while its log held entry 1: it lacked entry 2, `+
+		`and went ahead, so the log it was given refused entry 3 at [0-9.]+ms \(log\.go panicked: log: entry out of order\)\. `+
+		`The leader had not sent server-2 entry 2 before\. `, f.Story)
+
+	f = ran(gapWorld(t, leader, outOfOrder))
+	require.NotNil(t, f)
+	assert.NotEqual(t, "appended-past-a-gap", f.Name, "the leader's own log: not a follower's gap")
+	f = ran(gapWorld(t, "server-2", "index out of range"))
+	require.NotNil(t, f)
+	assert.NotEqual(t, "appended-past-a-gap", f.Name, "another panic: a run error")
+}
+
+// stallWorld is a burst of one write whose entry 1 the leader appended to
+// its log: synced and sent to both followers with a call timeout of
+// timeout over links of 380–400ms; with timeout 0, neither synced nor
+// sent; with a negative timeout, synced and not sent.
+func stallWorld(t *testing.T, timeout time.Duration) *world {
+	w := judged(t, 3)
+	w.burst = burst{link: peerLink, clients: 1, writes: 1, start: 1000 * ms}
+	for _, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			if id != leader {
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD 1", nil })
+				return
+			}
+			p.Sleep(1000 * ms)
+			f := p.Disk().Open(ex08suite.LogFile)
+			f.Append(ex08suite.Frame(webAt(1, 1)))
+			if timeout == 0 {
+				p.Sleep(4 * time.Second) // the write waits on, for nothing
+				return
+			}
+			f.Sync(p)
+			if timeout < 0 {
+				p.Sleep(4 * time.Second)
+				return
+			}
+			for _, to := range w.Servers[1:] {
+				p.Go("append to "+string(to), func(p *sim.Proc) {
+					p.Call(to, Append{Prev: 0, Entries: []ex08suite.Entry{webAt(1, 1)}}, timeout)
+				})
+			}
+		})
+	}
+	for i, a := range w.Servers {
+		for _, b := range w.Servers[i+1:] {
+			w.W.SetLinks(a, b, peerLink)
+		}
+	}
+	require.NoError(t, w.W.Run(5*time.Second))
+	w.missing = []string{"controller-a's create deployments/web=1 at 4000ms"}
+	return w
+}
+
+// A burst whose writes went unanswered with every server up is told by
+// what the leader did with the first entry no one heard yes for: never
+// synced nor sent, or sent in Appends each given up before a round trip
+// could bring the answer. Appends that waited long enough are no cause.
+func TestAStalledBurstIsToldByWhatTheLeaderDid(t *testing.T) {
+	f := stalled(stallWorld(t, 0))
+	require.NotNil(t, f)
+	assert.Equal(t, "entry-left-in-the-log", f.Name)
+	assert.Contains(t, f.Story, "the leader appended entry 1 (scale deployments/web to 1) to its log and, to the end of the run at 5000ms, "+
+		"neither synced it to its own disk nor sent it to a follower: only 0 of 1 writes were acknowledged")
+
+	f = stalled(stallWorld(t, -1))
+	require.NotNil(t, f)
+	assert.Equal(t, "entry-never-sent", f.Name)
+	assert.Contains(t, f.Story, "the leader appended entry 1 (scale deployments/web to 1) to its log and synced it to its own disk, and to the end of the run at 5000ms never sent it to a follower")
+
+	f = stalled(stallWorld(t, 100*ms))
+	require.NotNil(t, f)
+	assert.Equal(t, "append-given-up-too-soon", f.Name)
+	assert.Regexp(t, `^the leader sent entry 1 \(scale deployments/web to 1\) to server-2 in an Append of entry 1 at 10[0-9.]+ms `+
+		`and gave up waiting for the answer at 11[0-9.]+ms, 100ms later, while a round trip between servers takes up to 800ms; `+
+		`server-2 sent its answer at [0-9.]+ms, 3[89][0-9.]+ms after the Append left, to a leader that had stopped waiting for it\. `+
+		`Of the 2 Appends that carried entry 1, to server-2 and server-3, none was answered in time: 2 were given up so`, f.Story)
+
+	assert.Nil(t, stalled(stallWorld(t, 2*time.Second)), "answered in time: not the leader's stall")
 }

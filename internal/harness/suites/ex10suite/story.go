@@ -98,12 +98,12 @@ func slow(w *world) *suite.Failure {
 	if trips >= 0.8*float64(n) {
 		why = "about one round trip per write: each waited for the one before it to be agreed"
 	}
-	return &suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: last.at,
+	return &suite.Failure{Name: "one-round-trip-per-write", Clause: course.AgreementFirst, At: last.at, Details: burstLatency(w),
 		Story: fmt.Sprintf("%d controllers each wrote %d changes in a row through the leader from %s; the last yes reached %s at %s, "+
 			"%s after the first write was sent: %.1f round trips of %s for %d writes, %s. "+
-			"A controller writing %d times in a row needs %d round trips; the bound for the whole burst is %d (%s)",
+			"A controller writing %d times in a row needs %d round trips; the bound for the whole burst is %d round trips and %s for syncs (%s)",
 			w.clients, w.writes, suite.FormatTime(w.start), last.client, suite.FormatTime(last.at),
-			suite.FormatTime(elapsed), trips, suite.FormatTime(rt), n, why, w.writes, w.writes, bound, suite.FormatTime(limit))}
+			suite.FormatTime(elapsed), trips, suite.FormatTime(rt), n, why, w.writes, w.writes, bound, suite.FormatTime(limit-time.Duration(bound)*rt), suite.FormatTime(limit))}
 }
 
 // latency is the story's figure: the latency of each write of its first
@@ -145,6 +145,26 @@ func latencyFigure(stored, agreed []ack) string {
 	return b.String()
 }
 
+// burstLatency draws the latency of each acknowledged write of a slow
+// burst, from send to yes, in buckets of half a round trip over its links:
+// what the burst's slowness is made of, printed under its story.
+func burstLatency(w *world) string {
+	bucket := w.link.Max
+	m, top := map[int]int{}, 0
+	for _, a := range w.acks {
+		k := int((a.at - a.sent) / bucket)
+		m[k]++
+		top = max(top, k)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "latency of each write from send to yes, %d writes, servers %s–%s apart (a round trip: %s)\n",
+		len(w.acks), strings.TrimSuffix(suite.FormatTime(w.link.Min), "ms"), suite.FormatTime(w.link.Max), suite.FormatTime(2*w.link.Max))
+	for k := 0; k <= top; k++ {
+		fmt.Fprintf(&b, "%5d–%-5dms  %s\n", k*int(bucket/time.Millisecond), (k+1)*int(bucket/time.Millisecond), strings.Repeat("█", m[k])+pad(m[k]))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func pad(n int) string {
 	if n == 0 {
 		return "·"
@@ -169,11 +189,11 @@ func oneAppendAtATime(w *world, last ack, elapsed time.Duration, trips float64, 
 		}
 		per = append(per, fmt.Sprintf("%d Appends to %s, up to %d entries in one", len(sends), f, biggest))
 	}
-	return &suite.Failure{Name: "one-append-in-flight", Clause: course.AgreementFirst, At: last.at,
+	return &suite.Failure{Name: "one-append-in-flight", Clause: course.AgreementFirst, At: last.at, Details: burstLatency(w),
 		Story: fmt.Sprintf("the leader never had more than one Append on its way to a follower: it sent %s, each only once the answer to the one before "+
 			"had come back. A write that arrived while an Append was out waited for that round trip, then for its own: "+
-			"%d controllers each writing %d changes in a row from %s got their last yes at %s, %s later, %.1f round trips of %s, where the bound for the burst is %d (%s). "+
+			"%d controllers each writing %d changes in a row from %s got their last yes at %s, %s later, %.1f round trips of %s, where the bound for the burst is %d round trips and %s for syncs (%s). "+
 			"Batching shares a round trip among the writes that piled up; sending without waiting for the last answer lets a new write start its own at once",
 			strings.Join(per, " and "), w.clients, w.writes, suite.FormatTime(w.start), suite.FormatTime(last.at), suite.FormatTime(elapsed),
-			trips, suite.FormatTime(2*w.link.Max), bound, suite.FormatTime(limit))}
+			trips, suite.FormatTime(2*w.link.Max), bound, suite.FormatTime(limit-time.Duration(bound)*2*w.link.Max), suite.FormatTime(limit))}
 }

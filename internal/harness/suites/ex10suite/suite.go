@@ -57,7 +57,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		return runBurst(seed, serve, 3, burstNames, burstWrites, peerLink)
 	}
 	return scene.Chapter[*world]{
-		ID: "ex10",
+		ID:  "ex10",
+		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "throughput": built(randomBurst),
 			"faults": built(randomWorld), "minority": built(minority)},
 		Checks: []scene.Check[*world]{{
@@ -65,14 +66,14 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// within its bound.
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges:  []scene.Judge[*world]{early, skipped, missing, slow},
+			Judges:  []scene.Judge[*world]{early, skipped, stalled, missing, slow},
 			Figures: []scene.Figure[*world]{{Name: "latency", Text: latency(serve)}},
 		}, {
 			// Bursts of every size over links of every length are done
 			// within one round trip per write in a row, plus one.
 			Name:   "throughput",
 			Plays:  []scene.Play{{World: "throughput", Seeds: scene.Random(throughputSeeds)}},
-			Judges: []scene.Judge[*world]{early, skipped, missing, slow},
+			Judges: []scene.Judge[*world]{early, skipped, stalled, missing, slow},
 		}, {
 			// No write acknowledged before a majority holds it, no read
 			// ahead of what a majority holds, one history that holds every

@@ -1,0 +1,99 @@
+package ex10suite
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// outOfOrder is what the given log (log.go) panics with when it is asked to
+// append an entry that does not follow on from its last.
+const outOfOrder = "log: entry out of order"
+
+// ran is the first judge of every check: a world that could not run to its
+// end (scene.Ran). A world that stopped because the given log's own guard
+// panicked on a follower is told as the breach that guard exists to catch,
+// by its cause (pastAGap): the panic is its evidence, not a run error.
+func ran(w *world) *suite.Failure {
+	if f := pastAGap(w); f != nil {
+		return f
+	}
+	return scene.Ran(w.Scene)
+}
+
+// pastAGap is a follower that took an Append whose entries did not follow
+// on from its log: it lacked the entries before them, and went ahead
+// anyway, so the given log refused the first (it panics: an entry out of
+// order). The story says which follower, which Append (sent when, arrived
+// when), what its log held and so lacked, and what became of the Append
+// that carried the missing entry; nil if the world did not stop so.
+func pastAGap(w *world) *suite.Failure {
+	var pe *sim.PanicError
+	if !errors.As(w.Err, &pe) || !strings.Contains(fmt.Sprint(pe.Value), outOfOrder) {
+		return nil
+	}
+	node, _, _ := strings.Cut(pe.Proc, "/")
+	f := sim.NodeID(node)
+	if f == leader || !w.IsServer(f) {
+		return nil
+	}
+	var held int64 // the entries f's log holds, synced or not
+	for {
+		if e, _ := w.disks.Written(f, held+1); e == nil {
+			break
+		}
+		held++
+	}
+	events := w.W.Trace().Events()
+	took := -1 // the Append f took last before the panic that skipped past its log
+	for i, e := range events {
+		if e.At > pe.At {
+			break
+		}
+		if a, ok := readAppend(e.Msg); ok && e.Kind == sim.EvRecv && e.Node == f && e.Peer == leader && !a.heartbeat() && a.from > held+1 {
+			took = i
+		}
+	}
+	if took < 0 {
+		return nil
+	}
+	a, _ := readAppend(events[took].Msg)
+	sent := ""
+	for i := took - 1; i >= 0; i-- {
+		if e := events[i]; e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && reflect.DeepEqual(e.Msg, events[took].Msg) {
+			sent = fmt.Sprintf(" (sent at %s)", suite.FormatTime(e.At))
+			break
+		}
+	}
+	lacked := appendMsg{from: held + 1, to: a.from - 1}
+	carried := fmt.Sprintf("the leader had not sent %s %s before", f, lacked.entries())
+	for i := took - 1; i >= 0; i-- {
+		e := events[i]
+		if b, ok := readAppend(e.Msg); ok && e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && !b.heartbeat() && b.from <= held+1 && held+1 <= b.to {
+			carried = fmt.Sprintf("entry %d went in the leader's Append of %s at %s: %s", held+1, b.entries(), suite.FormatTime(e.At), w.fate(events, i, -1))
+			break
+		}
+	}
+	return &suite.Failure{Name: "appended-past-a-gap", Clause: course.DurableAgreement, At: pe.At,
+		Story: fmt.Sprintf("%s took an Append of %s that arrived at %s%s, while its log held %s: it lacked %s, and went ahead, so the log it was given "+
+			"refused entry %d at %s (log.go panicked: %s). %s. A follower takes entries only in order: past a gap its log would hold entry %d "+
+			"right after entry %d, and no longer be a prefix of the leader's; it waits a moment for the gap to fill, then takes nothing and answers what it holds, "+
+			"and the leader sends again from there",
+			f, a.entries(), suite.FormatTime(events[took].At), sent, entriesUpTo(int(held)), lacked.entries(), a.from, suite.FormatTime(pe.At), outOfOrder,
+			upper(carried), a.from, held),
+		Details: "faults:\n" + w.Describe() + "\n\nthe panic that stopped the world:\n" + pe.Stack}
+}
+
+// upper is s with its first letter in upper case.
+func upper(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
