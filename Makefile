@@ -15,6 +15,18 @@ CHAPTERS := $(sort ex01 ex02 ex03 ex04 ex05 ex06 \
 PACKAGES = $$($(GO) list ./... | grep -v '/exercises/')
 VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 
+# When the grader has said what failed, make has nothing to add: for a run
+# of grading goals only (make grade, make ex01 ex02), make runs in question
+# mode (-q), where a recipe line marked + still runs and a failure ends make
+# with status 1 and no "*** [Makefile:NN: ex01] Error 1" line of its own.
+GRADING_GOALS = grade $(CHAPTERS)
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(GRADING_GOALS),$(MAKECMDGOALS)),)
+MAKEFLAGS += -q
+GRADING = +
+endif
+endif
+
 .DEFAULT_GOAL := help
 .PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate lab-etcd test-lab-etcd $(CHAPTERS)
 
@@ -33,10 +45,10 @@ help: ## list the targets
 	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs, refill the book's captures"
 
 grade: ## the progress report (go run ./grader)
-	@$(GRADER) $(GRADER_FLAGS)
+	$(GRADING)@$(GRADER) $(GRADER_FLAGS)
 
 $(CHAPTERS):
-	@$(GRADER) $@ $(GRADER_FLAGS)
+	$(GRADING)@$(GRADER) $@ $(GRADER_FLAGS)
 
 # go test covers the harness, the grader's scripts, and, through the grader's
 # engine, every pristine stub failing with its named failure and every

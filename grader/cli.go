@@ -49,7 +49,7 @@ const usage = `The One History grader: your progress through the workbook.
 Usage:
   grader [flags]              grade every chapter: status, points, clauses, score
   grader [flags] exNN...      grade chapters in full: story, timeline, replay command
-  grader hint exNN            the next hint for a chapter (one more level each time)
+  grader hint exNN [N]        the next hint for a chapter (one more level each time), or hint N again
   grader list                 the chapters, their clauses and points
   grader watch [exNN]         grade again whenever you save (Enter grades by hand, q quits)
   grader reset exNN [--yes]   put the chapter's stub back as shipped (your files are backed up)
@@ -77,7 +77,7 @@ Flags:
   --parallel N     chapters graded at once (default: the number of CPUs)
   --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
   --no-cache       run every suite, even where the same code's result is cached (CI uses it)
-  --wide           timelines with lanes as wide as their longest line (make ex01 WIDE=1);
+  --wide           timelines with each lane as wide as its own longest line (make ex01 WIDE=1);
                    otherwise they fit the terminal (COLUMNS), wrapping what does not fit
 
 The go command is $GO if set, else go on PATH.

@@ -117,21 +117,27 @@ func (o *gradeOptions) source() result.Source {
 	return result.Exercises
 }
 
-// timelineEnv is the suites' environment as far as timelines go: lanes as
-// wide as their longest cell with --wide, else fitted to the terminal's
-// width, unless COLUMNS already says it (see sim.TerminalWidth).
+// timelineEnv is the suites' environment as far as timelines go: lanes each
+// as wide as their own longest cell with --wide, else fitted to the width
+// the report leaves them: the terminal's (COLUMNS when it says it, else the
+// terminal's own width) less the indent the report puts before a timeline
+// (see sim.TerminalWidth).
 func timelineEnv(env []string, wide bool, width int) []string {
-	out := append([]string(nil), env...)
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "COLUMNS="); ok && !wide {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				width = n
+				continue
+			}
+		}
+		out = append(out, kv)
+	}
 	if wide {
 		return append(out, "ONEHISTORY_TIMELINE=wide")
 	}
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "COLUMNS=") {
-			return out
-		}
-	}
-	if width > 0 {
-		out = append(out, "COLUMNS="+strconv.Itoa(width))
+	if width > render.StoryIndent {
+		out = append(out, "COLUMNS="+strconv.Itoa(width-render.StoryIndent))
 	}
 	return out
 }
@@ -200,7 +206,7 @@ func setUp(name string, args []string) (gradeRun, error) {
 // when verbose, or the summary; and the JUnit file when asked. It returns the
 // exit status.
 func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd string, chs []course.Chapter, verbose bool, stdout, stderr io.Writer) int {
-	pal := render.NewPalette(render.ColorWanted(o.color, terminal(stdout), os.Getenv("NO_COLOR"), os.Getenv("TERM")))
+	pal := render.NewPalette(render.ColorWanted(o.color, terminal(stdout), os.Getenv("NO_COLOR"), os.Getenv("TERM"))).Fitting(reportWidth(os.Getenv("COLUMNS"), terminalWidth(stdout)))
 	opts := engine.Options{
 		Root: wb.Root, Go: goCmd, Source: o.source(),
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
@@ -252,6 +258,9 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 				fmt.Fprintln(stdout)
 			}
 			render.Verbose(stdout, ch, pal)
+			if where := whereToWork(wb, ch, o.source(), reportWidth(os.Getenv("COLUMNS"), terminalWidth(stdout))); where != "" {
+				fmt.Fprintln(stdout, pal.Dim(where))
+			}
 		}
 	default:
 		render.Summary(stdout, rep, pal)
@@ -368,4 +377,45 @@ func writeFile(name string, write func(io.Writer) error) error {
 func namedFailure(id string) string {
 	ch, _ := lookup(id)
 	return ch.Failure
+}
+
+// reportWidth is the width the report fits: COLUMNS when it says one, else
+// the terminal's, else 0 (unknown).
+func reportWidth(columns string, terminal int) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	return terminal
+}
+
+// whereToWork is the line under a chapter that does not pass yet: the
+// files to edit and the page to read, "edit exercises/ex03-…/drill.go ·
+// read book/ex03-….md", on two lines where one would not fit width. It is
+// empty for a chapter that passes, or when grading anything but exercises/.
+func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, width int) string {
+	c, ok := lookup(ch.ID)
+	if !ok || src != result.Exercises || ch.Status == result.Pass {
+		return ""
+	}
+	var files []string
+	if p := ch.Problem; p != nil && p.File != "" {
+		files = append(files, p.File) // where the compiler or the panic points
+	} else {
+		entries, _ := os.ReadDir(wb.Path(c.Dir()))
+		var names []string
+		for _, e := range entries {
+			if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && n != "doc.go" {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return ""
+		}
+		files = append(files, c.Dir()+"/"+strings.Join(names, ", "))
+	}
+	edit, read := "edit "+strings.Join(files, ", "), "read "+c.BookPage()
+	if width > 0 && len([]rune(edit))+3+len(read) > width {
+		return edit + "\n" + read
+	}
+	return edit + " · " + read
 }

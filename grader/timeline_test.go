@@ -1,24 +1,80 @@
 package main
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
+
+	"onehistory/grader/internal/render"
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
-// The suites' timelines fit the grader's terminal unless COLUMNS already
-// says how wide it is; --wide asks for lanes as wide as their longest line.
+// The suites' timelines fit the grader's terminal, or COLUMNS when it says
+// how wide the terminal is, less the indent the report puts before them;
+// --wide asks for lanes each as wide as its own longest line.
 func TestTimelineEnv(t *testing.T) {
 	base := []string{"HOME=/h"}
-	if got := timelineEnv(base, false, 132); !slices.Equal(got, []string{"HOME=/h", "COLUMNS=132"}) {
+	if got := timelineEnv(base, false, 132); !slices.Equal(got, []string{"HOME=/h", "COLUMNS=130"}) {
 		t.Errorf("a terminal 132 wide: %v", got)
 	}
 	if got := timelineEnv(base, false, 0); !slices.Equal(got, base) {
 		t.Errorf("no terminal: %v", got)
 	}
-	if got := timelineEnv([]string{"COLUMNS=90"}, false, 132); !slices.Equal(got, []string{"COLUMNS=90"}) {
+	if got := timelineEnv([]string{"COLUMNS=90", "HOME=/h"}, false, 132); !slices.Equal(got, []string{"HOME=/h", "COLUMNS=88"}) {
 		t.Errorf("COLUMNS given: %v", got)
 	}
 	if got := timelineEnv(base, true, 132); !slices.Equal(got, []string{"HOME=/h", "ONEHISTORY_TIMELINE=wide"}) {
 		t.Errorf("--wide: %v", got)
+	}
+}
+
+// A learner at a terminal 80 or 160 columns wide reads a chapter's report
+// whose timeline has four lanes (ex04's controller, two servers and the
+// dashboard) and cells longer than a lane: no line of the timeline, as the
+// report prints it, is wider than the terminal, so no closing │ wraps onto
+// a line of its own.
+func TestTimelinesFitTheTerminalTheReportPrintsTo(t *testing.T) {
+	lanes := []sim.NodeID{"controller", "server-1", "server-2", "dashboard"}
+	events := []sim.Event{
+		{At: 0, Kind: sim.EvFault, Text: "slow link server-1 ↔ server-2 (400ms) from 0ms to 6000ms"},
+		{At: 3 * time.Millisecond, Kind: sim.EvSend, Node: "server-1", Peer: "server-2", Msg: "Replicate web=3 at rv 1, and a good deal more to say about it"},
+		{At: 6 * time.Millisecond, Kind: sim.EvNote, Node: "controller", Text: "CREATE deployments/web replicas=3 @server-1 → rv=1"},
+		{At: 403 * time.Millisecond, Kind: sim.EvRecv, Node: "server-2", Peer: "server-1", Msg: "Replicate web=3 at rv 1"},
+		{At: 2020 * time.Millisecond, Kind: sim.EvNote, Node: "dashboard", Text: "GET deployments/web @server-2 → replicas=3 rv=1"},
+	}
+	for _, width := range []int{80, 160} {
+		env := timelineEnv([]string{"HOME=/h"}, false, width)
+		columns := ""
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "COLUMNS="); ok {
+				columns = v
+			}
+		}
+		t.Setenv("COLUMNS", columns)
+		t.Setenv("ONEHISTORY_TIMELINE", "")
+		f := suite.Failure{Chapter: "ex04", Check: "story", Name: "stale-read", Story: "server-2 answered from its own copy",
+			Seed: 1, Replay: "make ex04 SEED=1", Timeline: sim.Timeline(events, sim.TimelineOptions{Columns: lanes})}
+		ch := result.Chapter{ID: "ex04", Title: "The write that arrived late", Status: result.Fail, Max: 3,
+			Checks: []result.Check{{Name: "story", Title: "web is scaled to 5", Status: result.Fail, Max: 3, Failure: &f}}, Failure: &f}
+		var out bytes.Buffer
+		render.Verbose(&out, ch, render.NewPalette(false))
+		rows := 0
+		for _, line := range strings.Split(out.String(), "\n") {
+			if !strings.Contains(line, "│") && !strings.Contains(line, "┼") {
+				continue
+			}
+			rows++
+			if n := utf8.RuneCountInString(line); n > width {
+				t.Errorf("at %d columns a timeline line is %d wide:\n%s", width, n, line)
+			}
+		}
+		if rows < 5 {
+			t.Fatalf("at %d columns the report shows no timeline:\n%s", width, out.String())
+		}
 	}
 }

@@ -234,6 +234,7 @@ func Quote(s Spec, ch result.Chapter, root string) (string, error) {
 	}
 	story := *f
 	story.Timeline = ""
+	story.HTML = "" // a file on the machine that ran it, not the book's
 	return relative(story.Text(), root), nil
 }
 

@@ -74,6 +74,9 @@ func cacheKey(bin string, opts Options, test string) string {
 	// them in its output (a history visualization), so a result from
 	// another copy of the workbook would name that copy's files.
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Root, opts.Seed, opts.Runs, opts.Timeout, test)
+	// Where the pictures go: the untouched stub's binary is the pristine
+	// stub's, and its result names pictures in the folder of its source.
+	fmt.Fprintf(h, "%s\x00", picturesDir(opts))
 	// What the suites read besides SEED and RUNS: how wide to draw timelines.
 	for _, kv := range opts.Env {
 		if strings.HasPrefix(kv, "ONEHISTORY_") || strings.HasPrefix(kv, "COLUMNS=") {

@@ -4,6 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/grader/internal/result"
+	"onehistory/internal/harness/suite"
 )
 
 // Two copies of the workbook build byte-identical test binaries (the grader
@@ -22,4 +28,32 @@ func TestTheResultCacheKeepsCopiesOfTheWorkbookApart(t *testing.T) {
 	if again := cacheKey(bin, Options{Root: "/home/learner/one-history"}, "TestEx01"); again != a {
 		t.Fatalf("the same run has two keys: %q and %q", a, again)
 	}
+}
+
+// A cached result names the pictures its run drew; a later run of the
+// chapter (another seed, say) removes them. Served from the cache, the
+// report would name files that are gone: it is served only while every
+// picture it names is still there, and otherwise the chapter runs again.
+func TestACachedResultIsServedOnlyWhileItsPicturesExist(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".onehistory"), 0o755))
+	drawn := filepath.Join(root, ".onehistory", "ex04-story-seed-1.html")
+	require.NoError(t, os.WriteFile(drawn, []byte("<html>"), 0o644))
+	res := result.Chapter{Checks: []result.Check{{Name: "story", Failures: []suite.Failure{{HTML: ".onehistory/ex04-story-seed-1.html"}}}}}
+
+	assert.True(t, picturesPresent(root, res))
+	require.NoError(t, os.Remove(drawn))
+	assert.False(t, picturesPresent(root, res), "the picture is gone: the chapter must run again")
+	assert.True(t, picturesPresent(root, result.Chapter{Checks: []result.Check{{Name: "story"}}}), "a result without pictures is served")
+}
+
+// The stubs' and the solutions' pictures go to folders of their own, so
+// that make test never replaces the learner's, and their results are
+// cached apart from the learner's.
+func TestStubsAndSolutionsDrawTheirPicturesApart(t *testing.T) {
+	assert.Equal(t, "", picturesDir(Options{Root: "/wb", Source: result.Exercises}))
+	assert.Equal(t, filepath.Join("/wb", ".onehistory", "stubs"), picturesDir(Options{Root: "/wb", Source: result.Stubs}))
+	env := environment(Options{Root: "/wb", Source: result.Solutions, Env: []string{suite.PicturesEnv + "=/elsewhere"}})
+	assert.Contains(t, env, suite.PicturesEnv+"="+filepath.Join("/wb", ".onehistory", "solutions"))
+	assert.NotContains(t, env, suite.PicturesEnv+"=/elsewhere")
 }

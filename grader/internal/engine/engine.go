@@ -18,6 +18,7 @@ import (
 	"onehistory/grader/internal/rules"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/verdict"
 )
 
@@ -376,7 +377,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	key := ""
 	if cacheDir != "" {
 		key = cacheKey(u.bin, opts, u.ch.TestName())
-		if res, ok := loadCached(cacheDir, key); ok {
+		if res, ok := loadCached(cacheDir, key); ok && picturesPresent(opts.Root, res) {
 			res.Dir, res.Duration = u.dir, time.Since(u.start)
 			return u.settle(opts, res)
 		}
@@ -635,12 +636,16 @@ func notRun(ch course.Chapter) []result.Check {
 func environment(opts Options) []string {
 	env := make([]string, 0, len(opts.Env)+3)
 	for _, kv := range opts.Env {
-		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") || strings.HasPrefix(kv, "GOWORK=") {
+		if strings.HasPrefix(kv, "SEED=") || strings.HasPrefix(kv, "RUNS=") || strings.HasPrefix(kv, "GOWORK=") ||
+			strings.HasPrefix(kv, suite.PicturesEnv+"=") {
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, "GOWORK=off")
+	if dir := picturesDir(opts); dir != "" {
+		env = append(env, suite.PicturesEnv+"="+dir)
+	}
 	if opts.Seed != "" {
 		env = append(env, "SEED="+opts.Seed)
 	}
@@ -648,6 +653,39 @@ func environment(opts Options) []string {
 		env = append(env, "RUNS="+opts.Runs)
 	}
 	return env
+}
+
+// picturesDir is where the suites draw the failures of the stubs or the
+// solutions (.onehistory/stubs/, .onehistory/solutions/), so that grading
+// them never replaces a learner's pictures; "" for the learner's own work,
+// drawn in .onehistory/.
+func picturesDir(opts Options) string {
+	if opts.Source == result.Exercises || opts.Source == "" {
+		return ""
+	}
+	return filepath.Join(opts.Root, ".onehistory", string(opts.Source))
+}
+
+// picturesPresent reports whether every picture a cached result names is
+// still on disk: a later run of the chapter removes an earlier run's
+// pictures, and a report never names a picture that is gone, so the
+// chapter then runs again and draws its own.
+func picturesPresent(root string, res result.Chapter) bool {
+	for _, c := range res.Checks {
+		for _, f := range c.Failures {
+			if f.HTML == "" {
+				continue
+			}
+			path := filepath.FromSlash(f.HTML)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(root, path)
+			}
+			if _, err := os.Stat(path); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // command is the make command that reruns the chapter as graded.

@@ -11,7 +11,10 @@ import (
 
 // The JUnit XML elements the grader writes: the common subset that CI
 // dashboards (GitHub, GitLab, Jenkins) read. Each chapter is a testsuite, each
-// check a testcase; points ride along as properties.
+// check a testcase named with its points ("ex01 story (4/4 points)") and
+// timed as it ran; the chapter's points also ride along as properties. A
+// failure's text is its story, clause, seed and replay command; its
+// timeline, cut short, is the testcase's system-out.
 type (
 	junitSuites struct {
 		XMLName  xml.Name     `xml:"testsuites"`
@@ -44,6 +47,10 @@ type (
 		Failure   *junitProblem `xml:"failure,omitempty"`
 		Error     *junitProblem `xml:"error,omitempty"`
 		Skipped   *junitProblem `xml:"skipped,omitempty"`
+		SystemOut *junitOut     `xml:"system-out,omitempty"`
+	}
+	junitOut struct {
+		Text string `xml:",cdata"`
 	}
 	junitProblem struct {
 		Message string `xml:"message,attr"`
@@ -71,7 +78,7 @@ func JUnit(w io.Writer, rep *result.Report) error {
 			},
 		}
 		for _, c := range ch.Checks {
-			tc := junitCase{Name: c.Name, Classname: ch.ID, Time: secs(c.Duration.Seconds())}
+			tc := junitCase{Name: caseName(ch, c), Classname: ch.ID, Time: secs(c.Duration.Seconds())}
 			switch {
 			case c.Status == result.Pass:
 			case ch.Problem != nil && (c.Status != result.Fail):
@@ -89,7 +96,12 @@ func JUnit(w io.Writer, rep *result.Report) error {
 				if ch.Status == result.NotStarted {
 					msg = "untouched (the stub as shipped): " + msg
 				}
-				tc.Failure = &junitProblem{Message: msg, Type: c.Failure.Name, Text: c.Failure.Text()}
+				told := *c.Failure
+				told.Timeline = ""
+				tc.Failure = &junitProblem{Message: msg, Type: c.Failure.Name, Text: told.Text()}
+				if out := timelineOut(c.Failure.Timeline, c.Failure.Replay); out != "" {
+					tc.SystemOut = &junitOut{out}
+				}
 				s.Failures++
 			default:
 				msg := "check " + string(c.Status)
@@ -120,3 +132,40 @@ func JUnit(w io.Writer, rep *result.Report) error {
 }
 
 func secs(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// caseName is a check's test name with its points, where every viewer shows
+// them: "ex01 story (4/4 points)". A check the stub as shipped passes by
+// itself says that it scores nothing yet.
+func caseName(ch result.Chapter, c result.Check) string {
+	if ch.Status == result.NotStarted && c.Status == result.Pass {
+		return fmt.Sprintf("%s %s (0/%d points: the stub as shipped passes it)", ch.ID, c.Name, c.Max)
+	}
+	return fmt.Sprintf("%s %s (%d/%d points)", ch.ID, c.Name, c.Points, c.Max)
+}
+
+// junitTimelineLines is how much of a failure's timeline a JUnit report
+// keeps: enough to see the failure's moment, not a class's worth of pages.
+const junitTimelineLines = 30
+
+// timelineOut is a failed check's system-out: its timeline's header and,
+// of a longer one, the junitTimelineLines around its middle, where the
+// suites center the failure, with the command that shows it whole.
+func timelineOut(timeline, replay string) string {
+	if timeline == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(timeline, "\n"), "\n")
+	if len(lines) <= junitTimelineLines+2 {
+		return strings.Join(lines, "\n") + "\n"
+	}
+	head, body := lines[:2], lines[2:] // the lanes' names and the rule under them
+	from := max(0, len(body)/2-junitTimelineLines/2)
+	to := from + junitTimelineLines
+	out := append([]string(nil), head...)
+	if from > 0 {
+		out = append(out, fmt.Sprintf("… %d lines before", from))
+	}
+	out = append(out, body[from:to]...)
+	out = append(out, fmt.Sprintf("… %d lines after; %s shows the whole timeline", len(body)-to, replay))
+	return strings.Join(out, "\n") + "\n"
+}

@@ -13,6 +13,24 @@ type Palette struct {
 	on                                bool
 	pass, fail, errc, slow, idle, dim *color.Color
 	bold                              *color.Color
+	width                             int // the terminal's columns, 0 when unknown
+}
+
+// Fitting is the palette for a terminal width columns wide: the report
+// breaks its longer lines to fit it (0, unknown, breaks only a story's
+// first line, at 100).
+func (p Palette) Fitting(width int) Palette {
+	p.width = width
+	return p
+}
+
+// lineWidth is how wide a line the report writes may be: no limit when
+// the terminal's width is unknown.
+func (p Palette) lineWidth() int {
+	if p.width <= 0 {
+		return 1 << 20
+	}
+	return max(40, p.width)
 }
 
 // NewPalette returns a palette that colors when on is true. Decide on with

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,6 +201,59 @@ func TestARefusalFitsEightyColumns(t *testing.T) {
 		assert.LessOrEqual(t, len([]rune(string(line))), 80, "%q", line)
 	}
 	assert.Contains(t, b.String(), "  rule package-state (no package-level state): every simulated node runs in\n    one Go process,")
+}
+
+// A failing chapter told at a terminal 80 columns wide: the check table's
+// titles, the story and its contract line break to fit it, and the line
+// under the timeline says what its arrows mean, for the arrows it shows.
+func TestAChapterFitsEightyColumnsAndItsArrowsAreExplained(t *testing.T) {
+	ch := class().Chapters[1]
+	f := *ch.Failure
+	f.Timeline = "virtual ms │ client      │ server-1    │\n       0.0 │ → server-1  │             │\n       5.0 │             │ ← client    │\n       5.0 │             │ ⇢ client ok │\n"
+	ch.Failure, ch.Checks[1].Failure = &f, &f
+	ch.Checks[1].Title = "a crash at every point of every write, the server restarted after each, and the history read back"
+	var b bytes.Buffer
+	Verbose(&b, ch, NewPalette(false).Fitting(80))
+	for _, line := range bytes.Split(b.Bytes(), []byte("\n")) {
+		assert.LessOrEqual(t, len([]rune(string(line))), 80, "%q", line)
+	}
+	assert.Contains(t, b.String(), "│ ⇢ client ok │\n  → request sent · ← request received · ⇢ reply sent\n")
+	assert.NotContains(t, b.String(), "⇠ reply received", "the legend names only the arrows the timeline shows")
+	assert.Empty(t, Legend("virtual ms │ a │\n       0.0 │ hello │\n"))
+}
+
+// A check that the stub as shipped passes by itself earns nothing until
+// the learner's code passes it: it shows as such, not as "pass 0/1".
+func TestAStubsOwnPassShowsAsEarningNothingYet(t *testing.T) {
+	ch := class().Chapters[2]
+	ch.Checks = append(ch.Checks, result.Check{Name: "available", Title: "every request is answered", Status: result.Pass, Max: 1})
+	var b bytes.Buffer
+	Verbose(&b, ch, NewPalette(false))
+	assert.Contains(t, b.String(), "  pass*   available  every request is answered          –/1\n")
+	assert.Contains(t, b.String(), "* the stub as shipped passes it by itself: it scores once your code does")
+	assert.NotContains(t, b.String(), " 0/1\n")
+}
+
+// In JUnit a failed check's text is what a reader needs (story, clause,
+// seed, replay), its time is the check's own, its name carries its points,
+// and its timeline goes to system-out, cut short with the command that
+// shows it whole.
+func TestJUnitTellsAFailureWithoutPagesOfTimeline(t *testing.T) {
+	rep := class()
+	f := *rep.Chapters[1].Failure
+	f.Timeline = strings.Repeat("       0.0 │ → server-1  │             │\n", 500)
+	rep.Chapters[1].Checks[1].Failure = &f
+	rep.Chapters[1].Checks[1].Duration = 1234 * time.Millisecond
+	var b bytes.Buffer
+	require.NoError(t, JUnit(&b, rep))
+	out := b.String()
+	assert.Contains(t, out, `<testcase name="ex02 crash-points (0/7 points)" classname="ex02" time="1.234">`)
+	assert.Contains(t, out, "seed 17 · replay: make ex02 SEED=17")
+	assert.Contains(t, out, "… 234 lines before\n")
+	assert.Contains(t, out, "… 234 lines after; make ex02 SEED=17 shows the whole timeline")
+	assert.Less(t, strings.Count(out, "│ → server-1"), 50)
+	failure := out[strings.Index(out, "<failure"):strings.Index(out, "</failure>")]
+	assert.NotContains(t, failure, "│", "the failure's text holds no timeline")
 }
 
 // Whose work a report graded, and with what: each value the grader could

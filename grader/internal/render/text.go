@@ -96,7 +96,7 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		clauses = append(clauses, c.String())
 	}
 	if len(clauses) > 0 {
-		fmt.Fprintf(w, "%s\n", pal.Dim("exercises "+strings.Join(clauses, ", ")))
+		fmt.Fprintf(w, "%s\n", pal.Dim(wrap("exercises "+strings.Join(clauses, ", "), pal.lineWidth())))
 	}
 	fmt.Fprintln(w)
 	nameWidth, titleWidth := 0, 0
@@ -104,8 +104,30 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		nameWidth = max(nameWidth, len(c.Name))
 		titleWidth = max(titleWidth, len(c.Title))
 	}
+	lead := 2 + 8 + nameWidth + 2 // status and name before a check's title
+	if room := pal.lineWidth() - lead - 2 - len(points(ch.Max, ch.Max)); titleWidth > room && room >= 20 {
+		titleWidth = room // a title too long for the terminal goes on under itself
+	}
+	unearned := 0
 	for _, c := range ch.Checks {
-		fmt.Fprintf(w, "  %s %-*s  %-*s  %s\n", pal.Status(c.Status, 7), nameWidth, c.Name, titleWidth, c.Title, points(c.Points, c.Max))
+		status, pts := pal.Status(c.Status, 7), points(c.Points, c.Max)
+		if ch.Status == result.NotStarted && c.Status == result.Pass {
+			// The stub as shipped passes this check by itself: it earns
+			// nothing until the learner's own code passes it.
+			status, pts = pal.Status(c.Status, 0)+"*  ", "–/"+strconv.Itoa(c.Max)
+			unearned++
+		}
+		titleLines := []string{c.Title}
+		if len(c.Title) > titleWidth {
+			titleLines = strings.Split(fill(c.Title, titleWidth), "\n")
+		}
+		fmt.Fprintf(w, "  %s %-*s  %-*s  %s\n", status, nameWidth, c.Name, titleWidth, titleLines[0], pts)
+		for _, l := range titleLines[1:] {
+			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", lead), l)
+		}
+	}
+	if unearned > 0 {
+		fmt.Fprintf(w, "  %s\n", pal.Dim("* the stub as shipped passes it by itself: it scores once your code does"))
 	}
 
 	if p := ch.Problem; p != nil {
@@ -131,18 +153,31 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		if c.Status != result.Fail {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s\n", pal.Bold("── "+c.Name+": "+c.Title))
+		fmt.Fprintf(w, "\n%s\n", pal.Bold(wrap("── "+c.Name+": "+c.Title, pal.lineWidth())))
 		switch {
 		case c.Failure != nil && !told:
 			text := c.Failure.Text()
+			if tl := strings.TrimRight(c.Failure.Timeline, "\n"); tl != "" {
+				if legend := Legend(tl); legend != "" {
+					text = strings.Replace(text, tl+"\n", tl+"\n"+pal.Dim(legend)+"\n", 1)
+				}
+			}
 			first, rest, _ := strings.Cut(text, "\n")
-			fmt.Fprintf(w, "%s%s", indent(wrap(first, 100), "  "), indent(rest, "  "))
+			head, body, _ := strings.Cut(rest, "\n\n") // the contract and replay lines; then details and timeline
+			if body != "" {
+				body = "\n" + body
+			}
+			fmt.Fprintf(w, "%s%s%s", indent(wrap(first, min(100, pal.lineWidth()-StoryIndent)), storyIndent),
+				indent(fitLines(head, pal.lineWidth()-StoryIndent), storyIndent), indent(fitLines(body, pal.lineWidth()-StoryIndent), storyIndent))
 			if n := len(c.Failures) - 1; n > 0 {
 				fmt.Fprintf(w, "  %s\n", pal.Dim(fmt.Sprintf("(and %d more failure(s) in this check)", n)))
 			}
 		case c.Failure != nil:
-			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), 100), "  "))
+			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), min(100, pal.lineWidth()-StoryIndent)), storyIndent))
 			fmt.Fprintf(w, "  %s\n", pal.Dim("replay: "+c.Failure.Replay))
+			if c.Failure.HTML != "" {
+				fmt.Fprintf(w, "  %s\n", pal.Dim("history visualization: "+c.Failure.HTML))
+			}
 		default:
 			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))
 		}
@@ -226,6 +261,36 @@ func nextChapter(rep *result.Report) string {
 	return ""
 }
 
+// StoryIndent is how many spaces the report puts before each line of a
+// failure's story and timeline: a timeline fitted to a terminal is given
+// the terminal's width less this.
+const StoryIndent = 2
+
+var storyIndent = strings.Repeat(" ", StoryIndent)
+
+// marks are the signs a timeline's cells begin with, and what each means.
+var marks = []struct{ sign, meaning string }{
+	{"→", "request sent"}, {"←", "request received"},
+	{"⇢", "reply sent"}, {"⇠", "reply received"},
+	{"✗", "lost"}, {"⌁", "gave up waiting"},
+}
+
+// Legend is the line printed under a timeline saying what the signs its
+// cells begin with mean, for the signs it holds: "→ request sent · ⇠ reply
+// received". It is empty for a timeline without any.
+func Legend(timeline string) string {
+	var parts []string
+	for _, m := range marks {
+		if strings.Contains(timeline, "│ "+m.sign+" ") {
+			parts = append(parts, m.sign+" "+m.meaning)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, " · ")
+}
+
 // indent prefixes each line that is not blank.
 func indent(s, prefix string) string {
 	s = strings.TrimRight(s, "\n")
@@ -263,6 +328,27 @@ func wrap(s string, width int) string {
 	}
 	b.WriteString(line)
 	return b.String()
+}
+
+// fill breaks s at spaces into lines of at most width runes, with no
+// indent of their own.
+func fill(s string, width int) string {
+	return strings.ReplaceAll(wrap(s, width), "\n  ", "\n")
+}
+
+// fitLines breaks each line of s longer than width at spaces, its
+// continuations indented two more than the line itself; a timeline's lines
+// (with their │) are fitted by the suite, and left alone.
+func fitLines(s string, width int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len([]rune(l)) <= width || strings.ContainsAny(l, "│┼") {
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		lines[i] = lead + strings.ReplaceAll(wrap(l, width-len(lead)), "\n", "\n"+lead)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // RefusalWidth is how wide a refusal's explanation is drawn: with the

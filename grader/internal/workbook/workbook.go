@@ -191,21 +191,27 @@ func (w Workbook) HintsShown(id string) int {
 // NextHint advances the chapter's hint level, up to levels, remembers it and
 // returns it: 1 the first time, then 2, and so on, staying at the last.
 func (w Workbook) NextHint(id string, levels int) (int, error) {
+	level := min(w.HintsShown(id)+1, levels)
+	return level, w.SawHint(id, level)
+}
+
+// SawHint remembers that the chapter's hint level was shown, when it is
+// beyond the level reached so far: NextHint then goes on from it.
+func (w Workbook) SawHint(id string, level int) error {
 	state := hintState{}
 	if data, err := os.ReadFile(w.hintFile()); err == nil {
 		_ = json.Unmarshal(data, &state) // a damaged file starts over
 	}
-	level := state[id] + 1
-	if level > levels {
-		level = levels
+	if level <= state[id] {
+		return nil
 	}
 	state[id] = level
 	data, err := json.MarshalIndent(state, "", "  ")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if err := os.MkdirAll(w.StateDir(), 0o755); err != nil {
-		return 0, err
+		return err
 	}
-	return level, os.WriteFile(w.hintFile(), append(data, '\n'), 0o644)
+	return os.WriteFile(w.hintFile(), append(data, '\n'), 0o644)
 }

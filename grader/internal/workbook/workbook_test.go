@@ -109,3 +109,17 @@ func TestNextHint(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, got)
 }
+
+// A hint asked for by number counts as seen when it is beyond the level
+// reached, and the next hint goes on from it; asking again for an earlier
+// one changes nothing.
+func TestSawHint(t *testing.T) {
+	wb := Workbook{Root: t.TempDir()}
+	require.NoError(t, wb.SawHint("ex01", 2))
+	assert.Equal(t, 2, wb.HintsShown("ex01"))
+	require.NoError(t, wb.SawHint("ex01", 1))
+	assert.Equal(t, 2, wb.HintsShown("ex01"), "seeing hint 1 again does not go back")
+	got, err := wb.NextHint("ex01", 3)
+	require.NoError(t, err)
+	assert.Equal(t, 3, got)
+}

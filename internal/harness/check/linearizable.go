@@ -87,11 +87,16 @@ func Linearizable(h *History, bound time.Duration) *Linearization {
 }
 
 func linearizable(h *History, bound time.Duration, byKey bool) *Linearization {
+	return linearizeOps(h.Operations(), nil, bound, byKey)
+}
+
+// linearizeOps checks ops (the whole history, by ID), or only those keep
+// accepts when keep is set.
+func linearizeOps(ops []Operation, keep func(Operation) bool, bound time.Duration, byKey bool) *Linearization {
 	if bound <= 0 {
 		bound = DefaultTimeBound
 	}
-	ops := h.Operations()
-	history, st, end := porcupineHistory(ops)
+	history, st, end := porcupineHistory(ops, keep)
 	model := kvModel(byKey)
 	l := &Linearization{model: model, ops: ops, stamps: st, Checked: len(history)}
 
@@ -176,14 +181,16 @@ func linearizable(h *History, bound time.Duration, byKey bool) *Linearization {
 // then makes must see its own write. So the times given to porcupine are
 // stamps (see stamps) that keep the order in which the History heard of
 // the calls and returns of one instant.
-func porcupineHistory(ops []Operation) ([]porcupine.Operation, stamps, time.Duration) {
+func porcupineHistory(ops []Operation, keep func(Operation) bool) ([]porcupine.Operation, stamps, time.Duration) {
 	var end time.Duration
 	for _, op := range ops {
-		end = max(end, op.Call, op.Return)
+		if keep == nil || keep(op) {
+			end = max(end, op.Call, op.Return)
+		}
 	}
 	var kept []Operation
 	for _, op := range ops {
-		if informative(op) {
+		if informative(op) && (keep == nil || keep(op)) {
 			kept = append(kept, op)
 		}
 	}

@@ -88,6 +88,7 @@ func TestDrawHTML(t *testing.T) {
 	h := webIsThree()
 	done(h, "controller-b", "server-1", check.Write("deployments/web", 5), 400, 405, check.Acked(2))
 	done(h, "controller-a", "server-2", check.Read("deployments/web"), 410, 412, check.Found(3, 1))
+	done(h, "controller-c", "server-1", check.Write("deployments/api", 1), 420, 425, check.Acked(3))
 	l := check.Linearizable(h, 0)
 	require.False(t, l.OK())
 
@@ -100,7 +101,8 @@ func TestDrawHTML(t *testing.T) {
 	html := b.String()
 	assert.True(t, strings.HasPrefix(strings.TrimSpace(html), "<!DOCTYPE html>") || strings.Contains(html, "<html"))
 	assert.Contains(t, html, "partition server-1 | server-2")
-	assert.Contains(t, html, "crash server-1")
+	assert.NotContains(t, html, "crash server-1", "a fault begun after the failure is trimmed away")
+	assert.NotContains(t, html, "deployments/api", "another key's operations are trimmed away")
 	assert.Contains(t, html, "stale-read")
 	assert.Contains(t, html, "controller-a via server-2")
 

@@ -13,14 +13,51 @@ import (
 // annotation on a "faults" row, and a violation an annotation on a "checker"
 // row. It returns the error from writing to w.
 //
+// A history with a violation is drawn trimmed to the failing key and
+// window (Trimmed): the operations on the key of the violation's decisive
+// operation called no later than the violation, and the faults begun by
+// then.
+//
 // Drawing is all check does: it never touches a disk, so the code of a
 // chapter, which may use check, has no way through it to the machine's
 // files. A suite writes the drawing where a learner opens it
 // (the chapter runner, through suite.WriteDrawing).
 func (l *Linearization) DrawHTML(w io.Writer, faults []Fault) error {
-	info := l.info // a copy: annotations are added to this drawing only
-	info.AddAnnotations(l.annotations(faults))
-	return porcupine.Visualize(l.model, info, w)
+	d := l.Trimmed()
+	if d != l {
+		var early []Fault
+		for _, f := range faults {
+			if f.Start <= l.Violation.At {
+				early = append(early, f)
+			}
+		}
+		faults = early
+	}
+	info := d.info // a copy: annotations are added to this drawing only
+	info.AddAnnotations(d.annotations(faults))
+	return porcupine.Visualize(d.model, info, w)
+}
+
+// Trimmed is the linearization of the failing key's history up to the
+// violation: the operations on the key of its decisive operation, called no
+// later than the violation's instant, checked again (keys are checked each
+// on its own, so the key's verdict is the same); or of the key's whole
+// history, should that window alone be explained; or l itself, with no
+// violation to trim to.
+func (l *Linearization) Trimmed() *Linearization {
+	v := l.Violation
+	if v == nil || len(v.Ops) == 0 || int(v.Ops[0]) >= len(l.ops) {
+		return l
+	}
+	key, end := l.ops[v.Ops[0]].Input.Key, v.At
+	window := func(op Operation) bool { return op.Input.Key == key && op.Call <= end }
+	if t := linearizeOps(l.ops, window, 0, true); !t.OK() {
+		return t
+	}
+	if t := linearizeOps(l.ops, func(op Operation) bool { return op.Input.Key == key }, 0, true); !t.OK() {
+		return t
+	}
+	return l
 }
 
 // annotations are the faults, on their own row, and the violation, if any.

@@ -3,11 +3,14 @@ package scene
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/picture"
 	"onehistory/internal/harness/suite"
 )
 
@@ -163,6 +166,7 @@ func (s Seeds) List() []int64 {
 // timeline, its seed and the command that replays it.
 func (c Chapter[W]) Run(t *testing.T) {
 	r := newRunner(c)
+	suite.RemovePictures(suite.OutputDir(), c.ID) // an earlier run's: this run writes its own
 	checks := map[string]suite.CheckFunc{}
 	for i := range c.Checks {
 		checks[c.Checks[i].Name] = func(t *testing.T) { r.check(t, i) }
@@ -196,7 +200,7 @@ type verdicts struct {
 	counts    []Counts                    // by check, for the checks that sum
 	exercised map[*Guard]*check.Violation // each guard's check.Exercised verdict
 	figures   map[int]map[string]string   // by check, for the checks that show this world
-	draw      map[*suite.Failure]func(io.Writer) error
+	draw      map[*suite.Failure]drawing
 }
 
 type runner[W World] struct {
@@ -228,7 +232,8 @@ func (r *runner[W]) check(t *testing.T, i int) {
 	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
-		for j, seed := range play.Seeds.List() {
+		list := play.Seeds.List()
+		for j, seed := range list {
 			v := r.verdicts(play.World, seed)
 			if p == 0 && j == 0 {
 				for _, fig := range k.Figures {
@@ -236,7 +241,11 @@ func (r *runner[W]) check(t *testing.T, i int) {
 				}
 			}
 			if f := v.fail[i]; f != nil && k.Tally == nil {
-				r.report(t, k.Name, *f, v.draw[f])
+				told := *f
+				if play.Seeds.kind == random && len(list) > 1 {
+					told.Details = strings.TrimPrefix(strings.TrimRight(told.Details, "\n")+"\n"+r.worldsFailed(play.World, i, list, j), "\n")
+				}
+				r.report(t, k, told, v.draw[f])
 				return
 			}
 			tally[p] = append(tally[p], v.fail[i])
@@ -252,33 +261,109 @@ func (r *runner[W]) check(t *testing.T, i int) {
 		}
 		if play.Guard != nil {
 			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
-				r.report(t, k.Name, *f, nil)
+				r.report(t, k, *f, r.redraw(k, *f, []Play{play}))
 				return
 			}
 		}
 	}
 	if k.Tally != nil {
 		if f := k.Tally(tally); f != nil {
-			r.report(t, k.Name, *f, nil)
+			r.report(t, k, *f, r.redraw(k, *f, tallied(k.Plays, tally, f)))
 		}
 	}
 	if k.Sum != nil && !suite.Replaying() {
 		if f := k.Sum.Judge(sum, seeds); f != nil {
-			r.report(t, k.Name, *f, nil)
+			r.report(t, k, *f, nil)
 		}
 	}
 }
 
-// report reports f, with its drawing written next to the learner's other
-// files when it has one.
-func (r *runner[W]) report(t *testing.T, name string, f suite.Failure, draw func(io.Writer) error) {
-	t.Helper()
-	if draw != nil {
-		if path, err := suite.WriteDrawing(suite.OutputDir(), fmt.Sprintf("%s-%s-seed-%d", r.c.ID, name, f.Seed), draw); err == nil {
-			f.HTML = path
+// worldsFailed is the line a randomized check's failure ends with: how many
+// worlds it ran and how many failed, once RUNS asked for them all ("1000
+// worlds, 1000 failed"); else which world failed first, where the check
+// stopped. first is the failing seed's index in list.
+func (r *runner[W]) worldsFailed(world string, check int, list []int64, first int) string {
+	if os.Getenv("RUNS") == "" {
+		return fmt.Sprintf("world %d of %d failed, and the check stopped there: RUNS=%d runs every world and counts the failures", first+1, len(list), len(list))
+	}
+	failed := 1
+	for _, seed := range list[first+1:] {
+		if r.verdicts(world, seed).fail[check] != nil {
+			failed++
 		}
 	}
+	return fmt.Sprintf("%d worlds, %d failed (the first, seed %d, is told here)", len(list), failed, list[first])
+}
+
+// report reports f, with its picture written next to the learner's other
+// files: one page per failing check, named by the chapter, the check and
+// the seed (suite.PictureName), its path relative to the workbook. draw is
+// the picture of the world that failed; nil, for a failure no one world's
+// judges found (a tally, a guard, a sum), draws the world of f's seed again.
+func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawing) {
+	t.Helper()
+	if draw == nil {
+		draw = r.redraw(k, f, k.Plays)
+	}
+	f.Chapter, f.Check = r.c.ID, k.Name
+	if f.Replay == "" {
+		f.Replay = suite.Replay(f.Chapter, f.Seed)
+	}
+	if path, err := suite.WriteDrawing(suite.OutputDir(), suite.PictureName(r.c.ID, k.Name, f.Seed), func(w io.Writer) error { return draw(w, f) }); err == nil {
+		f.HTML = suite.WorkbookPath(path)
+	}
 	suite.Report(t, f)
+}
+
+// redraw is the picture of failure f of check k, which no one world's
+// judges found: the world of f's seed in the first of plays that runs it,
+// built and run again (a world is its seed's), with f told over it and the
+// operations and porcupine's view of a judge that finds the same named
+// failure there; or f alone, when none runs that seed.
+func (r *runner[W]) redraw(k Check[W], f suite.Failure, plays []Play) drawing {
+	for _, p := range plays {
+		if !slices.Contains(p.Seeds.List(), f.Seed) {
+			continue
+		}
+		w := r.c.Worlds[p.World](f.Seed)
+		s := w.Stage()
+		defer s.Close()
+		ran := r.c.Ran
+		if ran == nil {
+			ran = OnStage[W](Ran)
+		}
+		var ops []check.OpID
+		var porcupine func(io.Writer) error
+		if ran(w) == nil {
+			for _, judge := range k.Judges {
+				if g := judge(w); g != nil {
+					if g.Name == f.Name {
+						ops, porcupine = g.Ops, g.Drawing
+					}
+					break
+				}
+			}
+		}
+		return s.picture(ops, porcupine)
+	}
+	return func(w io.Writer, f suite.Failure) error {
+		page := picture.Page{Failure: f}
+		return page.Write(w)
+	}
+}
+
+// tallied is the play of the world a tally's failure f was found in (a
+// tally tells a world's failure again, its story widened: the same seed,
+// name, instant and timeline), then every play of the check.
+func tallied(plays []Play, tally [][]*suite.Failure, f *suite.Failure) []Play {
+	for p, out := range tally {
+		for _, g := range out {
+			if g != nil && g.Seed == f.Seed && g.Name == f.Name && g.At == f.At && g.Timeline == f.Timeline {
+				return append([]Play{plays[p]}, plays...)
+			}
+		}
+	}
+	return plays
 }
 
 // verdicts builds and runs world at seed, unless it already has, and
@@ -304,6 +389,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	runFailure := ran(w)
 	if runFailure != nil {
 		runFailure = s.Finish(*runFailure)
+		v.draw = map[*suite.Failure]drawing{runFailure: s.picture(nil, nil)}
 	}
 	for i, k := range r.c.Checks {
 		if !slices.ContainsFunc(k.Plays, func(p Play) bool { return p.World == world }) {
@@ -322,14 +408,11 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		if runFailure == nil {
 			for _, judge := range k.Judges {
 				if f := judge(w); f != nil {
-					draw := f.Drawing
 					v.fail[i] = s.Finish(*f)
-					if draw != nil {
-						if v.draw == nil {
-							v.draw = map[*suite.Failure]func(io.Writer) error{}
-						}
-						v.draw[v.fail[i]] = draw
+					if v.draw == nil {
+						v.draw = map[*suite.Failure]drawing{}
 					}
+					v.draw[v.fail[i]] = s.picture(f.Ops, f.Drawing)
 					break
 				}
 			}

@@ -20,7 +20,7 @@ func Violated(v *check.Violation) *suite.Failure {
 	if v == nil {
 		return nil
 	}
-	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details}
+	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: v.Story, At: v.At, Details: v.Details, Ops: v.Ops}
 }
 
 // Ran judges whether the world ran to its end: a panic, a deadlock or a
@@ -57,7 +57,7 @@ func Linearizable(s *Scene) *suite.Failure {
 		story += ". " + why
 	}
 	faults := s.Faults
-	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: v.At, Details: v.Details,
+	return &suite.Failure{Name: v.Name, Clause: v.Clause, Story: story, At: v.At, Details: v.Details, Ops: v.Ops,
 		Drawing: func(w io.Writer) error { return l.DrawHTML(w, faults) }}
 }
 

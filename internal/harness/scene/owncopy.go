@@ -243,7 +243,7 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 	if c := writeOf(ops, w); c != nil && c.ID != w.ID {
 		details = append(details, "  "+c.String())
 	}
-	return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, At: sv.answered, Story: story,
+	return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, At: sv.answered, Story: story, Ops: []check.OpID{r.ID, w.ID},
 		Details: strings.Join(details, "\n") + "\nfaults:\n" + s.Describe()}
 }
 

@@ -21,6 +21,11 @@ func (s *Scene) IsServer(id sim.NodeID) bool { return slices.Contains(s.Servers,
 
 // Timeline renders the run around virtual time at.
 func (s *Scene) Timeline(at time.Duration) string {
+	return s.W.Timeline(sim.TimelineOptions{Columns: s.columns(), Focus: at, MaxRows: 40, Filter: s.filter()})
+}
+
+// columns are the timeline's lanes, left to right (see Lanes).
+func (s *Scene) columns() []sim.NodeID {
 	cols := s.lanes
 	if cols == nil {
 		var clients, rest []sim.NodeID
@@ -35,17 +40,24 @@ func (s *Scene) Timeline(at time.Duration) string {
 		}
 		cols = append(append(append(cols, clients...), s.Servers...), rest...)
 	}
-	keep := s.keep
-	if keep == nil {
-		keep = func(e sim.Event) bool {
-			switch e.Kind {
-			case sim.EvDisk:
-				return false
-			case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-				return true
-			}
-			return s.IsServer(e.Node) && s.IsServer(e.Peer)
-		}
+	return slices.Clone(cols)
+}
+
+// filter is which events the timeline keeps (see Show). The default holds
+// a copy of the servers' names, not the scene: a picture drawn later keeps
+// the filter, and need not keep the world.
+func (s *Scene) filter() func(sim.Event) bool {
+	if s.keep != nil {
+		return s.keep
 	}
-	return s.W.Timeline(sim.TimelineOptions{Columns: cols, Focus: at, MaxRows: 40, Filter: keep})
+	servers := slices.Clone(s.Servers)
+	return func(e sim.Event) bool {
+		switch e.Kind {
+		case sim.EvDisk:
+			return false
+		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+			return true
+		}
+		return slices.Contains(servers, e.Node) && slices.Contains(servers, e.Peer)
+	}
 }

@@ -327,6 +327,10 @@ func TestTheTimelineFitsItsWidthAndCutsNothing(t *testing.T) {
 	t.Setenv("COLUMNS", "")
 	wide := w.Timeline(sim.TimelineOptions{Width: 10, Wide: true})
 	assert.Contains(t, wide, words, "a wide lane holds the whole cell on one line")
+	// Each lane is as wide as its own longest cell: server-1's as its
+	// "← client Put{Key:web Value:5}", not as the client's long line.
+	header, _, _ := strings.Cut(wide, "\n")
+	assert.Equal(t, "virtual ms │ "+fmt.Sprintf("%-29s", "server-1")+"│ "+fmt.Sprintf("%-*s", utf8.RuneCountInString(words), "client")+"│", header)
 	assert.Equal(t, fitted, w.Timeline(sim.TimelineOptions{Fit: 60}), "Fit says what COLUMNS says")
 }
 
@@ -365,4 +369,19 @@ func TestSyncedTellsWhatACrashWouldKeep(t *testing.T) {
 	assert.Equal(t, 0, before, "nothing is durable before the first sync")
 	assert.Equal(t, 8, appended)
 	assert.Equal(t, 4, after, "only the synced record is durable")
+}
+
+// A world-wide fault spans the lanes and, when it says more than they are
+// wide, goes on under itself: the row stays inside the width, and every
+// word of it is there.
+func TestAFaultRowKeepsToTheTimelinesWidth(t *testing.T) {
+	fault := "slow link server-1 ↔ server-2 (380–400ms) from 0ms to 8000ms, and more words still"
+	events := []sim.Event{{Kind: sim.EvFault, Text: fault}, {At: ms, Kind: sim.EvNote, Node: "a", Text: "hello"}}
+	tl := sim.Timeline(events, sim.TimelineOptions{Columns: []sim.NodeID{"a", "b"}, Fit: 60})
+	for _, line := range strings.Split(strings.TrimSpace(tl), "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(line), 60, line)
+	}
+	for _, word := range strings.Fields(fault) {
+		assert.Contains(t, tl, word)
+	}
 }

@@ -22,16 +22,17 @@ type TimelineOptions struct {
 	// should fill (a terminal's width): the lanes share it and Width is
 	// ignored. Zero takes it from the environment (TerminalWidth).
 	Fit int
-	// Wide makes every lane as wide as its longest cell, whatever Fit and
-	// Width say. The environment asks for it with ONEHISTORY_TIMELINE=wide.
+	// Wide makes each lane as wide as its own longest cell, whatever Fit
+	// and Width say. The environment asks for it with ONEHISTORY_TIMELINE=wide.
 	Wide bool
 }
 
 // TerminalWidth is the width a timeline fits when its options give none:
 // COLUMNS from the environment, when it is a number of at least 40, else 0
 // (no fitting: each lane is Width wide). The grader sets COLUMNS for the
-// suites it runs to its terminal's width; the book's captures set a fixed
-// one, so that what they quote is the same on every machine.
+// suites it runs to the width its report leaves a timeline: the terminal's,
+// less the indent the report puts before each line. The book's captures
+// set a fixed width, so that what they quote is the same on every machine.
 func TerminalWidth() int {
 	n, err := strconv.Atoi(os.Getenv("COLUMNS"))
 	if err != nil || n < 40 {
@@ -41,39 +42,46 @@ func TerminalWidth() int {
 }
 
 // WideTimelines reports whether the environment asks for wide timelines
-// (ONEHISTORY_TIMELINE=wide): lanes as wide as their longest cell.
+// (ONEHISTORY_TIMELINE=wide): each lane as wide as its own longest cell.
 func WideTimelines() bool { return os.Getenv("ONEHISTORY_TIMELINE") == "wide" }
 
 // minLane is the narrowest lane a fitted timeline uses; a terminal too narrow
 // for its lanes gets a timeline wider than itself rather than unreadable.
 const minLane = 14
 
-// laneWidth decides the characters per lane.
-func laneWidth(opt TimelineOptions, lanes int, rows []Event) int {
+// laneWidths decides the characters of each lane: with Wide, each lane as
+// wide as its own longest cell; else all alike, shared out of Fit or Width.
+func laneWidths(opt TimelineOptions, rows []Event) []int {
+	widths := make([]int, len(opt.Columns))
 	if opt.Wide || WideTimelines() {
-		w := 8
-		for _, id := range opt.Columns {
-			w = max(w, utf8.RuneCountInString(string(id)))
+		lane := map[NodeID]int{}
+		for i, id := range opt.Columns {
+			lane[id] = i
+			widths[i] = max(8, utf8.RuneCountInString(string(id)))
 		}
 		for _, e := range rows {
-			if e.Node != "" {
-				w = max(w, utf8.RuneCountInString(e.Summary()))
+			if i, ok := lane[e.Node]; ok {
+				widths[i] = max(widths[i], utf8.RuneCountInString(e.Summary()))
 			}
 		}
-		return w
+		return widths
 	}
+	w := 26
 	fit := opt.Fit
 	if fit <= 0 {
 		fit = TerminalWidth()
 	}
-	if fit > 0 && lanes > 0 {
+	switch {
+	case fit > 0 && len(widths) > 0:
 		// "virtual ms │" is 12 characters; each lane adds " cell│".
-		return max(minLane, (fit-12)/lanes-2)
+		w = max(minLane, (fit-12)/len(widths)-2)
+	case opt.Width > 0:
+		w = opt.Width
 	}
-	if opt.Width > 0 {
-		return opt.Width
+	for i := range widths {
+		widths[i] = w
 	}
-	return 26
+	return widths
 }
 
 // Timeline renders the world's trace as a swimlane timeline: one lane per
@@ -123,15 +131,18 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		}
 	}
 
-	opt.Width = laneWidth(opt, len(opt.Columns), rows[from:to])
+	widths := laneWidths(opt, rows[from:to])
 
 	var b strings.Builder
 	b.WriteString(pad("virtual ms", 11) + "│")
-	for _, id := range opt.Columns {
-		b.WriteString(" " + pad(string(id), opt.Width) + "│")
+	for i, id := range opt.Columns {
+		b.WriteString(" " + pad(string(id), widths[i]) + "│")
 	}
 	b.WriteByte('\n')
-	rule := strings.Repeat("─", 11) + "┼" + strings.Repeat(strings.Repeat("─", opt.Width+1)+"┼", len(opt.Columns))
+	rule := strings.Repeat("─", 11) + "┼"
+	for _, w := range widths {
+		rule += strings.Repeat("─", w+1) + "┼"
+	}
 	b.WriteString(rule + "\n")
 	if from > 0 {
 		fmt.Fprintf(&b, "%s│ ⋮ %d earlier events not shown\n", pad("", 11), from)
@@ -139,10 +150,24 @@ func Timeline(events []Event, opt TimelineOptions) string {
 	for _, e := range rows[from:to] {
 		b.WriteString(pad(fmt.Sprintf("%10.1f", float64(e.At)/float64(time.Millisecond)), 11) + "│")
 		if e.Node == "" {
-			b.WriteString(" ══ " + e.Summary() + " ══\n")
+			// A world-wide fault spans the lanes, broken to their width.
+			span := -len(" ══  ══")
+			for _, w := range widths {
+				span += w + 2
+			}
+			parts := wrap(e.Summary(), span)
+			for n, part := range parts {
+				if n > 0 {
+					b.WriteString("\n" + pad("", 11) + "│   ")
+				} else {
+					b.WriteString(" ══ ")
+				}
+				b.WriteString(part)
+			}
+			b.WriteString(" ══\n")
 			continue
 		}
-		for n, part := range wrap(e.Summary(), opt.Width) {
+		for n, part := range wrap(e.Summary(), widths[lane[e.Node]]) {
 			if n > 0 {
 				b.WriteString(pad("", 11) + "│")
 			}
@@ -151,7 +176,7 @@ func Timeline(events []Event, opt TimelineOptions) string {
 				if i == lane[e.Node] {
 					cell = part
 				}
-				b.WriteString(" " + pad(cell, opt.Width) + "│")
+				b.WriteString(" " + pad(cell, widths[i]) + "│")
 			}
 			b.WriteByte('\n')
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/verdict"
@@ -45,11 +46,15 @@ type Failure struct {
 	Replay   string        `json:"replay"`            // the command that replays it exactly
 	Details  string        `json:"details,omitempty"` // more lines: the operations and servers involved
 	Timeline string        `json:"timeline,omitempty"`
-	HTML     string        `json:"html,omitempty"` // path of a porcupine visualization, if one was written
+	HTML     string        `json:"html,omitempty"` // the failure's picture, relative to the workbook when it is inside it
 
-	// Drawing, when a judge sets it, draws the failure as a page the
-	// learner opens (check.Linearization.DrawHTML); the chapter's runner
-	// writes it only for the failure it reports, and sets HTML.
+	// Ops are the operations a judge names as breaking the contract, the
+	// decisive one first (check.Violation.Ops): the picture highlights them.
+	Ops []check.OpID `json:"-"`
+	// Drawing, when a judge sets it, draws porcupine's view of the history
+	// (check.Linearization.DrawHTML); the chapter's runner folds it into
+	// the failure's picture, which it writes only for the failure it
+	// reports, and sets HTML.
 	Drawing func(io.Writer) error `json:"-"`
 }
 
@@ -290,25 +295,74 @@ func WriteDrawing(dir, name string, draw func(io.Writer) error) (string, error) 
 	return path, nil
 }
 
-// OutputDir is where suites write files a learner opens (visualizations):
-// .onehistory/ at the module root, which git ignores. It is created on demand.
+// PicturesEnv names the folder pictures go to instead of .onehistory/: the
+// grader sets it when it grades the stubs or the solutions, so that their
+// pictures never replace the learner's.
+const PicturesEnv = "ONEHISTORY_PICTURES"
+
+// OutputDir is where suites write files a learner opens (the pictures of
+// failures): .onehistory/ at the module root, which git ignores, or the
+// folder PicturesEnv names. It is created on demand.
 func OutputDir() string {
+	if dir := os.Getenv(PicturesEnv); dir != "" && os.MkdirAll(dir, 0o755) == nil {
+		return dir
+	}
+	root := ModuleRoot()
+	if root == "" {
+		return os.TempDir()
+	}
+	out := filepath.Join(root, ".onehistory")
+	if os.MkdirAll(out, 0o755) != nil {
+		return os.TempDir()
+	}
+	return out
+}
+
+// ModuleRoot is the folder of the go.mod above the working directory (the
+// workbook, when a suite runs), or "" when there is none.
+func ModuleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
-		return os.TempDir()
+		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			out := filepath.Join(dir, ".onehistory")
-			if os.MkdirAll(out, 0o755) == nil {
-				return out
-			}
-			return os.TempDir()
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return os.TempDir()
+			return ""
 		}
 		dir = parent
+	}
+}
+
+// WorkbookPath is path as a learner names it from the workbook's folder
+// (".onehistory/ex04-story-seed-1.html"), or path itself when it lies
+// outside the workbook.
+func WorkbookPath(path string) string {
+	root := ModuleRoot()
+	if root == "" {
+		return path
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
+// PictureName is the name of the picture of chapter's check failing at
+// seed: "ex04-story-seed-1", one file per failing check.
+func PictureName(chapter, check string, seed int64) string {
+	return fmt.Sprintf("%s-%s-seed-%d", chapter, check, seed)
+}
+
+// RemovePictures removes chapter's pictures from dir, the files of an
+// earlier run, before a run writes its own: "ex04-*.html".
+func RemovePictures(dir, chapter string) {
+	old, _ := filepath.Glob(filepath.Join(dir, chapter+"-*.html"))
+	for _, f := range old {
+		os.Remove(f)
 	}
 }

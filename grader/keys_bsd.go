@@ -1,0 +1,8 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package main
+
+import "syscall"
+
+// The requests that read and set a terminal's settings.
+const getTermios, setTermios = syscall.TIOCGETA, syscall.TIOCSETA

@@ -1,0 +1,146 @@
+package picture
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+type replicate struct{ Key string }
+
+// A small run: server-1 copies a write to server-2 over a slow link, a copy
+// is lost, server-2 crashes and its disk is torn, and the dashboard reads
+// the old value from server-2.
+func story() Page {
+	events := []sim.Event{
+		{At: 0, Kind: sim.EvFault, Text: "slow link server-1 ↔ server-2 (400ms) from 0ms to 6000ms"},
+		{At: ms(3.6), Kind: sim.EvNote, Node: "server-1", Text: "yes: web=5 at rv 2"},
+		{At: ms(3.6), Kind: sim.EvSend, Node: "server-1", Peer: "server-2", Msg: replicate{"web"}},
+		{At: ms(5), Kind: sim.EvDrop, Node: "server-1", Peer: "server-2", Msg: replicate{"api"}, Text: "lost"},
+		{At: ms(403.6), Kind: sim.EvRecv, Node: "server-2", Peer: "server-1", Msg: replicate{"web"}},
+		{At: ms(2020.8), Kind: sim.EvNote, Node: "dashboard", Text: "GET deployments/web @server-2 → replicas=3 rv=1"},
+		{At: ms(2500), Kind: sim.EvCrash, Node: "server-2"},
+	}
+	torn := sim.Event{At: ms(2500), Kind: sim.EvDisk, Node: "server-2", Text: "crash: wal lost 12B of 40B unsynced",
+		Disk: &sim.DiskOp{Op: sim.DiskCrash, File: "wal", Size: 28, Durable: 28}}
+	return Page{
+		Failure: suite.Failure{Chapter: "ex04", Check: "story", Name: "stale-read", Clause: course.OneHistory, At: ms(2020.8), Seed: 1,
+			Replay: "make ex04 SEED=1", Story: "server-2 answered dashboard's read from its own copy"},
+		Lanes:   []sim.NodeID{"server-1", "server-2", "dashboard"},
+		Servers: []sim.NodeID{"server-1", "server-2"},
+		Events:  events,
+		Torn:    []sim.Event{torn},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultSlow, Desc: "slow link server-1 ↔ server-2 (400ms)", Nodes: []sim.NodeID{"server-1", "server-2"}, Start: 0, End: ms(6000)},
+			{Kind: sim.FaultCrash, Desc: "crash server-2", Nodes: []sim.NodeID{"server-2"}, Start: ms(2500), End: ms(2600)},
+		},
+		Ops: []check.Operation{{ID: 2, Client: "dashboard", Server: "server-2", Input: check.Read("deployments/web"), Call: ms(2012.4), Return: ms(2020.8),
+			Result: check.Found(3, 1)}},
+	}
+}
+
+func draw(t *testing.T, p Page) string {
+	t.Helper()
+	var b strings.Builder
+	require.NoError(t, p.Write(&b))
+	return b.String()
+}
+
+// The picture draws what the story is about: named lanes, the message as an
+// arrow and the lost one as a cross, each fault in its kind's colour, the
+// torn disk, the operation that breaks the contract, and the failure's
+// instant labelled with its name and clause.
+func TestThePictureDrawsTheFailureAndItsRun(t *testing.T) {
+	page := draw(t, story())
+	for _, want := range []string{
+		`data-lane="server-1"`, `data-lane="dashboard"`, `lane-name server`, `lane-name client`,
+		`class="msg" data-from="3.6" data-to="403.6"`, `class="msg lost"`,
+		`class="fault slow"`, `class="fault crash"`, `class="fault torn"`,
+		`class="op decisive" data-op="2"`,
+		`id="failure"`, "stale-read at 2020.8ms · breaks clause 1 (One history, not one machine)",
+		`id="story">Server-2 answered dashboard&#39;s read from its own copy`,
+		`id="legend"`, "make ex04 SEED=1",
+	} {
+		assert.Contains(t, page, want)
+	}
+}
+
+// The picture and the terminal's timeline name the same instants, written
+// the same way: every instant on the timeline's axis is on the picture's.
+func TestThePictureNamesTheTerminalsInstants(t *testing.T) {
+	p := story()
+	page := draw(t, p)
+	timeline := sim.Timeline(p.Events, sim.TimelineOptions{Columns: p.Lanes, Filter: func(sim.Event) bool { return true }})
+	axis := regexp.MustCompile(`(?m)^\s*(\d+\.\d)\s*│`)
+	instants := axis.FindAllStringSubmatch(timeline, -1)
+	require.NotEmpty(t, instants)
+	for _, m := range instants {
+		assert.Contains(t, page, `data-ms="`+m[1]+`"`, "the terminal names %sms", m[1])
+	}
+}
+
+// A long run is drawn around the failure: the failure's own event is on the
+// page however many came before it, and the page says what it left out.
+func TestALongRunIsDrawnAroundTheFailure(t *testing.T) {
+	p := story()
+	var events []sim.Event
+	for i := range 1000 {
+		events = append(events, sim.Event{At: ms(float64(i)), Kind: sim.EvNote, Node: "server-1", Text: "tick"})
+	}
+	p.Events = append(events, sim.Event{At: ms(2020.8), Kind: sim.EvNote, Node: "dashboard", Text: "the stale read"})
+	p.MaxRows = 50
+	page := draw(t, p)
+	assert.Contains(t, page, "the stale read")
+	assert.Contains(t, page, "earlier events not drawn")
+	assert.NotContains(t, page, `data-ms="0.0"`)
+}
+
+// The page stands alone: nothing it shows comes from the network.
+func TestThePageNeedsNoNetwork(t *testing.T) {
+	page := draw(t, story())
+	urls := regexp.MustCompile(`https?://[^"'\s)]+`).FindAllString(page, -1)
+	for _, u := range urls {
+		assert.Equal(t, "http://www.w3.org/2000/svg", u, "only the SVG namespace, which is a name, not a fetch")
+	}
+	assert.NotRegexp(t, `(?i)<(script|img|link|iframe)[^>]*\ssrc=`, page)
+	assert.NotRegexp(t, `(?i)<link[^>]*href=`, page)
+}
+
+// A linearizability failure links porcupine's view, carried inside the page.
+func TestPorcupinesViewIsCarriedInsideThePage(t *testing.T) {
+	p := story()
+	assert.NotContains(t, draw(t, p), `id="porcupine"`)
+	p.Porcupine = []byte("<html>porcupine</html>")
+	page := draw(t, p)
+	assert.Contains(t, page, `href="#porcupine"`)
+	assert.Contains(t, page, `data-page="PGh0bWw+cG9yY3VwaW5lPC9odG1sPg=="`)
+}
+
+// A failure's instant is rounded to a tenth of a millisecond, as the axis
+// names instants: the mark stands at the row of the failure's event, not
+// at the next one, when the event happened a little before the rounded
+// instant.
+func TestTheFailureIsMarkedAtItsOwnRow(t *testing.T) {
+	p := story()
+	p.Events[5].At = time.Duration(2020.76 * float64(time.Millisecond)) // the read's answer; the failure says 2020.8ms
+	page := draw(t, p)
+	mark := regexp.MustCompile(`id="failure" data-x="\d+" data-y="(\d+)"`).FindStringSubmatch(page)
+	row := regexp.MustCompile(`class="ev ev-note at-failure" data-at="2020.8" x="[\d.]+" y="([\d.]+)"`).FindStringSubmatch(page)
+	require.NotNil(t, mark)
+	require.NotNil(t, row, "the failure's own event is drawn as the failure's")
+	markY, _ := strconv.ParseFloat(mark[1], 64)
+	rowY, _ := strconv.ParseFloat(row[1], 64)
+	assert.InDelta(t, rowY-11, markY, 1, "the mark is at the top of the failure's row")
+}
