@@ -60,8 +60,20 @@ func TestAStaleReadSaysWhyNoOrderFitsIt(t *testing.T) {
 	l := check.Linearizable(h, 0)
 	require.False(t, l.OK())
 	why := scene.Impossible(h.Operations(), l.Violation)
-	assert.Equal(t, "That is impossible in one history: controller's operation ended at 2007ms, before dashboard's began at 2012ms, "+
+	assert.Equal(t, "That is impossible in one history: controller's write ended at 2007ms, before dashboard's read began at 2012ms, "+
 		"so every order puts it first, and after it deployments/web is no longer 3.", why)
+
+	// One client whose read starts the instant its write returns: the
+	// story says "then", not "before ... began" at the same instant.
+	h = check.NewHistory()
+	w = h.Call("writer-1", "server-3", check.Write("deployments/web", 12), 464800*time.Microsecond)
+	h.Return(w, check.Acked(8), 537700*time.Microsecond)
+	r = h.Call("writer-1", "server-3", check.Read("deployments/web"), 537700*time.Microsecond)
+	h.Return(r, check.Found(11, 1), 609300*time.Microsecond)
+	l = check.Linearizable(h, 0)
+	require.False(t, l.OK())
+	assert.Equal(t, "That is impossible in one history: writer-1's write ended at 537.7ms, and only then did writer-1's read begin, "+
+		"so every order puts it first, and after it deployments/web is no longer 11.", scene.Impossible(h.Operations(), l.Violation))
 }
 
 // A list that lacks an object every client was told exists is a stale read
