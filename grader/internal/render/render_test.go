@@ -280,3 +280,19 @@ func TestAReportSaysWhoseWorkItGradedAndWithWhat(t *testing.T) {
     "time": ""
   },`)
 }
+
+// A failure's details at a narrow terminal: prose is broken at spaces to
+// fit, but a table's rows keep their columns (broken, "0ms ADDED
+// deployments/web (before) 0 5" reads as one sentence of numbers).
+func TestFittingBreaksProseAndKeepsTablesWhole(t *testing.T) {
+	details := "the pods of web in the one history, change by change (times: accepted by etcd):\n" +
+		"  accepted    change                              by             via       pods  desired\n" +
+		"  720.4ms     ADDED pods/web-dwd5k                controller-b   server-2     6        5  ← too many"
+	got := strings.Split(fitLines(details, 60), "\n")
+	assert.Equal(t, []string{
+		"the pods of web in the one history, change by change (times:",
+		"  accepted by etcd):",
+		"  accepted    change                              by             via       pods  desired",
+		"  720.4ms     ADDED pods/web-dwd5k                controller-b   server-2     6        5  ← too many",
+	}, got)
+}

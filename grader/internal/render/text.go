@@ -90,7 +90,11 @@ func OneLine(f suite.Failure) string {
 // visualization's path, the seed and the replay command), or what stopped
 // the run.
 func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
-	fmt.Fprintf(w, "%s %s\n", pal.Bold(ch.ID+" · "+ch.Title), pal.Dim("("+ch.Dir+")"))
+	sep := " " // the folder on the title's line when both fit, else under it
+	if len([]rune(ch.ID+" · "+ch.Title+" ("+ch.Dir+")")) > pal.lineWidth() {
+		sep = "\n"
+	}
+	fmt.Fprintf(w, "%s%s%s\n", pal.Bold(ch.ID+" · "+ch.Title), sep, pal.Dim("("+ch.Dir+")"))
 	var clauses []string
 	for _, c := range ch.Clauses {
 		clauses = append(clauses, c.String())
@@ -337,12 +341,14 @@ func fill(s string, width int) string {
 }
 
 // fitLines breaks each line of s longer than width at spaces, its
-// continuations indented two more than the line itself; a timeline's lines
-// (with their │) are fitted by the suite, and left alone.
+// continuations indented two more than the line itself. A timeline's lines
+// (with their │) are fitted by the suite, and a table's rows (columns
+// aligned by runs of spaces) lose their columns if broken: both are left
+// alone.
 func fitLines(s string, width int) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if len([]rune(l)) <= width || strings.ContainsAny(l, "│┼") {
+		if len([]rune(l)) <= width || strings.ContainsAny(l, "│┼") || strings.Contains(strings.TrimLeft(l, " "), "  ") {
 			continue
 		}
 		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
