@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,19 +90,61 @@ func cacheKey(bin string, opts Options, test string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func loadCached(dir, key string) (result.Chapter, bool) {
-	var res result.Chapter
-	if dir == "" || key == "" {
-		return res, false
-	}
-	data, err := os.ReadFile(filepath.Join(dir, key[:2], key+".json"))
-	if err != nil || json.Unmarshal(data, &res) != nil {
-		return res, false
-	}
-	return res, res.Status == result.Pass || res.Status == result.Fail
+// cached is a result as the cache keeps it: with the checksum of every
+// picture its run drew, keyed by the path the result names it by.
+type cached struct {
+	result.Chapter
+	Pictures map[string]string `json:"pictures_sha256,omitempty"`
 }
 
-func storeCached(dir, key string, res result.Chapter) {
+// loadCached returns the result stored under key, if it is one a run
+// settled (pass or fail) and every picture it names is still the one its
+// run drew: a later run of the chapter removes an earlier run's pictures,
+// and another run under the same name (a test grading the stubs another
+// way, say) redraws them, so a report never names a picture that is gone
+// or shows another run's failure; the chapter then runs again.
+func loadCached(dir, key, root string) (result.Chapter, bool) {
+	var c cached
+	if dir == "" || key == "" {
+		return c.Chapter, false
+	}
+	data, err := os.ReadFile(filepath.Join(dir, key[:2], key+".json"))
+	if err != nil || json.Unmarshal(data, &c) != nil {
+		return c.Chapter, false
+	}
+	settled := c.Status == result.Pass || c.Status == result.Fail
+	return c.Chapter, settled && maps.Equal(c.Pictures, pictureSums(root, c.Chapter))
+}
+
+// pictureSums is the checksum of every picture res names, keyed by the
+// name res gives it; a picture that cannot be read has none.
+func pictureSums(root string, res result.Chapter) map[string]string {
+	sums := map[string]string{}
+	for _, c := range res.Checks {
+		for _, f := range c.Failures {
+			if f.HTML == "" {
+				continue
+			}
+			path := filepath.FromSlash(f.HTML)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(root, path)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				sums[f.HTML] = "missing"
+				continue
+			}
+			sum := sha256.Sum256(data)
+			sums[f.HTML] = hex.EncodeToString(sum[:])
+		}
+	}
+	if len(sums) == 0 {
+		return nil
+	}
+	return sums
+}
+
+func storeCached(dir, key, root string, res result.Chapter) {
 	if dir == "" || key == "" || !(res.Status == result.Pass || res.Status == result.Fail) {
 		return
 	}
@@ -112,7 +155,7 @@ func storeCached(dir, key string, res result.Chapter) {
 			}
 		}
 	}
-	data, err := json.Marshal(res)
+	data, err := json.Marshal(cached{Chapter: res, Pictures: pictureSums(root, res)})
 	if err != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,20 +32,35 @@ func TestTheResultCacheKeepsCopiesOfTheWorkbookApart(t *testing.T) {
 }
 
 // A cached result names the pictures its run drew; a later run of the
-// chapter (another seed, say) removes them. Served from the cache, the
-// report would name files that are gone: it is served only while every
-// picture it names is still there, and otherwise the chapter runs again.
-func TestACachedResultIsServedOnlyWhileItsPicturesExist(t *testing.T) {
-	root := t.TempDir()
+// chapter (another seed, say) removes them, and another run under the same
+// names (a test grading the stubs another way) redraws them. Served from
+// the cache, the report would name files that are gone, or pictures of
+// another run's failure: it is served only while every picture it names is
+// the one its run drew, and otherwise the chapter runs again.
+func TestACachedResultIsServedOnlyWhileItsPicturesAreItsOwn(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, ".onehistory"), 0o755))
 	drawn := filepath.Join(root, ".onehistory", "ex04-story-seed-1.html")
-	require.NoError(t, os.WriteFile(drawn, []byte("<html>"), 0o644))
-	res := result.Chapter{Checks: []result.Check{{Name: "story", Failures: []suite.Failure{{HTML: ".onehistory/ex04-story-seed-1.html"}}}}}
+	require.NoError(t, os.WriteFile(drawn, []byte("<html>stale-read at 2017.2ms"), 0o644))
+	res := result.Chapter{Status: result.Fail, Checks: []result.Check{{Name: "story", Failures: []suite.Failure{{HTML: ".onehistory/ex04-story-seed-1.html"}}}}}
+	key := strings.Repeat("ab", 32)
+	storeCached(cache, key, root, res)
 
-	assert.True(t, picturesPresent(root, res))
+	_, ok := loadCached(cache, key, root)
+	assert.True(t, ok, "the picture is the run's own: the result is served")
+
+	require.NoError(t, os.WriteFile(drawn, []byte("<html>stale-read at 912.4ms"), 0o644))
+	_, ok = loadCached(cache, key, root)
+	assert.False(t, ok, "another run drew over the picture: the chapter must run again")
+
 	require.NoError(t, os.Remove(drawn))
-	assert.False(t, picturesPresent(root, res), "the picture is gone: the chapter must run again")
-	assert.True(t, picturesPresent(root, result.Chapter{Checks: []result.Check{{Name: "story"}}}), "a result without pictures is served")
+	_, ok = loadCached(cache, key, root)
+	assert.False(t, ok, "the picture is gone: the chapter must run again")
+
+	plain := strings.Repeat("cd", 32)
+	storeCached(cache, plain, root, result.Chapter{Status: result.Pass, Checks: []result.Check{{Name: "story"}}})
+	_, ok = loadCached(cache, plain, root)
+	assert.True(t, ok, "a result without pictures is served")
 }
 
 // The stubs' and the solutions' pictures go to folders of their own, so

@@ -377,7 +377,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	key := ""
 	if cacheDir != "" {
 		key = cacheKey(u.bin, opts, u.ch.TestName())
-		if res, ok := loadCached(cacheDir, key); ok && picturesPresent(opts.Root, res) {
+		if res, ok := loadCached(cacheDir, key, opts.Root); ok {
 			res.Dir, res.Duration = u.dir, time.Since(u.start)
 			return u.settle(opts, res)
 		}
@@ -477,7 +477,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 		res.Problem.Output = strings.ReplaceAll(res.Problem.Output, u.tmp+string(filepath.Separator), u.dir+"/")
 		res.Problem.File = strings.ReplaceAll(res.Problem.File, filepath.ToSlash(u.tmp)+"/", u.dir+"/")
 	}
-	storeCached(cacheDir, key, res)
+	storeCached(cacheDir, key, opts.Root, res)
 	return u.settle(opts, res)
 }
 
@@ -664,28 +664,6 @@ func picturesDir(opts Options) string {
 		return ""
 	}
 	return filepath.Join(opts.Root, ".onehistory", string(opts.Source))
-}
-
-// picturesPresent reports whether every picture a cached result names is
-// still on disk: a later run of the chapter removes an earlier run's
-// pictures, and a report never names a picture that is gone, so the
-// chapter then runs again and draws its own.
-func picturesPresent(root string, res result.Chapter) bool {
-	for _, c := range res.Checks {
-		for _, f := range c.Failures {
-			if f.HTML == "" {
-				continue
-			}
-			path := filepath.FromSlash(f.HTML)
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(root, path)
-			}
-			if _, err := os.Stat(path); err != nil {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // command is the make command that reruns the chapter as graded.
