@@ -250,13 +250,14 @@ func late(client, server, what string, call time.Duration, how string) *suite.Fa
 			client, server, what, suite.FormatTime(call), how, bound)}
 }
 
-// waited says how a late answer came: "heard nothing for 2000ms, when it
-// gave up", "heard Unavailable only after 1200ms".
+// waited says how a late answer came, as a wait and not an instant:
+// "heard nothing for 2000ms, when it gave up", "heard Unavailable only
+// 1200ms later".
 func waited(heard string, gaveUp bool, took time.Duration) string {
 	if gaveUp {
 		return fmt.Sprintf("heard nothing for %s, when it gave up", suite.FormatTime(took))
 	}
-	return fmt.Sprintf("heard %s only after %s", heard, suite.FormatTime(took))
+	return fmt.Sprintf("heard %s only %s later", heard, suite.FormatTime(took))
 }
 
 // anyReadRefused: every Any read is answered (found or not found) within
