@@ -206,7 +206,8 @@ func setUp(name string, args []string) (gradeRun, error) {
 // when verbose, or the summary; and the JUnit file when asked. It returns the
 // exit status.
 func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd string, chs []course.Chapter, verbose bool, stdout, stderr io.Writer) int {
-	pal := render.NewPalette(render.ColorWanted(o.color, terminal(stdout), os.Getenv("NO_COLOR"), os.Getenv("TERM"))).Fitting(reportWidth(os.Getenv("COLUMNS"), terminalWidth(stdout)))
+	width := reportWidth(os.Getenv("COLUMNS"), terminalWidth(stdout))
+	pal := render.NewPalette(render.ColorWanted(o.color, terminal(stdout), os.Getenv("NO_COLOR"), os.Getenv("TERM"))).Fitting(width)
 	opts := engine.Options{
 		Root: wb.Root, Go: goCmd, Source: o.source(),
 		Seed: o.seed, Runs: o.runs, Timeout: o.timeout, Parallel: o.parallel,
@@ -258,7 +259,7 @@ func grade(ctx context.Context, wb workbook.Workbook, o gradeOptions, goCmd stri
 				fmt.Fprintln(stdout)
 			}
 			render.Verbose(stdout, ch, pal)
-			if where := whereToWork(wb, ch, o.source(), reportWidth(os.Getenv("COLUMNS"), terminalWidth(stdout))); where != "" {
+			if where := whereToWork(wb, ch, o.source(), width); where != "" {
 				fmt.Fprintln(stdout, pal.Dim(where))
 			}
 		}
@@ -404,7 +405,7 @@ func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, wid
 		entries, _ := os.ReadDir(wb.Path(c.Dir()))
 		var names []string
 		for _, e := range entries {
-			if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") && n != "doc.go" {
+			if n := e.Name(); course.IsStubFile(n) && n != "doc.go" {
 				names = append(names, n)
 			}
 		}

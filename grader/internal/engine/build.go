@@ -86,9 +86,7 @@ func buildTogether(ctx context.Context, opts Options, units []*unit) []*unit {
 	cmd.Dir = opts.Root
 	cmd.Env = environment(opts)
 	events := newCapped(4 << 20)
-	stderr := newCapped(64 << 10)
 	cmd.Stdout = writerFunc(func(p []byte) (int, error) { events.WriteString(string(p)); return len(p), nil })
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) { stderr.WriteString(string(p)); return len(p), nil })
 	ownGroup(cmd)
 	if err := procs.start(cmd); err != nil {
 		return units

@@ -179,7 +179,7 @@ func faultClass(k sim.FaultKind) string {
 		return "crash"
 	case sim.FaultPartition, sim.FaultCut:
 		return "cut"
-	case sim.FaultSlow:
+	case sim.FaultSlow, sim.FaultSlowDisk:
 		return "slow"
 	case sim.FaultSkew:
 		return "skew"
@@ -311,7 +311,7 @@ func (p *Page) writeLegend(b *strings.Builder) {
 <span><i class="sw drop">✗</i>message lost</span>
 <span><i class="sw crash"></i>crash</span>
 <span><i class="sw cut"></i>cut link or partition</span>
-<span><i class="sw slow"></i>slow link</span>
+<span><i class="sw slow"></i>slow link or disk</span>
 <span><i class="sw skew"></i>clock skew</span>
 <span><i class="sw torn"></i>torn disk</span>
 <span><i class="sw op"></i>operation that breaks the contract</span>

@@ -211,12 +211,14 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 		read = fmt.Sprintf("%s's Latest list of %s", r.Client, r.Input.List)
 		shown = fmt.Sprintf("a list that held %s", shown)
 	}
-	story := fmt.Sprintf("%s answered %s at %s from its own copy, %s, with no answer from %s to anything it asked after the read reached it at %s",
-		server, read, fmtTime(sv.answered), shown, other, fmtTime(sv.arrived))
+	asked := fmt.Sprintf("with no answer from %s to anything it asked", other)
+	if len(sv.calls) == 0 {
+		asked = fmt.Sprintf("without asking %s anything", other)
+	}
+	story := fmt.Sprintf("%s answered %s at %s from its own copy, %s, %s after the read reached it at %s",
+		server, read, fmtTime(sv.answered), shown, asked, fmtTime(sv.arrived))
 	switch n := len(sv.calls); {
-	case n == 0:
-		story = fmt.Sprintf("%s answered %s at %s from its own copy, %s, without asking %s anything after the read reached it at %s",
-			server, read, fmtTime(sv.answered), shown, other, fmtTime(sv.arrived))
+	case n == 0: // nothing asked: the sentence says so
 	case n == 1 && sv.calls[0].refused:
 		c := sv.calls[0]
 		story += fmt.Sprintf(" (it asked %s %s at %s and was refused at %s: %s was down)", c.to, c.what, fmtTime(c.sent), fmtTime(c.gaveUp), c.to)

@@ -35,13 +35,10 @@ func (s *Scene) picture(ops []check.OpID, porcupine func(io.Writer) error) drawi
 	servers := slices.Clone(s.Servers)
 	var named []check.Operation
 	if len(ops) > 0 {
-		byID := map[check.OpID]check.Operation{}
-		for _, op := range s.History.Operations() {
-			byID[op.ID] = op
-		}
+		all := s.History.Operations() // indexed by their IDs
 		for _, id := range ops {
-			if op, ok := byID[id]; ok {
-				named = append(named, op)
+			if int(id) >= 0 && int(id) < len(all) {
+				named = append(named, all[id])
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -116,7 +117,7 @@ func reads(req any, key string) bool {
 	case kube.GetRequest:
 		return r.Key == key
 	case kube.ListRequest:
-		return len(key) > len(r.Kind) && key[:len(r.Kind)+1] == r.Kind+"/"
+		return strings.HasPrefix(key, r.Kind+"/")
 	}
 	return false
 }

@@ -577,7 +577,8 @@ func missed(writes []check.Operation, q kube.Request, rv int64, found bool) (che
 // every server holds the same repeat, appliedTwice tells it: the sequencer
 // ordered it twice.
 func appendedTwice(r *run) *suite.Failure {
-	if check.OneHistory(r.Histories) == nil {
+	parted := check.OneHistory(r.Histories)
+	if parted == nil {
 		return nil
 	}
 	for _, id := range r.Servers {
@@ -604,7 +605,7 @@ func appendedTwice(r *run) *suite.Failure {
 					"A server handed a stretch of the history it already holds (sent again when an answer was lost or came late) must skip what it has: "+
 					"appending it again numbers that change, and every change after it, one position off, and its history parts from the one history for good",
 					id, r.describeChange(c), first+1, i+1, there),
-				Details: check.OneHistory(r.Histories).Details}
+				Details: parted.Details}
 		}
 	}
 	return nil

@@ -86,14 +86,6 @@ func pastAGap(w *world) *suite.Failure {
 			"right after entry %d, and no longer be a prefix of the leader's; it waits a moment for the gap to fill, then takes nothing and answers what it holds, "+
 			"and the leader sends again from there",
 			f, a.entries(), suite.FormatTime(events[took].At), sent, entriesUpTo(int(held)), lacked.entries(), a.from, suite.FormatTime(pe.At), outOfOrder,
-			upper(carried), a.from, held),
+			suite.UpperFirst(carried), a.from, held),
 		Details: "faults:\n" + w.Describe() + "\n\nthe panic that stopped the world:\n" + pe.Stack}
-}
-
-// upper is s with its first letter in upper case.
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
