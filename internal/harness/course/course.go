@@ -97,6 +97,11 @@ type Chapter struct {
 	// the learner to build, as "import/path.Name" below Module, e.g.
 	// "internal/harness/kube.MemStore": the grader refuses code that uses one.
 	Forbidden []string
+
+	// Bonus marks a bonus chapter (ex11 onward): one of the source's deferred
+	// questions, listed after the core ten and scored apart from them, so a
+	// class graded on the core is unaffected by it.
+	Bonus bool
 }
 
 // Dir is the exercise folder the learner edits: "exercises/ex01-one-memory".
