@@ -119,3 +119,17 @@ func ExampleChapter() {
 	// non-linearizable at 1025.1ms
 	// true 1
 }
+
+func TestWithDetailsAddsAFigureUnderAFailureAndLeavesAPassAlone(t *testing.T) {
+	fails := func(pair) *suite.Failure { return &suite.Failure{Name: "stale-read", Details: "the read"} }
+	holds := func(pair) *suite.Failure { return nil }
+	figure := func(pair) string { return "the figure" }
+	nothing := func(pair) string { return "" }
+
+	f := scene.WithDetails[pair](fails, figure)(pair{})
+	require.NotNil(t, f)
+	assert.Equal(t, "the read\n\nthe figure", f.Details, "the figure follows the details after a blank line")
+	assert.Equal(t, "the read", fails(pair{}).Details, "the judge's own failure is left as it was")
+	assert.Nil(t, scene.WithDetails[pair](holds, figure)(pair{}), "a judge that holds still holds")
+	assert.Equal(t, "the read", scene.WithDetails[pair](fails, nothing)(pair{}).Details, "an empty figure adds nothing")
+}

@@ -91,3 +91,26 @@ func Durable(s *Scene) *suite.Failure { return Violated(check.Durable(s.History,
 func OnStage[W World](judge func(s *Scene) *suite.Failure) Judge[W] {
 	return func(w W) *suite.Failure { return judge(w.Stage()) }
 }
+
+// WithDetails makes a judge that adds details(w) below the details of every
+// failure judge finds, after a blank line: a figure of the world the learner
+// reads under the story (a list of notes, a table of requests). details
+// returning "" adds nothing.
+func WithDetails[W World](judge Judge[W], details func(w W) string) Judge[W] {
+	return func(w W) *suite.Failure {
+		f := judge(w)
+		if f == nil {
+			return nil
+		}
+		more := details(w)
+		if more == "" {
+			return f
+		}
+		g := *f
+		if g.Details != "" {
+			g.Details += "\n\n"
+		}
+		g.Details += more
+		return &g
+	}
+}

@@ -171,41 +171,27 @@ func scripted(judge scene.Judge[*world]) scene.Judge[*world] {
 // (notes), to the details of every failure judges find: the learner reads
 // it above the timeline.
 func noted(judges []scene.Judge[*world]) []scene.Judge[*world] {
-	out := make([]scene.Judge[*world], len(judges))
-	for i, judge := range judges {
-		out[i] = func(w *world) *suite.Failure {
-			f := judge(w)
-			if f == nil {
-				return nil
-			}
-			g := *f
-			if g.Details != "" {
-				g.Details += "\n\n"
-			}
-			g.Details += "the run, as a list of notes (requests and what they got, and what the servers wrote):\n" + w.notes()
-			return &g
-		}
-	}
-	return out
+	return withDetails(judges, func(w *world) string {
+		return "the run, as a list of notes (requests and what they got, and what the servers wrote):\n" + w.notes()
+	})
 }
 
 // told lists the world's faults after the details of every failure judges
 // find.
 func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
+	return withDetails(judges, func(w *world) string {
+		if len(w.Declared()) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d servers (leader %s); faults:\n%s", len(w.Servers), w.Servers[0], w.Describe())
+	})
+}
+
+// withDetails adds details(w) to every judge's failures.
+func withDetails(judges []scene.Judge[*world], details func(w *world) string) []scene.Judge[*world] {
 	out := make([]scene.Judge[*world], len(judges))
 	for i, judge := range judges {
-		out[i] = func(w *world) *suite.Failure {
-			f := judge(w)
-			if f == nil || len(w.Declared()) == 0 {
-				return f
-			}
-			g := *f
-			if g.Details != "" {
-				g.Details += "\n"
-			}
-			g.Details += fmt.Sprintf("%d servers (leader %s); faults:\n%s", len(w.Servers), w.Servers[0], w.Describe())
-			return &g
-		}
+		out[i] = scene.WithDetails(judge, details)
 	}
 	return out
 }

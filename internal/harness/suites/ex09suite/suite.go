@@ -58,18 +58,9 @@ func chapter(impl Impl) scene.Chapter[*run] {
 // page's outage table), to the details of the failure judge finds: the
 // learner reads it under the story.
 func tabled(judge scene.Judge[*run]) scene.Judge[*run] {
-	return func(r *run) *suite.Failure {
-		f := judge(r)
-		if f == nil {
-			return nil
-		}
-		g := *f
-		if g.Details != "" {
-			g.Details += "\n\n"
-		}
-		g.Details += "what each client asked, and what it got:\n" + r.outageFigure()
-		return &g
-	}
+	return scene.WithDetails(judge, func(r *run) string {
+		return "what each client asked, and what it got:\n" + r.outageFigure()
+	})
 }
 
 // ran judges whether the world ran to its end. The chapter's auditor is its
