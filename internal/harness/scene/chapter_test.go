@@ -129,6 +129,8 @@ func TestWithDetailsAddsAFigureUnderAFailureAndLeavesAPassAlone(t *testing.T) {
 	f := scene.WithDetails[pair](fails, figure)(pair{})
 	require.NotNil(t, f)
 	assert.Equal(t, "the read\n\nthe figure", f.Details, "the figure follows the details after a blank line")
+	g := scene.WithDetails[pair](func(pair) *suite.Failure { return &suite.Failure{Details: "ends in a newline\n"} }, figure)(pair{})
+	assert.Equal(t, "ends in a newline\n\nthe figure", g.Details, "one blank line, however the details ended")
 	assert.Equal(t, "the read", fails(pair{}).Details, "the judge's own failure is left as it was")
 	assert.Nil(t, scene.WithDetails[pair](holds, figure)(pair{}), "a judge that holds still holds")
 	assert.Equal(t, "the read", scene.WithDetails[pair](fails, nothing)(pair{}).Details, "an empty figure adds nothing")

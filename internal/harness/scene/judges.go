@@ -93,7 +93,7 @@ func OnStage[W World](judge func(s *Scene) *suite.Failure) Judge[W] {
 }
 
 // WithDetails makes a judge that adds details(w) below the details of every
-// failure judge finds, after a blank line: a figure of the world the learner
+// failure judge finds, after one blank line: a figure of the world the learner
 // reads under the story (a list of notes, a table of requests). details
 // returning "" adds nothing.
 func WithDetails[W World](judge Judge[W], details func(w W) string) Judge[W] {
@@ -107,7 +107,7 @@ func WithDetails[W World](judge Judge[W], details func(w W) string) Judge[W] {
 			return f
 		}
 		g := *f
-		if g.Details != "" {
+		if g.Details = strings.TrimRight(g.Details, "\n"); g.Details != "" {
 			g.Details += "\n\n"
 		}
 		g.Details += more
