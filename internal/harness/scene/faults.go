@@ -267,3 +267,29 @@ func signed(d time.Duration) string {
 	}
 	return "+" + millis(d)
 }
+
+// SlowDisk makes every Sync on Node's disk take Sync from From on, for For
+// (0: to the end of the world), instead of the world's sync latency: a disk
+// that is slow next to the others, as a follower's may be.
+type SlowDisk struct {
+	Node sim.NodeID
+	Sync time.Duration
+	From time.Duration
+	For  time.Duration
+}
+
+func (f SlowDisk) String() string {
+	s := fmt.Sprintf("disk of %s syncing in %s from %s", f.Node, millis(f.Sync), millis(f.From))
+	if f.For > 0 {
+		s += " for " + millis(f.For)
+	}
+	return s
+}
+
+func (f SlowDisk) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() { w.SetDiskSyncLatency(f.Node, f.Sync) })
+	if f.For > 0 {
+		w.At(f.From+f.For, func() { w.SetDiskSyncLatency(f.Node, 0) })
+	}
+}

@@ -136,6 +136,29 @@ func (d *Disks) Written(id sim.NodeID, index int64) (e *Entry, end int) {
 	return d.entryAt(data, index)
 }
 
+// WrittenLog is id's log as the file holds it now, synced or not, read
+// once: its entries in order, by At's rules each (whole, its checksum good,
+// its own Index its position), up to the first frame that breaks them, and
+// for each the offset where its frame ends, the length the file's synced
+// part must reach to hold it for sure. It is Written for every position at
+// once, for a judge that walks a whole log.
+func (d *Disks) WrittenLog(id sim.NodeID) (log []Entry, ends []int) {
+	data, _ := d.file(id)
+	size := len(data)
+	for i := int64(1); ; i++ {
+		payload, sum, rest, whole := nextFrame(data)
+		if !whole || crc32.ChecksumIEEE(payload) != sum {
+			return log, ends
+		}
+		e := d.decode(payload)
+		if e == nil || e.Index != i {
+			return log, ends
+		}
+		log, ends = append(log, *e), append(ends, size-len(rest))
+		data = rest
+	}
+}
+
 // entryAt is the entry at position index of data, and the offset where its
 // frame ends.
 func (d *Disks) entryAt(data []byte, index int64) (*Entry, int) {

@@ -539,3 +539,49 @@ func TestAStalledBurstIsToldByWhatTheLeaderDid(t *testing.T) {
 
 	assert.Nil(t, stalled(stallWorld(t, 2*time.Second)), "answered in time: not the leader's stall")
 }
+
+// Appended is the exercise's answer to an Append as the trace holds it, to
+// the field.
+type Appended struct{ Match int64 }
+
+// A follower that answers an Append with entries its disk has written and
+// not yet synced is told by what it did: which follower, which entry, when
+// it said so, what its disk held synced then, and when the sync came. One
+// that answers only what it has synced is no cause.
+func TestAFollowerThatAcknowledgesBeforeItsSyncIsTold(t *testing.T) {
+	verdict := func(early bool) *suite.Failure {
+		w := judged(t, 3)
+		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
+		for _, id := range w.Servers {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(ex08suite.LogFile)
+				f.Append(ex08suite.Frame(entries[0]))
+				f.Sync(p)
+				switch id {
+				case leader:
+					p.Sleep(10 * ms)
+					p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms)
+				case "server-2":
+					p.Serve(func(p *sim.Proc, _ sim.NodeID, _ any) (any, error) {
+						f.Append(ex08suite.Frame(entries[1]))
+						if early {
+							p.Go("sync", func(p *sim.Proc) { p.Sleep(30 * ms); f.Sync(p) })
+							return Appended{Match: 2}, nil
+						}
+						f.Sync(p)
+						return Appended{Match: 2}, nil
+					})
+				}
+			})
+		}
+		require.NoError(t, w.W.Run(time.Second))
+		return ackedBeforeSync(w)
+	}
+	assert.Nil(t, verdict(false), "synced, then answered: what it holds for sure")
+	f := verdict(true)
+	require.NotNil(t, f)
+	assert.Equal(t, "acknowledged-before-sync", f.Name)
+	assert.Contains(t, f.Story, "server-2 answered an Append at ")
+	assert.Contains(t, f.Story, "that it held the log up to entry 2 (MODIFIED deployments/web) (Match 2), while its disk held entry 1 synced; its disk synced it only at ")
+	assert.Contains(t, f.Story, "31ms later", "its sync began 30ms after the answer and took 1ms")
+}

@@ -75,3 +75,21 @@ func indexOf(e reflect.Value) int64 {
 	}
 	return 0
 }
+
+// readAppended reads msg as a follower's answer to an Append: a struct
+// named Appended with an integer field Match, the last entry the follower
+// says it holds durably. Anything else is no answer to an Append.
+func readAppended(msg any) (match int64, ok bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || v.Type().Name() != "Appended" {
+		return 0, false
+	}
+	m := v.FieldByName("Match")
+	if !isInt(m) {
+		return 0, false
+	}
+	return m.Int(), true
+}

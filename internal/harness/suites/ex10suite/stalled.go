@@ -30,15 +30,15 @@ func stalled(w *world) *suite.Failure {
 	}
 	var n int64
 	var entry *kube.Event
-	for i := int64(1); ; i++ {
-		e, _ := w.disks.Written(leader, i)
-		if e == nil {
-			return nil // the leader never appended an unacknowledged write: missing tells it
-		}
-		if !acked[i] {
-			n, entry = i, &e.Event
+	written, _ := w.disks.WrittenLog(leader)
+	for _, e := range written {
+		if !acked[e.Index] {
+			n, entry = e.Index, &e.Event
 			break
 		}
+	}
+	if entry == nil {
+		return nil // the leader never appended an unacknowledged write: missing tells it
 	}
 	change := fmt.Sprintf("entry %d (scale %s to %d)", n, entry.Object.Key(), entry.Object.Replicas)
 	switch entry.Type {

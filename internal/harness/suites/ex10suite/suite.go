@@ -42,6 +42,7 @@ const (
 	throughputSeeds = 60
 	faultSeeds      = 100
 	minoritySeeds   = 3
+	slowDiskSeeds   = 2
 )
 
 // chapter is the chapter declared, its worlds booting serve on every
@@ -60,20 +61,20 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		ID:  "ex10",
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "throughput": built(randomBurst),
-			"faults": built(randomWorld), "minority": built(minority)},
+			"faults": built(randomWorld), "minority": built(minority), "slowdisks": built(slowDisks)},
 		Checks: []scene.Check[*world]{{
 			// The burst over the chapter's links is agreed, and done
 			// within its bound.
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges:  []scene.Judge[*world]{early, skipped, stalled, missing, slow},
+			Judges:  []scene.Judge[*world]{ackedBeforeSync, early, skipped, stalled, missing, slow},
 			Figures: []scene.Figure[*world]{{Name: "latency", Text: latency(serve)}},
 		}, {
 			// Bursts of every size over links of every length are done
 			// within one round trip per write in a row, plus one.
 			Name:   "throughput",
 			Plays:  []scene.Play{{World: "throughput", Seeds: scene.Random(throughputSeeds)}},
-			Judges: []scene.Judge[*world]{early, skipped, stalled, missing, slow},
+			Judges: []scene.Judge[*world]{ackedBeforeSync, early, skipped, stalled, missing, slow},
 		}, {
 			// No write acknowledged before a majority holds it, no read
 			// ahead of what a majority holds, one history that holds every
@@ -84,8 +85,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// disagree, a lost write.
 			Name: "faults",
 			Plays: []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: &scene.Guard{MinCompleted: 8, MinCovered: 0.9}},
-				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}},
-			Judges: []scene.Judge[*world]{early, refusedEarly, uncommitted, skipped, on(scene.OneHistory), notResentAfterRestart, on(scene.Durable),
+				{World: "minority", Seeds: scene.Scenes(minoritySeeds)}, {World: "slowdisks", Seeds: scene.Scenes(slowDiskSeeds)}},
+			Judges: []scene.Judge[*world]{ackedBeforeSync, early, refusedEarly, uncommitted, skipped, on(scene.OneHistory), notResentAfterRestart, on(scene.Durable),
 				neverResent, commitNotPassedOn, on(scene.Converged), staleDelete, on(scene.Linearizable), refusing, unbounded},
 		}},
 	}
