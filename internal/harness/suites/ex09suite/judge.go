@@ -129,6 +129,41 @@ func podsAndDesired(state map[string]any) (pods, desired int) {
 	return pods, desired
 }
 
+// webPods names web's pods in a state, in order: "pods/web-0, pods/web-3";
+// and, of the pods web wants (web-0 … web-(desired-1)), those missing, and
+// those standing that it does not want.
+func webPods(state map[string]any) (standing, missing, extra []string) {
+	_, desired := podsAndDesired(state)
+	wanted := map[string]bool{}
+	for i := range desired {
+		wanted[fmt.Sprintf("pods/web-%d", i)] = true
+	}
+	for k, v := range state {
+		if strings.HasPrefix(k, "pods/") && v == web {
+			standing = append(standing, k)
+			if !wanted[k] {
+				extra = append(extra, k)
+			}
+		}
+	}
+	for i := range desired {
+		if k := fmt.Sprintf("pods/web-%d", i); !slices.Contains(standing, k) {
+			missing = append(missing, k)
+		}
+	}
+	slices.Sort(standing)
+	slices.Sort(extra)
+	return standing, missing, extra
+}
+
+// podList names pods for a story: "pods/web-0, pods/web-3", or "none".
+func podList(pods []string) string {
+	if len(pods) == 0 {
+		return "none"
+	}
+	return strings.Join(pods, ", ")
+}
+
 // differs says how a list's items differ from the history's objects of
 // kind as of version v: "pods/web-5 missing, deployments/web is 5 where the
 // history has 7"; "" if they do not.
@@ -1010,16 +1045,25 @@ func (r *run) caughtUp() *suite.Failure {
 		}
 		return r.fail(noCatchUp, q.Return, "", "%s, %s after the link came back at %s, got %s: server-1 still refuses what the store could do", q.describe(), suite.FormatTime(q.Call-heal), suite.FormatTime(heal), q.answer())
 	}
+	standing, lacking, extra := webPods(state)
 	if pods, _ := podsAndDesired(state); !webThere && pods > 0 {
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood: "+
-			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods)
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web had been gone from the history since %s (the pipeline deleted it), and %d of its pods still stood (%s): "+
+			"a deployment that is gone wants no pods, and the controller did not delete them once a read said NotFound", CatchUp, suite.FormatTime(heal), suite.FormatTime(r.goneAt), pods, podList(standing))
 	}
-	if pods, desired := podsAndDesired(state); pods != desired {
+	if pods, desired := podsAndDesired(state); pods != desired || len(lacking) > 0 {
 		missing := ""
 		if _, there := state[evicted]; r.sc.evictAt > 0 && !there && desired > 1 {
 			missing = fmt.Sprintf(" %s, which the pipeline deleted at %s, was never made again, though web wants it by its name;", evicted, suite.FormatTime(r.sc.evictAt))
 		}
-		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history where it wants %d:%s the controller did not catch up", CatchUp, suite.FormatTime(heal), pods, desired, missing)
+		var off []string
+		if len(lacking) > 0 {
+			off = append(off, podList(lacking)+" missing")
+		}
+		if len(extra) > 0 {
+			off = append(off, podList(extra)+" standing, which it does not want")
+		}
+		return r.fail(noCatchUp, a.at, "", "%s after the link came back at %s, web has %d pods in the history (%s) where it wants %d: %s;%s the controller did not catch up",
+			CatchUp, suite.FormatTime(heal), pods, podList(standing), desired, strings.Join(off, ", "), missing)
 	}
 	for _, id := range r.s.Servers {
 		if err := a.cacheErrs[id]; err != nil {

@@ -247,7 +247,7 @@ func TestACacheStillBehindAfterTheOutageHasNotCaughtUp(t *testing.T) {
 	_, err := r.store.Delete(nil, evicted, 0)
 	require.NoError(t, err)
 	r.audit.rv = r.store.ResourceVersion()
-	fails(t, r.caughtUp(), noCatchUp, "web has 4 pods in the history where it wants 5: pods/web-1, which the pipeline deleted at 4600ms, was never made again, though web wants it by its name; the controller did not catch up")
+	fails(t, r.caughtUp(), noCatchUp, "web has 4 pods in the history (pods/web-0, pods/web-2, pods/web-3, pods/web-4) where it wants 5: pods/web-1 missing; pods/web-1, which the pipeline deleted at 4600ms, was never made again, though web wants it by its name; the controller did not catch up")
 }
 
 // A "0" read of web that says NotFound is a refusal while the history
