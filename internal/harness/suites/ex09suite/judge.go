@@ -803,6 +803,14 @@ func (b *badDelete) story(r *run) string {
 			"A cache may be behind the history (server-1's was, while it was cut off), and a count that may be behind is no ground to destroy a pod, "+
 			"whatever the history wanted then (%d): a controller reads the count it acts on with a consistent read",
 			suite.FormatTime(k.Call), k.answer(), r.fellBack(k), r.staleness(k), b.wanted)
+	case errors.Is(k.Err, kube.ErrNotFound):
+		whose := "that one was not"
+		if r.cutOff(sim.NodeID(k.Server), k.Call, k.Return) {
+			whose = fmt.Sprintf("that one was %s's answer to a store it could not reach, which is Unavailable, not absent", k.Server)
+		}
+		return what + fmt.Sprintf(", because its consistent read of deployments/web sent at %s through %s was answered NotFound at %s, %s (the history wanted %d when it asked): "+
+			"web was never gone. A NotFound is ground to delete what web owns only when it is true, and %s",
+			suite.FormatTime(k.Call), k.Server, suite.FormatTime(k.Return), r.notGone(k.Call, k.Return), b.wanted, whose)
 	}
 	believed := fmt.Sprintf(", where the last count it had read, at %s, wants %d", suite.FormatTime(k.Call), k.obj().Replicas)
 	l := b.last
@@ -895,7 +903,12 @@ func (r *run) justified(keys []string, sent, at time.Duration, pods int) *badDel
 	switch k := b.known; {
 	case k == nil || k.kind() == getAny:
 		return b
-	case errors.Is(k.Err, kube.ErrNotFound) || pods >= k.obj().Replicas:
+	case errors.Is(k.Err, kube.ErrNotFound):
+		if r.notGone(k.Call, k.Return) != "" {
+			return b // a NotFound while web stood all along: no knowledge that it was gone
+		}
+		return nil
+	case pods >= k.obj().Replicas:
 		return nil
 	}
 	return b

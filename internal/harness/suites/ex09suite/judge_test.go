@@ -141,7 +141,12 @@ func TestADeleteIsJudgedByTheLastCountTheControllerRead(t *testing.T) {
 	assert.Nil(t, r.justified([]string{"pods/web-4"}, 1420*ms, 1420*ms, 4), "its last read said web wants 3")
 	assert.NotNil(t, r.justified([]string{"pods/web-2"}, 1420*ms, 1420*ms, 2), "but not fewer than 3")
 	saw(r, read(1400*ms, getWeb, kube.Object{}, kube.NotFound(web)))
-	assert.Nil(t, r.justified([]string{"pods/web-0"}, 1420*ms, 1420*ms, 0), "web is gone: it wants none")
+	b = r.justified([]string{"pods/web-0", "pods/web-1", "pods/web-2", "pods/web-3", "pods/web-4"}, 1420*ms, 1420*ms, 0)
+	require.NotNil(t, b, "a NotFound while web stood all along says nothing of what web wants")
+	assert.Equal(t, noDestruction, b.failure())
+	assert.Contains(t, b.story(r), "because its consistent read of deployments/web sent at 1400ms through server-1 was answered NotFound at 1410ms, "+
+		"but the history held deployments/web=5 (since rv=1, accepted at 0ms) all the while")
+	assert.Contains(t, b.story(r), "that one was server-1's answer to a store it could not reach, which is Unavailable, not absent")
 
 	saw(r, read(1400*ms, getWebAny, three, nil))
 	b = r.justified([]string{"pods/web-4"}, 1420*ms, 1420*ms, 4)
@@ -399,4 +404,14 @@ func TestACacheThatGoesBackIsToldByTheAnswerItHadGivenBefore(t *testing.T) {
 	_, err = r.store.Delete(nil, web, 0)
 	require.NoError(t, err)
 	assert.Nil(t, r.cacheWentBack(), "web was deleted: NotFound is the truth")
+}
+
+// A delete after a read that said NotFound is fine when web was gone: it
+// wants no pods.
+func TestADeleteAfterATrueNotFoundIsFine(t *testing.T) {
+	r := judged(t)
+	_, err := r.store.Delete(nil, web, 0)
+	require.NoError(t, err)
+	saw(r, kube.Request{Client: string(controller), Server: server1, Ask: getWeb, Call: 1400 * ms, Return: 1410 * ms, Err: kube.NotFound(web)})
+	assert.Nil(t, r.justified([]string{"pods/web-0"}, 1420*ms, 1420*ms, 0), "web is gone: it wants none")
 }
