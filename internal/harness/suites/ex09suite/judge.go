@@ -831,13 +831,10 @@ func (b *badDelete) story(r *run) string {
 // consistent read that failed: it fell back to the cache. Otherwise "".
 func (r *run) fellBack(k *request) string {
 	var prev *request
-	for _, q := range r.s.Requests.All() {
-		g, get := q.Ask.(kube.GetRequest)
-		if q.Client != string(controller) || !get || g.Key != web || q.Call >= k.Call {
-			continue
+	for _, q := range r.webReads() {
+		if q.Call < k.Call {
+			prev = q
 		}
-		q := request(q)
-		prev = &q
 	}
 	if prev == nil || prev.kind() != getLatest || prev.Err == nil || errors.Is(prev.Err, kube.ErrNotFound) || prev.Return > k.Call {
 		return ""
@@ -877,18 +874,30 @@ func describeWeb(c check.Change) string {
 // its last read of web, and its last read that came back with a count or
 // with NotFound (web is gone: it wants none).
 func (r *run) belief(t time.Duration) (last, known *request) {
-	for _, q := range r.s.Requests.All() {
-		g, get := q.Ask.(kube.GetRequest)
-		if q.Client != string(controller) || !get || g.Key != web || q.Return > t {
+	for _, q := range r.webReads() {
+		if q.Return > t {
 			continue
 		}
-		q := request(q)
-		last = &q
+		last = q
 		if q.Err == nil || errors.Is(q.Err, kube.ErrNotFound) {
-			known = &q
+			known = q
 		}
 	}
 	return last, known
+}
+
+// webReads is every get of deployments/web the controller sent,
+// consistent or cached, in the order the scene logged them: what fellBack
+// and belief look back over.
+func (r *run) webReads() []*request {
+	var out []*request
+	for _, q := range r.s.Requests.All() {
+		if g, get := q.Ask.(kube.GetRequest); get && q.Client == string(controller) && g.Key == web {
+			q := request(q)
+			out = append(out, &q)
+		}
+	}
+	return out
 }
 
 // justified decides about deletes of web's pods that would leave pods pods,
