@@ -19,9 +19,13 @@ const outOfOrder = "log: entry out of order"
 // ran is the first judge of every check: a world that could not run to its
 // end (scene.Ran). A world that stopped because the given log's own guard
 // panicked on a follower is told as the breach that guard exists to catch,
-// by its cause (pastAGap): the panic is its evidence, not a run error.
+// by its cause (pastAGap, appendedTwice): the panic is its evidence, not a
+// run error.
 func ran(w *world) *suite.Failure {
 	if f := pastAGap(w); f != nil {
+		return f
+	}
+	if f := appendedTwice(w); f != nil {
 		return f
 	}
 	return scene.Ran(w.Scene)
@@ -82,5 +86,65 @@ func pastAGap(w *world) *suite.Failure {
 			"and the leader sends again from there",
 			f, a.entries(), suite.FormatTime(events[took].At), sent, entriesUpTo(int(held)), lacked.entries(), a.from, suite.FormatTime(pe.At), outOfOrder,
 			suite.UpperFirst(carried), a.from, held),
+		Details: "faults:\n" + w.Describe() + "\n\nthe panic that stopped the world:\n" + pe.Stack}
+}
+
+// guardPanic is the given log's own guard panicking on a follower, which
+// stopped the world: the panic, and the follower; nil if the world did not
+// stop so.
+func guardPanic(w *world) (*sim.PanicError, sim.NodeID) {
+	var pe *sim.PanicError
+	if !errors.As(w.Err, &pe) || !strings.Contains(fmt.Sprint(pe.Value), outOfOrder) {
+		return nil, ""
+	}
+	node, _, _ := strings.Cut(pe.Proc, "/")
+	f := sim.NodeID(node)
+	if f == leader || !w.IsServer(f) {
+		return nil, ""
+	}
+	return pe, f
+}
+
+// appendedTwice is a follower that took an Append carrying entries its log
+// already held, and appended one of them again, so the given log refused
+// it (it panics: an entry out of order). An Append sent again, after a
+// lost answer or a timeout, carries entries the follower may hold already:
+// it takes only those that follow on from its log. The story says which
+// follower, which Append (sent when, arrived when), and what its log held;
+// nil if the world did not stop so.
+func appendedTwice(w *world) *suite.Failure {
+	pe, f := guardPanic(w)
+	if pe == nil {
+		return nil
+	}
+	written, _ := w.disks.WrittenLog(f)
+	held, durable := int64(len(written)), len(w.disks.Log(f))
+	events := w.W.Trace().Events()
+	took := -1 // the Append f took last before the panic that carried entries its log held
+	for i, e := range events {
+		if e.At > pe.At {
+			break
+		}
+		if a, ok := readAppend(e.Msg); ok && e.Kind == sim.EvRecv && e.Node == f && e.Peer == leader && !a.heartbeat() && a.from <= held {
+			took = i
+		}
+	}
+	if took < 0 {
+		return nil
+	}
+	a, _ := readAppend(events[took].Msg)
+	sent := ""
+	for i := took - 1; i >= 0; i-- {
+		if e := events[i]; e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && reflect.DeepEqual(e.Msg, events[took].Msg) {
+			sent = fmt.Sprintf(" (sent at %s)", suite.FormatTime(e.At))
+			break
+		}
+	}
+	twice := appendMsg{from: a.from, to: min(a.to, held)}
+	return &suite.Failure{Name: "appended-twice", Clause: course.DurableAgreement, At: pe.At,
+		Story: fmt.Sprintf("%s took an Append of %s that arrived at %s%s, while its log held %s (%d of them synced): it appended again %s, which its log already held, "+
+			"so the log it was given refused it at %s (log.go panicked: %s). An Append sent again, after a lost answer or a timeout, carries entries a follower may hold already: "+
+			"it takes only those that follow on from its log, and answers what it holds",
+			f, a.entries(), suite.FormatTime(events[took].At), sent, entriesUpTo(int(held)), durable, twice.entries(), suite.FormatTime(pe.At), outOfOrder),
 		Details: "faults:\n" + w.Describe() + "\n\nthe panic that stopped the world:\n" + pe.Stack}
 }

@@ -585,3 +585,32 @@ func TestAFollowerThatAcknowledgesBeforeItsSyncIsTold(t *testing.T) {
 	assert.Contains(t, f.Story, "that it held the log up to entry 2 (MODIFIED deployments/web) (Match 2), while its disk held entry 1 synced; its disk synced it only at ")
 	assert.Contains(t, f.Story, "31ms later", "its sync began 30ms after the answer and took 1ms")
 }
+
+// A follower that appends again an entry its log holds stops the world
+// with the given log's own panic; it is told as that cause, with the
+// Append that brought the entry again and what the log held.
+func TestAFollowerThatAppendsAnEntryTwiceIsTold(t *testing.T) {
+	w := judged(t, 3)
+	entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
+	for _, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(ex08suite.LogFile)
+			f.Append(ex08suite.Frame(entries[0]))
+			f.Sync(p)
+			switch id {
+			case leader:
+				p.Sleep(10 * ms)
+				p.Call("server-2", Append{Prev: 0, Entries: entries, Commit: 0}, 200*ms)
+			case "server-2":
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(outOfOrder) })
+			}
+		})
+	}
+	w.Err = w.W.Run(time.Second)
+	require.Error(t, w.Err)
+	f := ran(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "appended-twice", f.Name)
+	assert.Contains(t, f.Story, "server-2 took an Append of entries 1–2 that arrived at ")
+	assert.Contains(t, f.Story, "while its log held entry 1 (1 of them synced): it appended again entry 1, which its log already held")
+}
