@@ -567,3 +567,28 @@ func TestAnEntryWrittenTwiceIsToldWithTheAppendsThatBroughtIt(t *testing.T) {
 	assert.Equal(t, "appended-twice", f.Name)
 	assert.NotContains(t, f.Story, "Appends carrying", "one Append brought entry 5: nothing to tell of two")
 }
+
+// WrittenLog reads a log once, synced or not, up to the first frame that is
+// not the next entry, with where each frame ends: what Written gives
+// position by position.
+func TestWrittenLogReadsEveryEntryOnceAndWhereEachEnds(t *testing.T) {
+	w := judged(1)
+	w.W.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open(LogFile)
+		f.Append(Frame(web(1, 3)))
+		f.Sync(p)
+		f.Append(Frame(web(2, 5))) // written, not synced
+		f.Append(Frame(web(4, 7))) // not the next entry
+	})
+	require.NoError(t, w.Run(time.Second))
+	defer w.Close()
+	log, ends := w.disks.WrittenLog("server-1")
+	require.Len(t, log, 2)
+	assert.Equal(t, []int64{1, 2}, []int64{log[0].Index, log[1].Index})
+	for i := range log {
+		e, end := w.disks.Written("server-1", int64(i+1))
+		require.NotNil(t, e)
+		assert.Equal(t, end, ends[i], "entry %d ends where Written says", i+1)
+	}
+	assert.Len(t, w.disks.Log("server-1"), 1, "only entry 1 is synced")
+}
