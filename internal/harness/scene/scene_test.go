@@ -85,6 +85,28 @@ func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
 		scene.Cut{A: "server-1", B: "server-2", From: time.Second, For: 1500 * time.Millisecond}.String())
 	assert.Equal(t, "slow link a ↔ b (5ms, 10% lost) from 0ms for 1ms",
 		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 5 * time.Millisecond, Max: 5 * time.Millisecond, Drop: 0.1}, For: time.Millisecond}.String())
+	assert.Equal(t, "disk of server-2 syncing in 300ms from 0ms", scene.SlowDisk{Node: "server-2", Sync: 300 * time.Millisecond}.String())
+	assert.Equal(t, "disk of server-2 syncing in 300ms from 1000ms for 500ms",
+		scene.SlowDisk{Node: "server-2", Sync: 300 * time.Millisecond, From: time.Second, For: 500 * time.Millisecond}.String())
+}
+
+// A slow disk makes every sync on it take its time while it lasts, and the
+// world's again after.
+func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
+	var took []time.Duration
+	syncs := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		for _, at := range []time.Duration{200 * time.Millisecond, 2 * time.Second} {
+			p.Sleep(at - p.Now())
+			start := p.Now()
+			p.Disk().Open("f").Sync(p)
+			took = append(took, p.Now()-start)
+		}
+	}
+	s := scene.New(1, syncs, scene.Servers(1))
+	defer s.Close()
+	s.Inject(scene.SlowDisk{Node: "server-1", Sync: 300 * time.Millisecond, From: 100 * time.Millisecond, For: time.Second})
+	require.NoError(t, s.W.Run(3*time.Second))
+	assert.Equal(t, []time.Duration{300 * time.Millisecond, time.Millisecond}, took, "slow from 100ms to 1100ms, the world's 1ms after")
 }
 
 func TestCrashAndPartitionTakeEffectAndEnd(t *testing.T) {
