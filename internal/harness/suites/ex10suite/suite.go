@@ -21,6 +21,10 @@
 //     reader on their side whose every Any get and list item, through that
 //     follower or the leader, must be a change a majority of the servers'
 //     disks hold.
+//   - slowdisks: the story's burst while both followers' disks take 250 to
+//     350ms to sync, so that Appends arrive while an earlier one's sync is
+//     still running; every follower's answer to an Append is held to what
+//     its disk had synced at that instant (ackedBeforeSync).
 //
 // The checks, their worlds and their judges, in order, are declared once,
 // in chapter.
