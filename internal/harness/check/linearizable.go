@@ -188,7 +188,7 @@ func porcupineHistory(ops []Operation, keep func(Operation) bool) ([]porcupine.O
 			end = max(end, op.Call, op.Return)
 		}
 	}
-	var kept []Operation
+	kept := make([]Operation, 0, len(ops))
 	for _, op := range ops {
 		if informative(op) && (keep == nil || keep(op)) {
 			kept = append(kept, op)
@@ -196,7 +196,7 @@ func porcupineHistory(ops []Operation, keep func(Operation) bool) ([]porcupine.O
 	}
 	st := newStamps(kept, end)
 	clients := map[string]int{}
-	var out []porcupine.Operation
+	out := make([]porcupine.Operation, 0, len(kept))
 	for _, op := range kept {
 		id, ok := clients[op.Client]
 		if !ok {
@@ -232,7 +232,7 @@ type stamps struct {
 // newStamps ranks the calls and returns of ops within each instant, in the
 // order the History recorded them.
 func newStamps(ops []Operation, end time.Duration) stamps {
-	byInstant := map[time.Duration][]int{}
+	byInstant := make(map[time.Duration][]int, 2*len(ops))
 	add := func(at time.Duration, seq int) { byInstant[at] = append(byInstant[at], seq) }
 	for _, op := range ops {
 		add(op.Call, op.callSeq)
@@ -240,7 +240,7 @@ func newStamps(ops []Operation, end time.Duration) stamps {
 			add(op.Return, op.returnSeq)
 		}
 	}
-	st := stamps{room: 1, rank: map[[2]int64]int64{}}
+	st := stamps{room: 1, rank: make(map[[2]int64]int64, 2*len(ops))}
 	for at, seqs := range byInstant {
 		slices.Sort(seqs)
 		for i, seq := range seqs {

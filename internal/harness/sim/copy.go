@@ -35,7 +35,7 @@ func copyMessage(v any, what func() string) any {
 	}
 	dst := reflect.New(rv.Type()).Elem()
 	dst.Set(rv)
-	c := copier{what: what, seen: map[seenKey]reflect.Value{}}
+	c := copier{what: what}
 	c.fix(dst)
 	return dst.Interface()
 }
@@ -43,6 +43,10 @@ func copyMessage(v any, what func() string) any {
 // copier copies one message.
 type copier struct {
 	what func() string // names the message, for a misuse report
+	// seen maps each pointer already copied to its copy, so that two
+	// pointers to one value point to one copy (and a cycle ends). It is made
+	// at the first pointer: most messages hold none, and a map made up
+	// front costs every message an allocation and a deeper stack.
 	seen map[seenKey]reflect.Value
 }
 
@@ -112,6 +116,9 @@ func (c *copier) fix(v reflect.Value) {
 			return
 		}
 		n := reflect.New(t.Elem())
+		if c.seen == nil {
+			c.seen = map[seenKey]reflect.Value{}
+		}
 		c.seen[key] = n
 		n.Elem().Set(open(v.Elem()))
 		c.fix(n.Elem())

@@ -82,6 +82,20 @@ func (p *Proc) Disk() *Disk {
 // Disk is the disk of node id, for inspecting what survived from outside.
 func (w *World) Disk(id NodeID) *Disk { return w.node(id, "Disk").disk }
 
+// FileBytes is file name on node id's disk as it is now, and how many of
+// its first bytes are synced (nothing, if the node never opened it), for a
+// suite that reads a disk from outside, often: a judge that reads every
+// server's log at every answer a client gets. Unlike File.ReadAll it makes
+// no copy: the bytes are the world's own, to read before the world runs
+// again and never to change.
+func (w *World) FileBytes(id NodeID, name string) (data []byte, synced int) {
+	f, ok := w.node(id, "FileBytes").disk.files[name]
+	if !ok {
+		return nil, 0
+	}
+	return f.data[:len(f.data):len(f.data)], f.synced
+}
+
 // Open returns the named file, creating it empty if it does not exist.
 func (d *Disk) Open(name string) *File {
 	if f, ok := d.files[name]; ok {

@@ -30,6 +30,31 @@ func TestAReadEndsWhereTheFileEnds(t *testing.T) {
 	assert.Panics(t, func() { _ = all[:len(all)+1] })
 }
 
+// A suite reading a disk from outside without a copy (World.FileBytes) sees
+// what ReadAll and Synced would, ends where the file does too, and reads
+// nothing of a file the node never opened (without creating it).
+func TestASuiteReadsAFileWithoutACopy(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open("wal")
+		f.Append([]byte("123"))
+		f.Sync(p)
+		f.Append([]byte("45"))
+	})
+	require.NoError(t, w.Run(time.Second))
+	data, synced := w.FileBytes("server-1", "wal")
+	f := w.Disk("server-1").Open("wal")
+	assert.Equal(t, f.ReadAll(), data)
+	assert.Equal(t, f.Synced(), synced)
+	assert.Equal(t, 3, synced)
+	assert.Equal(t, len(data), cap(data))
+	none, n := w.FileBytes("server-1", "other")
+	assert.Nil(t, none)
+	assert.Zero(t, n)
+	assert.Equal(t, []string{"wal"}, w.Disk("server-1").Files())
+}
+
 // One node's disk made slow syncs in its own latency while the others keep
 // the world's, a Sync already under way keeps the latency it began with,
 // and the slow spell is a fault of its kind until the latency is reset.

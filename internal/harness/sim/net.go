@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -249,6 +250,20 @@ func TypeName(v any) string {
 		return "nil"
 	}
 	t := reflect.TypeOf(v)
+	if name, ok := typeNames.Load(t); ok {
+		return name.(string)
+	}
+	name := typeNameOf(t)
+	typeNames.Store(t, name)
+	return name
+}
+
+// typeNames caches TypeName by type: every message sent and delivered is
+// named (a process's wait, a handler's name), and reflect works a generic
+// type's name out from its full string each time it is asked.
+var typeNames sync.Map // reflect.Type → string
+
+func typeNameOf(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

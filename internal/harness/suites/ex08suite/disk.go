@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"slices"
 	"strings"
 	"time"
 
@@ -80,14 +79,10 @@ func (d *Disks) synced(id sim.NodeID) []byte {
 }
 
 // file is id's log as the file holds it now, synced or not, and how much
-// of it is synced; nothing if it never opened one.
+// of it is synced; nothing if it never opened one. The bytes are the
+// world's own (sim.World.FileBytes): read at once, never kept or changed.
 func (d *Disks) file(id sim.NodeID) (data []byte, synced int) {
-	disk := d.s.W.Disk(id)
-	if !slices.Contains(disk.Files(), LogFile) {
-		return nil, 0
-	}
-	f := disk.Open(LogFile)
-	return f.ReadAll(), f.Synced()
+	return d.s.W.FileBytes(id, LogFile)
 }
 
 // nextFrame splits the frame at the head of data into its payload, the
