@@ -131,3 +131,14 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, "2020.8", sim.AxisTime(2020*ms+800*time.Microsecond))
 	assert.Equal(t, "0.0", sim.AxisTime(0))
 }
+
+// Every kind of fault has a shade, and the kinds a reader tells apart by
+// their effect share one: a slow disk is slow, as a slow link is.
+func TestEachFaultKindHasItsShade(t *testing.T) {
+	for kind, shade := range map[sim.FaultKind]string{
+		sim.FaultCrash: "crash", sim.FaultPartition: "cut", sim.FaultCut: "cut",
+		sim.FaultSlow: "slow", sim.FaultSlowDisk: "slow", sim.FaultSkew: "skew", sim.FaultOther: "other",
+	} {
+		assert.Equal(t, shade, kind.Shade(), kind.String())
+	}
+}
