@@ -495,43 +495,7 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 		}
 	}
 	res.Command = command(opts, u.ch, u.dir)
-	relativeDrawings(opts.Root, &res)
 	return res
-}
-
-// relativeDrawings names each failure's drawing (suite.Failure.HTML, which
-// the suite writes under the workbook's .onehistory folder) by its path
-// relative to the workbook, slash-separated, as the learner and a CI
-// artifact see it, rather than by this machine's absolute path.
-func relativeDrawings(root string, res *result.Chapter) {
-	rel := func(path string) string {
-		if !filepath.IsAbs(path) {
-			return path
-		}
-		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
-			return filepath.ToSlash(r)
-		}
-		return path
-	}
-	for i := range res.Checks {
-		c := &res.Checks[i]
-		for j := range c.Failures {
-			c.Failures[j].HTML = rel(c.Failures[j].HTML)
-		}
-		if c.Failure != nil {
-			f := *c.Failure
-			f.HTML = rel(f.HTML)
-			c.Failure = &f
-			if res.Failure != nil && res.Failure.Check == f.Check {
-				res.Failure = c.Failure
-			}
-		}
-	}
-	if res.Failure != nil && filepath.IsAbs(res.Failure.HTML) {
-		f := *res.Failure
-		f.HTML = rel(f.HTML)
-		res.Failure = &f
-	}
 }
 
 // drainLimit is how long the grader waits, after the test binary and its
