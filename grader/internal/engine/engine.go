@@ -195,8 +195,9 @@ type unit struct {
 	tmp      string // the grader's own folder for the chapter: the overlay, the binary
 	bin      string // the test binary
 	pristine map[string]string
-	conv     string // the go command's test2json
-	ov       string // the overlay file, once prepare has written it: the chapter is to be built
+	conv     string  // the go command's test2json
+	ov       string  // the overlay file, once prepare has written it: the chapter is to be built
+	overlay  overlay // what that file holds
 	start    time.Time
 	done     *result.Chapter // the result, when prepare or its build already decided it
 
@@ -269,11 +270,10 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 	if err != nil {
 		return u.finish(result.Setup, err.Error(), "")
 	}
-	ov, err := writeOverlay(u.tmp, u.absDir, ch, opts.Source, u.pristine)
+	u.overlay, u.ov, err = writeOverlay(u.tmp, u.absDir, ch, opts.Source, u.pristine)
 	if err != nil {
 		return u.finish(result.Setup, err.Error(), "")
 	}
-	u.ov = ov
 	u.bin = filepath.Join(u.tmp, ch.ID+".test"+exeSuffix())
 	u.unanalysable = unanalysable
 	return u
