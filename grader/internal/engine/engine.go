@@ -200,6 +200,7 @@ type unit struct {
 	overlay  overlay // what that file holds
 	start    time.Time
 	done     *result.Chapter // the result, when prepare or its build already decided it
+	ownTests []string        // the learner's own test files in the folder (result.Chapter.OwnTests)
 
 	unanalysable string // why the world's rules could not read the code, if they could not
 }
@@ -242,6 +243,9 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 			hint = fmt.Sprintf("; grader reset %s restores the stub", ch.ID)
 		}
 		return u.finish(result.Setup, fmt.Sprintf("the folder %s is missing%s", u.dir, hint), "")
+	}
+	if opts.Source == result.Exercises {
+		u.ownTests = ownTests(u.absDir, u.dir, ch)
 	}
 	u.pristine = opts.Pristine(ch)
 	if opts.Source == result.Stubs && len(u.pristine) == 0 {
@@ -371,6 +375,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	if u.done != nil {
 		u.done.Duration = time.Since(u.start)
 		u.done.Command = command(opts, u.ch, u.dir)
+		u.done.OwnTests = u.ownTests
 		return *u.done
 	}
 	cacheDir := resultCacheDir(ctx, opts)
@@ -495,6 +500,7 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 		}
 	}
 	res.Command = command(opts, u.ch, u.dir)
+	res.OwnTests = u.ownTests // after the cache: a result stored does not know the folder's files
 	return res
 }
 

@@ -71,6 +71,23 @@ func writeOverlay(tmp, dir string, ch course.Chapter, src result.Source, pristin
 	return ov, file, err
 }
 
+// ownTests are the learner's own test files in the chapter's folder abs
+// (dir, relative to the root): every _test.go file but the chapter's thin
+// test file, which writeOverlay hides, sorted (os.ReadDir's order).
+func ownTests(abs, dir string, ch course.Chapter) []string {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, "_test.go") && name != ch.TestFileName() && !e.IsDir() {
+			out = append(out, dir+"/"+name)
+		}
+	}
+	return out
+}
+
 // write writes the overlay as overlay.json in dir and returns its path.
 func (ov overlay) write(dir string) (string, error) {
 	data, err := json.MarshalIndent(ov, "", "\t")

@@ -30,6 +30,9 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 		for _, line := range why(ch, rep.Source) {
 			fmt.Fprintf(w, "        %s\n", line)
 		}
+		if len(ch.OwnTests) > 0 {
+			fmt.Fprintf(w, "        %s\n", pal.Dim(ownTestsLine(ch)))
+		}
 	}
 	if len(rep.Clauses) > 0 {
 		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing)"))
@@ -198,6 +201,9 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 	if ch.Cut > 0 {
 		fmt.Fprintf(w, "\n%s\n", pal.Dim(fmt.Sprintf("(the test printed %d bytes more than the grader keeps; they were cut)", ch.Cut)))
 	}
+	if len(ch.OwnTests) > 0 {
+		fmt.Fprintf(w, "\n%s\n", pal.Dim(wrap(ownTestsLine(ch)+" (they earn no points; go test ./"+ch.Dir+"/ runs them)", pal.lineWidth())))
+	}
 
 	fmt.Fprintf(w, "\n%s %s · %s\n", pal.Status(ch.Status, 0), points(ch.Points, ch.Max)+" points", seconds(ch.Duration))
 	switch ch.Status {
@@ -209,6 +215,17 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		}
 		fmt.Fprintf(w, "%s\n", pal.Dim("Stuck? go run ./grader hint "+ch.ID+" gives the next hint."))
 	}
+}
+
+// ownTestsLine names the learner's own test files in a chapter's folder,
+// which the grader never runs: "your test files were not run by the
+// grader: store_test.go, race_test.go".
+func ownTestsLine(ch result.Chapter) string {
+	names := make([]string, len(ch.OwnTests))
+	for i, f := range ch.OwnTests {
+		names[i] = strings.TrimPrefix(f, ch.Dir+"/")
+	}
+	return "your test files were not run by the grader: " + strings.Join(names, ", ")
 }
 
 // points is "4/10".
