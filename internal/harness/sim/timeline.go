@@ -153,7 +153,7 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		}
 	}
 	widths := laneWidths(opt, window)
-	whole := 11
+	whole := 12 // the width of every line: "virtual ms │", then " cell│" a lane
 	for _, w := range widths {
 		whole += w + 2
 	}
@@ -179,7 +179,7 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		b.WriteString(axis(e.At) + "│")
 		if e.Node == "" {
 			// A world-wide fault spans the lanes, broken to their width.
-			parts := Wrap(e.Summary(), whole-len(" ══  ══"))
+			parts := Wrap(e.Summary(), whole-12-utf8.RuneCountInString(" ══  ══"))
 			for n, part := range parts {
 				if n > 0 {
 					b.WriteString("\n" + pad("", 11) + "│   ")
