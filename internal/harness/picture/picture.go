@@ -186,7 +186,7 @@ func (p *Page) write(b *strings.Builder) {
 	e := html.EscapeString
 	width := gutter + l.laneW*float64(max(1, len(p.Lanes))) + 12
 
-	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n", e(fmt.Sprintf("%s · %s · %s at %s (seed %d)", f.Chapter, f.Check, f.Name, suite.FormatTime(f.At), f.Seed)))
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n", e(fmt.Sprintf("%s · %s · %s at %s (seed %d)", f.Chapter, f.Check, f.Name, sim.FormatTime(f.At), f.Seed)))
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width\">\n<script>window.__errors=[];window.onerror=function(m,s,l,c){window.__errors.push(String(m)+(l?' (line '+l+')':''));};</script>\n")
 	b.WriteString(style)
 	fmt.Fprintf(b, "</head>\n<body data-chapter=\"%s\" data-check=\"%s\" data-seed=\"%d\" data-failure=\"%s\" data-at=\"%s\">\n", e(f.Chapter), e(f.Check), f.Seed, e(f.Name), sim.AxisTime(f.At))
@@ -194,7 +194,7 @@ func (p *Page) write(b *strings.Builder) {
 	// The header: the failure as the story tells it.
 	b.WriteString("<header>\n")
 	fmt.Fprintf(b, "<div class=\"meta\">%s · check <b>%s</b> · seed %d · replay: <code>%s</code></div>\n", e(f.Chapter), e(f.Check), f.Seed, e(f.Replay))
-	fmt.Fprintf(b, "<h1 id=\"title\"><span class=\"name\">%s</span> at %s</h1>\n", e(f.Name), e(suite.FormatTime(f.At)))
+	fmt.Fprintf(b, "<h1 id=\"title\"><span class=\"name\">%s</span> at %s</h1>\n", e(f.Name), e(sim.FormatTime(f.At)))
 	fmt.Fprintf(b, "<p id=\"story\">%s</p>\n", e(suite.UpperFirst(f.Story)))
 	if f.Clause != 0 {
 		fmt.Fprintf(b, "<p id=\"clause\"><b>Contract %s:</b> %s</p>\n", e(f.Clause.String()), e(f.Clause.Meaning()))
