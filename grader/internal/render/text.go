@@ -15,7 +15,7 @@ import (
 // Summary writes the progress report: a line per chapter with its status and
 // points, and under a chapter that is not passing, one line saying why and
 // the command that shows more; then each contract clause with how many of
-// its chapters pass; then the score.
+// its chapters pass and the points earned in them; then the score.
 func Summary(w io.Writer, rep *result.Report, pal Palette) {
 	titleWidth := 0
 	for _, ch := range rep.Chapters {
@@ -35,13 +35,14 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 		}
 	}
 	if len(rep.Clauses) > 0 {
-		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing)"))
-		width := 0
+		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing, and their points)"))
+		width, counts := 0, 0
 		for _, c := range rep.Clauses {
 			width = max(width, len(c.Clause.Title()))
+			counts = max(counts, len(points(c.Passing, c.Chapters)))
 		}
 		for _, c := range rep.Clauses {
-			fmt.Fprintf(w, "  %d  %-*s  %d/%d\n", int(c.Clause), width, c.Clause.Title(), c.Passing, c.Chapters)
+			fmt.Fprintf(w, "  %d  %-*s  %-*s  %s points\n", int(c.Clause), width, c.Clause.Title(), counts, points(c.Passing, c.Chapters), points(c.Points, c.Max))
 		}
 	}
 	fmt.Fprintf(w, "\n%s %d/%d points · %d of %d chapters pass · %s\n",
