@@ -19,13 +19,25 @@ VET_EXTRA = $(if $(CI),$(if $(wildcard exercises/*),./exercises/...))
 # of grading goals only (make grade, make ex01 ex02), make runs in question
 # mode (-q), where a recipe line marked + still runs and a failure ends make
 # with status 1 and no "*** [Makefile:NN: ex01] Error 1" line of its own.
+# make -n (print what would run, run nothing) keeps make's ordinary mode:
+# there a line marked + would run all the same.
+#
+# The status through make is 0 or 1. The grader ends with 2 when it could
+# not run at all (a mistyped SEED, no go command), and says why in one line;
+# GNU make cannot end with status 2 without adding its own error line, so a
+# grading goal ends with 1 there too (GRADED). The grader run directly
+# (bin/grader, go run ./grader) keeps its 2.
 GRADING_GOALS = grade $(CHAPTERS)
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(GRADING_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(DRY_RUN),)
 MAKEFLAGS += -q
 GRADING = +
 endif
 endif
+endif
+GRADED = || exit 1
 
 .DEFAULT_GOAL := help
 .PHONY: help grade test vet fmt-check bench bench-grader seeds mutants generate lab-etcd test-lab-etcd $(CHAPTERS)
@@ -45,10 +57,10 @@ help: ## list the targets
 	@echo "  make generate     (course authors) rewrite thin test files, refresh the pristine stubs, refill the book's captures"
 
 grade: ## the progress report (go run ./grader)
-	$(GRADING)@$(GRADER) $(GRADER_FLAGS)
+	$(GRADING)@$(GRADER) $(GRADER_FLAGS) $(GRADED)
 
 $(CHAPTERS):
-	$(GRADING)@$(GRADER) $@ $(GRADER_FLAGS)
+	$(GRADING)@$(GRADER) $@ $(GRADER_FLAGS) $(GRADED)
 
 # go test covers the harness, the grader's scripts, and, through the grader's
 # engine, every pristine stub failing with its named failure and every

@@ -78,7 +78,8 @@ Flags:
   --color WHEN     auto, always or never (NO_COLOR in the environment always wins)
   --no-cache       run every suite, even where the same code's result is cached (CI uses it)
   --wide           timelines with each lane as wide as its own longest line (make ex01 WIDE=1);
-                   otherwise they fit the terminal (COLUMNS), wrapping what does not fit
+                   otherwise they fit the terminal (COLUMNS), wrapping what does not fit,
+                   leaving out idle lanes, or as a list, one event a line, when lanes cannot fit
 
 The go command is $GO if set, else go on PATH.
 `

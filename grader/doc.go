@@ -38,7 +38,10 @@
 // how another is built, and one chapter's crash or hang costs that chapter
 // and nothing else. The overlay puts the registry's own thin test file in
 // place of the folder's (edited, deleted or not) and hides every other
-// _test.go file, so a learner's TestMain never runs.
+// _test.go file, so a learner's TestMain never runs; the report names the
+// files it hid ("your test files were not run by the grader: …", and
+// own_tests in JSON), so that a learner does not take their passing for
+// the grader's.
 //
 // A check scores only on the verdict the hidden suite gave it on a private
 // channel (package internal/harness/verdict: a pipe the test binary gets as

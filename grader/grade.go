@@ -391,8 +391,9 @@ func reportWidth(columns string, terminal int) int {
 
 // whereToWork is the line under a chapter that does not pass yet: the
 // files to edit and the page to read, "edit exercises/ex03-…/drill.go ·
-// read book/ex03-….md", on two lines where one would not fit width. It is
-// empty for a chapter that passes, or when grading anything but exercises/.
+// read book/ex03-….md", on two lines or more where one would not fit
+// width. It is empty for a chapter that passes, or when grading anything
+// but exercises/.
 func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, width int) string {
 	c, ok := lookup(ch.ID)
 	if !ok || src != result.Exercises || ch.Status == result.Pass {
@@ -416,7 +417,9 @@ func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, wid
 	}
 	edit, read := "edit "+strings.Join(files, ", "), "read "+c.BookPage()
 	if width > 0 && len([]rune(edit))+3+len(read) > width {
-		return edit + "\n" + read
+		// Each on its own line, and a list of files too long for one
+		// broken between them.
+		return render.WrapLines(edit, width) + "\n" + read
 	}
 	return edit + " · " + read
 }

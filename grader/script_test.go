@@ -234,7 +234,8 @@ func stall(ts *testscript.TestScript, neg bool, args []string) {
 // jsonReport reads the last command's stdout as the grader's JSON report,
 // strictly (no field the schema does not name), checks that it is internally
 // consistent, and checks each key=value given against it: "status.ex01=pass"
-// for a chapter's status, "schema=..." and "passed=true" at the top.
+// for a chapter's status, "own_tests.ex01=a,b" for the learner's own test
+// files it names, "schema=..." and "passed=true" at the top.
 //
 //	jsonreport schema=onehistory.grader/v1 status.$CH=not-started
 func jsonReport(ts *testscript.TestScript, neg bool, args []string) {
@@ -282,6 +283,10 @@ func jsonReport(ts *testscript.TestScript, neg bool, args []string) {
 		if ch.Problem != nil {
 			got["problem."+ch.ID] = ch.Problem.Kind
 		}
+		if ch.OwnTests == nil {
+			ts.Fatalf("%s: own_tests is null; the schema says an array, empty when there are none", ch.ID)
+		}
+		got["own_tests."+ch.ID] = strings.Join(ch.OwnTests, ",")
 	}
 	for _, kv := range args {
 		k, v, _ := strings.Cut(kv, "=")

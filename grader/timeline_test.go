@@ -10,6 +10,8 @@ import (
 
 	"onehistory/grader/internal/render"
 	"onehistory/grader/internal/result"
+	"onehistory/grader/internal/workbook"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
@@ -75,6 +77,31 @@ func TestTimelinesFitTheTerminalTheReportPrintsTo(t *testing.T) {
 		}
 		if rows < 5 {
 			t.Fatalf("at %d columns the report shows no timeline:\n%s", width, out.String())
+		}
+	}
+}
+
+// Under a chapter that does not pass, the files to edit and the page to
+// read fit a terminal 80 columns wide, whatever the chapter: ex08's three
+// files under its long folder name go on over a second line.
+func TestWhereToWorkFitsEightyColumns(t *testing.T) {
+	wb, err := workbook.Find(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range course.All() {
+		res := result.Chapter{ID: ch.ID, Status: result.Fail}
+		where := whereToWork(wb, res, result.Exercises, 80)
+		if where == "" {
+			continue
+		}
+		for _, line := range strings.Split(where, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("%s: a line %d wide:\n%s", ch.ID, n, line)
+			}
+		}
+		if !strings.Contains(where, "read "+ch.BookPage()) {
+			t.Errorf("%s: the page to read is not named:\n%s", ch.ID, where)
 		}
 	}
 }

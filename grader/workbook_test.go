@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"onehistory/grader/internal/engine"
+	"onehistory/grader/internal/render"
 	"onehistory/grader/internal/result"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
@@ -123,5 +128,37 @@ func TestTrivialDrillsScoreAlmostNothing(t *testing.T) {
 			t.Errorf("the %s drill scores %d/%d: a drill that cannot tell good clusters from broken ones must not pass", name, got.Points, got.Max)
 		}
 		t.Logf("the %s drill scores %d/%d", name, got.Points, got.Max)
+	}
+}
+
+// A learner at a terminal 80 columns wide runs make exNN on a fresh
+// checkout: whatever the chapter, no line of the stub failure's timeline, as
+// the report prints it, is wider than the terminal, so no closing │ wraps.
+// Lanes that fit are drawn; lanes idle in the window are left out and
+// named; lanes that still do not fit become a list, one event a line.
+func TestEveryStubTimelineFitsEightyColumns(t *testing.T) {
+	wb, goCmd := realWorkbook(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "COLUMNS=") && !strings.HasPrefix(kv, "ONEHISTORY_TIMELINE=") {
+			env = append(env, kv)
+		}
+	}
+	const width = 80
+	opts := engine.Options{Root: wb.Root, Go: goCmd, Source: result.Stubs, Env: timelineEnv(env, false, width)}
+	rep := engine.Grade(context.Background(), opts, course.All())
+	for _, ch := range rep.Chapters {
+		if ch.Failure == nil || ch.Failure.Timeline == "" {
+			t.Errorf("%s: the stub's failure has no timeline to measure", ch.ID)
+			continue
+		}
+		var out bytes.Buffer
+		render.Verbose(&out, ch, render.NewPalette(false).Fitting(width))
+		for _, line := range strings.Split(out.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > width && strings.ContainsAny(line, "│┼") {
+				t.Errorf("%s: at %d columns a line of the timeline is %d wide:\n%s", ch.ID, width, n, line)
+				break
+			}
+		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -183,29 +183,15 @@ func owner(importPath string, units []*unit) *unit {
 	return nil
 }
 
-// mergeOverlays writes one overlay file, in dir, that holds every unit's:
-// each replaces files in its own chapter's folder alone.
+// mergeOverlays writes one overlay file, in dir, that holds every unit's
+// (as prepare made it, not read back from its file): each replaces files in
+// its own chapter's folder alone.
 func mergeOverlays(dir string, units []*unit) (string, error) {
 	all := overlay{Replace: map[string]string{}}
 	for _, u := range units {
-		data, err := os.ReadFile(u.ov)
-		if err != nil {
-			return "", err
-		}
-		var ov overlay
-		if err := json.Unmarshal(data, &ov); err != nil {
-			return "", fmt.Errorf("%s: %v", u.ov, err)
-		}
-		for k, v := range ov.Replace {
-			all.Replace[k] = v
-		}
+		maps.Copy(all.Replace, u.overlay.Replace)
 	}
-	data, err := json.Marshal(all)
-	if err != nil {
-		return "", err
-	}
-	file := filepath.Join(dir, "overlay.json")
-	return file, os.WriteFile(file, data, 0o644)
+	return all.write(dir)
 }
 
 // linkOrCopy puts the file src at dst: a hard link where the file system

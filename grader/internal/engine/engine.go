@@ -195,10 +195,12 @@ type unit struct {
 	tmp      string // the grader's own folder for the chapter: the overlay, the binary
 	bin      string // the test binary
 	pristine map[string]string
-	conv     string // the go command's test2json
-	ov       string // the overlay file, once prepare has written it: the chapter is to be built
+	conv     string  // the go command's test2json
+	ov       string  // the overlay file, once prepare has written it: the chapter is to be built
+	overlay  overlay // what that file holds
 	start    time.Time
 	done     *result.Chapter // the result, when prepare or its build already decided it
+	ownTests []string        // the learner's own test files in the folder (result.Chapter.OwnTests)
 
 	unanalysable string // why the world's rules could not read the code, if they could not
 }
@@ -242,6 +244,9 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 		}
 		return u.finish(result.Setup, fmt.Sprintf("the folder %s is missing%s", u.dir, hint), "")
 	}
+	if opts.Source == result.Exercises {
+		u.ownTests = ownTests(u.absDir, u.dir, ch)
+	}
 	u.pristine = opts.Pristine(ch)
 	if opts.Source == result.Stubs && len(u.pristine) == 0 {
 		return u.finish(result.Setup, "no pristine stub is stored for "+ch.ID+"; run go generate ./internal/harness/course", "")
@@ -269,11 +274,10 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 	if err != nil {
 		return u.finish(result.Setup, err.Error(), "")
 	}
-	ov, err := writeOverlay(u.tmp, u.absDir, ch, opts.Source, u.pristine)
+	u.overlay, u.ov, err = writeOverlay(u.tmp, u.absDir, ch, opts.Source, u.pristine)
 	if err != nil {
 		return u.finish(result.Setup, err.Error(), "")
 	}
-	u.ov = ov
 	u.bin = filepath.Join(u.tmp, ch.ID+".test"+exeSuffix())
 	u.unanalysable = unanalysable
 	return u
@@ -371,6 +375,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 	if u.done != nil {
 		u.done.Duration = time.Since(u.start)
 		u.done.Command = command(opts, u.ch, u.dir)
+		u.done.OwnTests = u.ownTests
 		return *u.done
 	}
 	cacheDir := resultCacheDir(ctx, opts)
@@ -495,43 +500,8 @@ func (u *unit) settle(opts Options, res result.Chapter) result.Chapter {
 		}
 	}
 	res.Command = command(opts, u.ch, u.dir)
-	relativeDrawings(opts.Root, &res)
+	res.OwnTests = u.ownTests // after the cache: a result stored does not know the folder's files
 	return res
-}
-
-// relativeDrawings names each failure's drawing (suite.Failure.HTML, which
-// the suite writes under the workbook's .onehistory folder) by its path
-// relative to the workbook, slash-separated, as the learner and a CI
-// artifact see it, rather than by this machine's absolute path.
-func relativeDrawings(root string, res *result.Chapter) {
-	rel := func(path string) string {
-		if !filepath.IsAbs(path) {
-			return path
-		}
-		if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
-			return filepath.ToSlash(r)
-		}
-		return path
-	}
-	for i := range res.Checks {
-		c := &res.Checks[i]
-		for j := range c.Failures {
-			c.Failures[j].HTML = rel(c.Failures[j].HTML)
-		}
-		if c.Failure != nil {
-			f := *c.Failure
-			f.HTML = rel(f.HTML)
-			c.Failure = &f
-			if res.Failure != nil && res.Failure.Check == f.Check {
-				res.Failure = c.Failure
-			}
-		}
-	}
-	if res.Failure != nil && filepath.IsAbs(res.Failure.HTML) {
-		f := *res.Failure
-		f.HTML = rel(f.HTML)
-		res.Failure = &f
-	}
 }
 
 // drainLimit is how long the grader waits, after the test binary and its

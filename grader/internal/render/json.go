@@ -71,9 +71,10 @@ type JSONChapter struct {
 	Clauses    []int        `json:"clauses"`
 	DurationMS int64        `json:"duration_ms"`
 	Checks     []JSONCheck  `json:"checks"`
-	Failure    *JSONFailure `json:"failure"` // the first failure, or null
-	Problem    *JSONProblem `json:"problem"` // set for "error" and "timeout", else null
-	Replay     string       `json:"replay"`  // the command that reruns the chapter as graded
+	Failure    *JSONFailure `json:"failure"`   // the first failure, or null
+	Problem    *JSONProblem `json:"problem"`   // set for "error" and "timeout", else null
+	Replay     string       `json:"replay"`    // the command that reruns the chapter as graded
+	OwnTests   []string     `json:"own_tests"` // the learner's own _test.go files in the folder, which the grader did not run
 	OutputCut  int64        `json:"output_cut_bytes,omitempty"`
 }
 
@@ -153,6 +154,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 			ID: ch.ID, Title: ch.Title, Dir: ch.Dir, Status: string(ch.Status),
 			Points: ch.Points, Max: ch.Max, Clauses: []int{}, DurationMS: ms(ch.Duration),
 			Checks: []JSONCheck{}, Replay: ch.Command, OutputCut: ch.Cut,
+			OwnTests: append([]string{}, ch.OwnTests...),
 		}
 		for _, c := range ch.Clauses {
 			jc.Clauses = append(jc.Clauses, int(c))

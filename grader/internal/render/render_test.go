@@ -53,6 +53,7 @@ func class() *result.Report {
 			{
 				ID: "ex02", Title: "The 2:14 a.m. page", Dir: "exercises/ex02-the-page", Clauses: []course.Clause{course.DurableAgreement},
 				Status: result.Fail, Points: 3, Max: 10, Duration: 900 * time.Millisecond, Command: "make ex02", Failure: &failure,
+				OwnTests: []string{"exercises/ex02-the-page/crash_test.go", "exercises/ex02-the-page/store_test.go"},
 				Checks: []result.Check{
 					{Name: "story", Title: "a restart keeps the history", Status: result.Pass, Points: 3, Max: 3},
 					{Name: "crash-points", Title: "a crash at every point", Status: result.Fail, Max: 7, Failure: &failure, Failures: []suite.Failure{failure}},

@@ -15,7 +15,7 @@ import (
 // Summary writes the progress report: a line per chapter with its status and
 // points, and under a chapter that is not passing, one line saying why and
 // the command that shows more; then each contract clause with how many of
-// its chapters pass; then the score.
+// its chapters pass and the points earned in them; then the score.
 func Summary(w io.Writer, rep *result.Report, pal Palette) {
 	titleWidth := 0
 	for _, ch := range rep.Chapters {
@@ -30,15 +30,19 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 		for _, line := range why(ch, rep.Source) {
 			fmt.Fprintf(w, "        %s\n", line)
 		}
+		if len(ch.OwnTests) > 0 {
+			fmt.Fprintf(w, "        %s\n", pal.Dim(ownTestsLine(ch)))
+		}
 	}
 	if len(rep.Clauses) > 0 {
-		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing)"))
-		width := 0
+		fmt.Fprintf(w, "\n%s\n", pal.Bold("The contract, clause by clause (chapters passing, and their points)"))
+		width, counts := 0, 0
 		for _, c := range rep.Clauses {
 			width = max(width, len(c.Clause.Title()))
+			counts = max(counts, len(points(c.Passing, c.Chapters)))
 		}
 		for _, c := range rep.Clauses {
-			fmt.Fprintf(w, "  %d  %-*s  %d/%d\n", int(c.Clause), width, c.Clause.Title(), c.Passing, c.Chapters)
+			fmt.Fprintf(w, "  %d  %-*s  %-*s  %s points\n", int(c.Clause), width, c.Clause.Title(), counts, points(c.Passing, c.Chapters), points(c.Points, c.Max))
 		}
 	}
 	fmt.Fprintf(w, "\n%s %d/%d points · %d of %d chapters pass · %s\n",
@@ -198,6 +202,9 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 	if ch.Cut > 0 {
 		fmt.Fprintf(w, "\n%s\n", pal.Dim(fmt.Sprintf("(the test printed %d bytes more than the grader keeps; they were cut)", ch.Cut)))
 	}
+	if len(ch.OwnTests) > 0 {
+		fmt.Fprintf(w, "\n%s\n", pal.Dim(wrap(ownTestsLine(ch)+" (they earn no points; go test ./"+ch.Dir+"/ runs them)", pal.lineWidth())))
+	}
 
 	fmt.Fprintf(w, "\n%s %s · %s\n", pal.Status(ch.Status, 0), points(ch.Points, ch.Max)+" points", seconds(ch.Duration))
 	switch ch.Status {
@@ -209,6 +216,17 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 		}
 		fmt.Fprintf(w, "%s\n", pal.Dim("Stuck? go run ./grader hint "+ch.ID+" gives the next hint."))
 	}
+}
+
+// ownTestsLine names the learner's own test files in a chapter's folder,
+// which the grader never runs: "your test files were not run by the
+// grader: store_test.go, race_test.go".
+func ownTestsLine(ch result.Chapter) string {
+	names := make([]string, len(ch.OwnTests))
+	for i, f := range ch.OwnTests {
+		names[i] = strings.TrimPrefix(f, ch.Dir+"/")
+	}
+	return "your test files were not run by the grader: " + strings.Join(names, ", ")
 }
 
 // points is "4/10".

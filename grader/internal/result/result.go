@@ -81,6 +81,12 @@ type Chapter struct {
 	Printed  string         // what the code under test printed outside any check (in init), capped
 	Cut      int64          // bytes of output dropped by the cap
 	Command  string         // the go test command that ran, for a person to rerun
+	// OwnTests are the learner's own test files in the exercise folder
+	// (every _test.go file but the chapter's thin one), relative to the
+	// module root, slash-separated, sorted. The grader never builds or runs
+	// them (its overlay hides them), and the report names them so that a
+	// learner does not take their passing for the grader's.
+	OwnTests []string
 }
 
 // Source is which copy of the chapters a run graded.

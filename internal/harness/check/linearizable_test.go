@@ -95,10 +95,16 @@ func TestDrawHTML(t *testing.T) {
 	faults := []check.Fault{
 		{Kind: sim.FaultPartition, Desc: "partition server-1 | server-2", Start: ms(300), End: ms(500)},
 		{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{"server-1"}, Start: ms(450)},
+		{Kind: sim.FaultSlowDisk, Desc: "disk of server-2 syncing in 40ms", Nodes: []sim.NodeID{"server-2"}, Start: ms(320), End: ms(480)},
 	}
 	var b strings.Builder
 	require.NoError(t, l.DrawHTML(&b, faults))
 	html := b.String()
+	// A slow disk is shaded as slow, as the failure's picture shades it
+	// (sim.FaultKind.Shade), not grey as a fault of no known kind.
+	assert.Contains(t, html, "disk of server-2 syncing in 40ms")
+	assert.Contains(t, html, "#e1f5fe", "the slow disk is not shaded as slow")
+	assert.NotContains(t, html, "#eeeeee", "a fault is shaded as one of no known kind")
 	assert.True(t, strings.HasPrefix(strings.TrimSpace(html), "<!DOCTYPE html>") || strings.Contains(html, "<html"))
 	assert.Contains(t, html, "partition server-1 | server-2")
 	assert.NotContains(t, html, "crash server-1", "a fault begun after the failure is trimmed away")

@@ -90,14 +90,19 @@ func (l *Linearization) annotations(faults []Fault) []porcupine.Annotation {
 	return out
 }
 
+// faultColor is the background porcupine's view gives a fault: the colour
+// of its kind's shade (sim.FaultKind.Shade), lighter than the failure's
+// picture gives it, behind porcupine's own boxes.
 func faultColor(kind sim.FaultKind) string {
-	switch kind {
-	case sim.FaultCrash:
+	switch kind.Shade() {
+	case "crash":
 		return "#f8bbd0"
-	case sim.FaultPartition, sim.FaultCut:
+	case "cut":
 		return "#ffe0b2"
-	case sim.FaultSlow, sim.FaultSkew:
+	case "slow":
 		return "#e1f5fe"
+	case "skew":
+		return "#ede7f6"
 	}
 	return "#eeeeee"
 }

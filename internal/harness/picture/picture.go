@@ -9,7 +9,8 @@
 // A Page is made from the same data as the terminal's timeline (the
 // suite.Failure, and the world's trace as the scene's timeline filters it),
 // so that the picture and the terminal name the same instants, formatted
-// the same way ("2020.8"). The page is self-contained: no network, no
+// the same way ("2020.8", sim.AxisTime) and broken between words the same
+// way (sim.Wrap). The page is self-contained: no network, no
 // script or font from elsewhere. Its own small script scrolls to the
 // failure and records, for the workbook's browser test, any script error
 // and where the failure was drawn (Page.Write documents the attributes).
@@ -114,9 +115,9 @@ func (p *Page) layout() layout {
 		}
 		var lines []string
 		if e.Node == "" {
-			lines = wrap("══ "+e.Summary()+" ══", wide)
+			lines = sim.Wrap("══ "+e.Summary()+" ══", wide)
 		} else {
-			lines = wrap(e.Summary(), chars)
+			lines = sim.Wrap(e.Summary(), chars)
 		}
 		h := float64(len(lines))*lineH + rowPad
 		l.rows = append(l.rows, row{e: e, y: y, h: h, lines: lines})
@@ -166,27 +167,6 @@ func (l *layout) x(id sim.NodeID) (float64, bool) {
 	return gutter + float64(i)*l.laneW, ok
 }
 
-// Ms is a virtual instant as the terminal's timeline prints it on its axis:
-// "2020.8", "0.0".
-func Ms(t time.Duration) string {
-	return fmt.Sprintf("%.1f", float64(t)/float64(time.Millisecond))
-}
-
-// faultClass is the class, the colour and the legend's name of a fault's kind.
-func faultClass(k sim.FaultKind) string {
-	switch k {
-	case sim.FaultCrash:
-		return "crash"
-	case sim.FaultPartition, sim.FaultCut:
-		return "cut"
-	case sim.FaultSlow, sim.FaultSlowDisk:
-		return "slow"
-	case sim.FaultSkew:
-		return "skew"
-	}
-	return "other"
-}
-
 // Write writes the page to w. Once loaded, the page's script scrolls the
 // drawing to the failure and sets on <body>: data-ready="1";
 // data-errors, the number of script errors (their messages in
@@ -206,15 +186,15 @@ func (p *Page) write(b *strings.Builder) {
 	e := html.EscapeString
 	width := gutter + l.laneW*float64(max(1, len(p.Lanes))) + 12
 
-	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n", e(fmt.Sprintf("%s · %s · %s at %s (seed %d)", f.Chapter, f.Check, f.Name, suite.FormatTime(f.At), f.Seed)))
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>%s</title>\n", e(fmt.Sprintf("%s · %s · %s at %s (seed %d)", f.Chapter, f.Check, f.Name, sim.FormatTime(f.At), f.Seed)))
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width\">\n<script>window.__errors=[];window.onerror=function(m,s,l,c){window.__errors.push(String(m)+(l?' (line '+l+')':''));};</script>\n")
 	b.WriteString(style)
-	fmt.Fprintf(b, "</head>\n<body data-chapter=\"%s\" data-check=\"%s\" data-seed=\"%d\" data-failure=\"%s\" data-at=\"%s\">\n", e(f.Chapter), e(f.Check), f.Seed, e(f.Name), Ms(f.At))
+	fmt.Fprintf(b, "</head>\n<body data-chapter=\"%s\" data-check=\"%s\" data-seed=\"%d\" data-failure=\"%s\" data-at=\"%s\">\n", e(f.Chapter), e(f.Check), f.Seed, e(f.Name), sim.AxisTime(f.At))
 
 	// The header: the failure as the story tells it.
 	b.WriteString("<header>\n")
 	fmt.Fprintf(b, "<div class=\"meta\">%s · check <b>%s</b> · seed %d · replay: <code>%s</code></div>\n", e(f.Chapter), e(f.Check), f.Seed, e(f.Replay))
-	fmt.Fprintf(b, "<h1 id=\"title\"><span class=\"name\">%s</span> at %s</h1>\n", e(f.Name), e(suite.FormatTime(f.At)))
+	fmt.Fprintf(b, "<h1 id=\"title\"><span class=\"name\">%s</span> at %s</h1>\n", e(f.Name), e(sim.FormatTime(f.At)))
 	fmt.Fprintf(b, "<p id=\"story\">%s</p>\n", e(suite.UpperFirst(f.Story)))
 	if f.Clause != 0 {
 		fmt.Fprintf(b, "<p id=\"clause\"><b>Contract %s:</b> %s</p>\n", e(f.Clause.String()), e(f.Clause.Meaning()))
@@ -291,7 +271,7 @@ func (p *Page) writeFaultList(b *strings.Builder) {
 			fmt.Fprintf(b, "<span class=\"more-faults\">and %d more, drawn below</span>", len(faults)-shown)
 			break
 		}
-		fmt.Fprintf(b, "<span class=\"chip %s\">%s</span> ", faultClass(f.Kind), html.EscapeString(f.String()))
+		fmt.Fprintf(b, "<span class=\"chip %s\">%s</span> ", f.Kind.Shade(), html.EscapeString(f.String()))
 	}
 	for i, t := range p.Torn {
 		if i == shown {
@@ -364,8 +344,8 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 				xs = append(xs, x)
 			}
 		}
-		class := faultClass(f.Kind)
-		fmt.Fprintf(b, "<g class=\"fault %s\" data-kind=\"%s\" data-from=\"%s\" data-to=\"%s\"><title>%s</title>", class, html.EscapeString(f.Kind.String()), Ms(f.Start), Ms(f.Last()), html.EscapeString(f.String()))
+		class := f.Kind.Shade()
+		fmt.Fprintf(b, "<g class=\"fault %s\" data-kind=\"%s\" data-from=\"%s\" data-to=\"%s\"><title>%s</title>", class, html.EscapeString(f.Kind.String()), sim.AxisTime(f.Start), sim.AxisTime(f.Last()), html.EscapeString(f.String()))
 		for _, x := range xs {
 			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x+1, y1, l.laneW-2, y2-y1)
 		}
@@ -379,7 +359,7 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 		y := l.top(t.At)
 		fmt.Fprintf(b, "<g class=\"fault torn\" data-kind=\"torn disk\" data-from=\"%s\" data-to=\"%s\"><title>torn disk on %s at %s: %s</title>"+
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"/><text class=\"fault-label\" x=\"%.1f\" y=\"%.1f\">torn disk</text></g>\n",
-			Ms(t.At), Ms(t.At), html.EscapeString(string(t.Node)), sim.FormatTime(t.At), html.EscapeString(t.Text), x+1, y-6, l.laneW-2, x+l.laneW-4, y+4)
+			sim.AxisTime(t.At), sim.AxisTime(t.At), html.EscapeString(string(t.Node)), sim.FormatTime(t.At), html.EscapeString(t.Text), x+1, y-6, l.laneW-2, x+l.laneW-4, y+4)
 	}
 }
 
@@ -406,7 +386,7 @@ func (p *Page) writeOps(b *strings.Builder, l *layout) {
 		fmt.Fprintf(b, "<g class=\"%s\" data-op=\"%d\" data-from=\"%s\" data-to=\"%s\"><title>%s</title>"+
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\"/>"+
 			"<text class=\"op-label\" x=\"%.1f\" y=\"%.1f\">#%d</text></g>\n",
-			class, op.ID, Ms(op.Call), Ms(end), html.EscapeString(op.String()), x+2, y1-2, l.laneW-4, y2-y1+4, x+l.laneW-6, y1+9, op.ID)
+			class, op.ID, sim.AxisTime(op.Call), sim.AxisTime(end), html.EscapeString(op.String()), x+2, y1-2, l.laneW-4, y2-y1+4, x+l.laneW-6, y1+9, op.ID)
 	}
 }
 
@@ -419,7 +399,7 @@ func (p *Page) writeRows(b *strings.Builder, l *layout) {
 			fmt.Fprintf(b, "<line class=\"quiet-rule\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", gutter, r.y-breakGap/2, gutter+l.laneW*float64(len(p.Lanes)), r.y-breakGap/2)
 		}
 		if r.e.At != prev {
-			fmt.Fprintf(b, "<text class=\"ms\" data-ms=\"%s\" x=\"%d\" y=\"%.1f\">%s</text>", Ms(r.e.At), gutter-6, r.y+11, Ms(r.e.At))
+			fmt.Fprintf(b, "<text class=\"ms\" data-ms=\"%s\" x=\"%d\" y=\"%.1f\">%s</text>", sim.AxisTime(r.e.At), gutter-6, r.y+11, sim.AxisTime(r.e.At))
 			prev = r.e.At
 		}
 		x := float64(gutter) + 4
@@ -434,7 +414,7 @@ func (p *Page) writeRows(b *strings.Builder, l *layout) {
 		if tenth(r.e.At) == tenth(p.Failure.At) {
 			class += " at-failure"
 		}
-		fmt.Fprintf(b, "<text class=\"%s\" data-at=\"%s\" x=\"%.1f\" y=\"%.1f\">", class, Ms(r.e.At), x, r.y+11)
+		fmt.Fprintf(b, "<text class=\"%s\" data-at=\"%s\" x=\"%.1f\" y=\"%.1f\">", class, sim.AxisTime(r.e.At), x, r.y+11)
 		for j, line := range r.lines {
 			if j == 0 {
 				b.WriteString("<tspan>" + html.EscapeString(line) + "</tspan>")
@@ -481,7 +461,7 @@ func (p *Page) writeArrows(b *strings.Builder, l *layout) {
 				class, marker = "msg reply", "arrow-reply"
 			}
 			fmt.Fprintf(b, "<line class=\"%s\" data-from=\"%s\" data-to=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" marker-end=\"url(#%s)\"><title>%s</title></line>\n",
-				class, Ms(s.e.At), Ms(e.At), x1+8, mid(s), x2+8, mid(r), marker, html.EscapeString(k.msg))
+				class, sim.AxisTime(s.e.At), sim.AxisTime(e.At), x1+8, mid(s), x2+8, mid(r), marker, html.EscapeString(k.msg))
 		case sim.EvDrop:
 			x1, ok1 := l.x(e.Node)
 			x2, ok2 := l.x(e.Peer)
@@ -490,7 +470,7 @@ func (p *Page) writeArrows(b *strings.Builder, l *layout) {
 			}
 			xm := x1 + 8 + (x2-x1)/2
 			fmt.Fprintf(b, "<g class=\"msg lost\" data-at=\"%s\"><title>%s</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text class=\"cross\" x=\"%.1f\" y=\"%.1f\">✗</text></g>\n",
-				Ms(e.At), html.EscapeString(e.Summary()), x1+8, mid(r), xm, mid(r), xm-4, mid(r)+4)
+				sim.AxisTime(e.At), html.EscapeString(e.Summary()), x1+8, mid(r), xm, mid(r), xm-4, mid(r)+4)
 		}
 	}
 }
@@ -517,38 +497,6 @@ func (p *Page) writeFailure(b *strings.Builder, l *layout, width float64) {
 		"<rect class=\"failure-tag\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\" rx=\"3\"/>"+
 		"<text class=\"failure-text\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
 		lx, y, html.EscapeString(suite.UpperFirst(f.Story)), 0, y, width, y, lx, y-19, tw, lx+8, y-6, html.EscapeString(label))
-}
-
-// wrap breaks s into lines of at most n characters, between words where it
-// can, as the terminal's timeline does; continuation lines start with a
-// space.
-func wrap(s string, n int) []string {
-	r := []rune(s)
-	if len(r) <= n || n < 8 {
-		return []string{s}
-	}
-	var lines []string
-	for first := true; len(r) > 0; first = false {
-		width := n
-		prefix := ""
-		if !first {
-			width, prefix = n-1, " "
-		}
-		if len(r) <= width {
-			lines = append(lines, prefix+string(r))
-			break
-		}
-		cut := width
-		for i := width; i > width/3; i-- {
-			if r[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		lines = append(lines, prefix+strings.TrimRight(string(r[:cut]), " "))
-		r = []rune(strings.TrimLeft(string(r[cut:]), " "))
-	}
-	return lines
 }
 
 const style = `<style>

@@ -328,20 +328,11 @@ func (r *runner[W]) redraw(k Check[W], f suite.Failure, plays []Play) drawing {
 		w := r.c.Worlds[p.World](f.Seed)
 		s := w.Stage()
 		defer s.Close()
-		ran := r.c.Ran
-		if ran == nil {
-			ran = OnStage[W](Ran)
-		}
 		var ops []check.OpID
 		var porcupine func(io.Writer) error
-		if ran(w) == nil {
-			for _, judge := range k.Judges {
-				if g := judge(w); g != nil {
-					if g.Name == f.Name {
-						ops, porcupine = g.Ops, g.Drawing
-					}
-					break
-				}
+		if r.ran(w) == nil {
+			if g := firstFailure(w, k.Judges); g != nil && g.Name == f.Name {
+				ops, porcupine = g.Ops, g.Drawing
 			}
 		}
 		return s.picture(ops, porcupine)
@@ -382,11 +373,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 	defer s.Close()
 	// The rest stays nil until needed, for the verdicts kept (newRunner).
 	v := &verdicts{fail: make([]*suite.Failure, len(r.c.Checks))}
-	ran := r.c.Ran
-	if ran == nil {
-		ran = OnStage[W](Ran)
-	}
-	runFailure := ran(w)
+	runFailure := r.ran(w)
 	if runFailure != nil {
 		runFailure = s.Finish(*runFailure)
 		v.draw = map[*suite.Failure]drawing{runFailure: s.picture(nil, nil)}
@@ -406,15 +393,12 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		}
 		v.fail[i] = runFailure
 		if runFailure == nil {
-			for _, judge := range k.Judges {
-				if f := judge(w); f != nil {
-					v.fail[i] = s.Finish(*f)
-					if v.draw == nil {
-						v.draw = map[*suite.Failure]drawing{}
-					}
-					v.draw[v.fail[i]] = s.picture(f.Ops, f.Drawing)
-					break
+			if f := firstFailure(w, k.Judges); f != nil {
+				v.fail[i] = s.Finish(*f)
+				if v.draw == nil {
+					v.draw = map[*suite.Failure]drawing{}
 				}
+				v.draw[v.fail[i]] = s.picture(f.Ops, f.Drawing)
 			}
 		}
 		if k.Sum != nil && v.fail[i] == nil {
@@ -440,6 +424,29 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		r.done[key] = v
 	}
 	return v
+}
+
+// ran is the chapter's first judge of every world (Chapter.Ran, by default
+// Ran on the world's stage): the world's own failure to run, or nil.
+func (r *runner[W]) ran(w W) *suite.Failure {
+	if r.c.Ran != nil {
+		return r.c.Ran(w)
+	}
+	return OnStage[W](Ran)(w)
+}
+
+// firstFailure is the failure the first of judges that finds one finds in
+// w, or nil: a check's verdict on a world that ran. The verdicts a world is
+// judged by and the picture drawn again for a failure no one world's judges
+// found (redraw) both ask it, so the two never disagree on which failure a
+// world shows.
+func firstFailure[W World](w W, judges []Judge[W]) *suite.Failure {
+	for _, judge := range judges {
+		if f := judge(w); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // firstSeed is the first seed a play runs, or 0 when it runs none, listed

@@ -54,6 +54,25 @@ func (k FaultKind) String() string {
 	return "fault"
 }
 
+// Shade is the shade a drawing gives the kind, one of five: "crash";
+// "cut", a cut link or a partition; "slow", a slow link or a slow disk;
+// "skew", a clock set off; and "other". The failure's picture and
+// porcupine's view of a history both colour a fault by it, so that the two
+// never tell one fault as two kinds.
+func (k FaultKind) Shade() string {
+	switch k {
+	case FaultCrash:
+		return "crash"
+	case FaultPartition, FaultCut:
+		return "cut"
+	case FaultSlow, FaultSlowDisk:
+		return "slow"
+	case FaultSkew:
+		return "skew"
+	}
+	return "other"
+}
+
 // Last is the fault's last moment: End, or Start for a fault of a moment.
 func (f Fault) Last() time.Duration {
 	if f.End < f.Start {

@@ -384,4 +384,13 @@ func TestAFaultRowKeepsToTheTimelinesWidth(t *testing.T) {
 	for _, word := range strings.Fields(fault) {
 		assert.Contains(t, tl, word)
 	}
+	// ex06's slow link, one character too long to break well at 80
+	// columns: the row still ends inside them.
+	slow := "slow link server-1 ↔ server-2 (380–400ms) from 0ms to 8000ms"
+	lanes := []sim.NodeID{"controller", "server-1", "server-2", "dashboard"}
+	tl = sim.Timeline([]sim.Event{{Kind: sim.EvFault, Text: slow}, {At: ms, Kind: sim.EvNote, Node: "dashboard", Text: "hello"}}, sim.TimelineOptions{Columns: lanes, Fit: 78})
+	for _, line := range strings.Split(strings.TrimSpace(tl), "\n") {
+		assert.LessOrEqual(t, utf8.RuneCountInString(line), 78, line)
+	}
+	assert.Contains(t, tl, "(380–400ms)")
 }

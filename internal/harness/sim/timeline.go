@@ -97,6 +97,14 @@ func (w *World) Timeline(opt TimelineOptions) string {
 }
 
 // Timeline renders events as a swimlane timeline (see World.Timeline).
+//
+// A timeline fitted to a width (Fit, or the terminal's) never draws a lane
+// narrower than 14 characters. When its lanes cannot all be that wide, it
+// leaves out the lanes with no event in the rows it shows and names them on
+// a line of their own ("idle in this window: auditor, controller-b"); when
+// the lanes that remain still cannot, it tells the same rows as a list, one
+// event a line: its instant, its node, and what happened (see List). Either
+// way no line is wider than the width and nothing an event says is cut.
 func Timeline(events []Event, opt TimelineOptions) string {
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = 60
@@ -130,8 +138,25 @@ func Timeline(events []Event, opt TimelineOptions) string {
 			from = to - opt.MaxRows
 		}
 	}
+	window := rows[from:to]
 
-	widths := laneWidths(opt, rows[from:to])
+	var idle []NodeID
+	if fit := fitWidth(opt); fit > 0 && !lanesFit(len(opt.Columns), fit) {
+		all := opt.Columns
+		opt.Columns, idle = busyLanes(all, window)
+		if !lanesFit(len(opt.Columns), fit) || len(opt.Columns) == 0 {
+			return list(window, all, from, len(rows)-to, fit)
+		}
+		opt.Fit = fit
+		for i, id := range opt.Columns {
+			lane[id] = i
+		}
+	}
+	widths := laneWidths(opt, window)
+	whole := 12 // the width of every line: "virtual ms │", then " cell│" a lane
+	for _, w := range widths {
+		whole += w + 2
+	}
 
 	var b strings.Builder
 	b.WriteString(pad("virtual ms", 11) + "│")
@@ -144,18 +169,17 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		rule += strings.Repeat("─", w+1) + "┼"
 	}
 	b.WriteString(rule + "\n")
-	if from > 0 {
-		fmt.Fprintf(&b, "%s│ ⋮ %d earlier events not shown\n", pad("", 11), from)
+	if len(idle) > 0 {
+		aside(&b, "idle in this window: "+joinIDs(idle), whole-13)
 	}
-	for _, e := range rows[from:to] {
-		b.WriteString(pad(fmt.Sprintf("%10.1f", float64(e.At)/float64(time.Millisecond)), 11) + "│")
+	if from > 0 {
+		aside(&b, fmt.Sprintf("⋮ %d earlier events not shown", from), whole-13)
+	}
+	for _, e := range window {
+		b.WriteString(axis(e.At) + "│")
 		if e.Node == "" {
 			// A world-wide fault spans the lanes, broken to their width.
-			span := -len(" ══  ══")
-			for _, w := range widths {
-				span += w + 2
-			}
-			parts := wrap(e.Summary(), span)
+			parts := Wrap(e.Summary(), whole-12-utf8.RuneCountInString(" ══  ══"))
 			for n, part := range parts {
 				if n > 0 {
 					b.WriteString("\n" + pad("", 11) + "│   ")
@@ -167,7 +191,7 @@ func Timeline(events []Event, opt TimelineOptions) string {
 			b.WriteString(" ══\n")
 			continue
 		}
-		for n, part := range wrap(e.Summary(), widths[lane[e.Node]]) {
+		for n, part := range Wrap(e.Summary(), widths[lane[e.Node]]) {
 			if n > 0 {
 				b.WriteString(pad("", 11) + "│")
 			}
@@ -182,15 +206,119 @@ func Timeline(events []Event, opt TimelineOptions) string {
 		}
 	}
 	if to < len(rows) {
-		fmt.Fprintf(&b, "%s│ ⋮ %d later events not shown\n", pad("", 11), len(rows)-to)
+		aside(&b, fmt.Sprintf("⋮ %d later events not shown", len(rows)-to), whole-13)
 	}
 	return b.String()
 }
 
-// wrap breaks s into lines of at most n characters, between words where it
-// can (see breakAt).
-// Continuation lines start with a space, so a reader can tell them apart.
-func wrap(s string, n int) []string {
+// fitWidth is the width a timeline is fitted to: Fit, else the terminal's
+// (TerminalWidth); 0 when its lanes are wide (Wide) or nothing says a width.
+func fitWidth(opt TimelineOptions) int {
+	if opt.Wide || WideTimelines() {
+		return 0
+	}
+	if opt.Fit > 0 {
+		return opt.Fit
+	}
+	return TerminalWidth()
+}
+
+// lanesFit reports whether n lanes, each at least minLane wide, fit in
+// width characters: "virtual ms │" is 12, and each lane adds " cell│".
+func lanesFit(n, width int) bool { return 12+n*(minLane+2) <= width }
+
+// busyLanes splits lanes into those with an event among rows, in their
+// order, and the idle rest.
+func busyLanes(lanes []NodeID, rows []Event) (busy, idle []NodeID) {
+	seen := map[NodeID]bool{}
+	for _, e := range rows {
+		seen[e.Node] = true
+	}
+	for _, id := range lanes {
+		if seen[id] {
+			busy = append(busy, id)
+		} else {
+			idle = append(idle, id)
+		}
+	}
+	return busy, idle
+}
+
+// aside writes a line of the timeline's own (what it left out), under the
+// axis, broken to width characters.
+func aside(b *strings.Builder, s string, width int) {
+	for _, part := range Wrap(s, max(20, width)) {
+		b.WriteString(pad("", 11) + "│ " + part + "\n")
+	}
+}
+
+func joinIDs(ids []NodeID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
+}
+
+// list tells rows as a list, for a width too narrow for their lanes: one
+// event a line, its instant on the axis, then its node, then what happened,
+// broken to the width (a world-wide fault between ══ marks, as in the
+// lanes). skipped and later are the events before and after rows that the
+// timeline leaves out.
+func list(rows []Event, lanes []NodeID, skipped, later, width int) string {
+	name := 4 // "node"
+	for _, id := range lanes {
+		name = max(name, utf8.RuneCountInString(string(id)))
+	}
+	text := max(20, width-13-name-1)
+	var b strings.Builder
+	b.WriteString(pad("virtual ms", 11) + "│ " + pad("node", name) + " event\n")
+	b.WriteString(strings.Repeat("─", 11) + "┼" + strings.Repeat("─", min(width-12, 1+name+1+text)) + "\n")
+	aside(&b, fmt.Sprintf("%d lanes do not fit %d columns: one event a line", len(lanes), width), width-13)
+	if skipped > 0 {
+		aside(&b, fmt.Sprintf("⋮ %d earlier events not shown", skipped), width-13)
+	}
+	for _, e := range rows {
+		at := axis(e.At) + "│ "
+		if e.Node == "" {
+			for n, part := range Wrap("══ "+e.Summary()+" ══", name+1+text) {
+				if n > 0 {
+					at = pad("", 11) + "│ "
+				}
+				b.WriteString(at + part + "\n")
+			}
+			continue
+		}
+		who := pad(string(e.Node), name)
+		for n, part := range Wrap(e.Summary(), text) {
+			if n > 0 {
+				at, who = pad("", 11)+"│ ", pad("", name)
+			}
+			b.WriteString(at + who + " " + part + "\n")
+		}
+	}
+	if later > 0 {
+		aside(&b, fmt.Sprintf("⋮ %d later events not shown", later), width-13)
+	}
+	return b.String()
+}
+
+// AxisTime is a virtual instant as a timeline's axis names it, in
+// milliseconds to the tenth: "2020.8", "0.0". The picture of a failure
+// names its instants with it too, so that the two name the same ones.
+func AxisTime(t time.Duration) string {
+	return fmt.Sprintf("%.1f", float64(t)/float64(time.Millisecond))
+}
+
+// axis is an instant as the axis column prints it, right-aligned.
+func axis(t time.Duration) string { return pad(fmt.Sprintf("%10s", AxisTime(t)), 11) }
+
+// Wrap breaks s into lines of at most n characters, between words where it
+// can: at the last space in a line's later two thirds, else after a '/', ','
+// or '=' or before a '{' there, else at n. Continuation lines start with a
+// space, so a reader can tell them apart. A string of at most n characters,
+// or an n under 4, is one line, s itself.
+func Wrap(s string, n int) []string {
 	r := []rune(s)
 	if len(r) <= n || n < 4 {
 		return []string{s}

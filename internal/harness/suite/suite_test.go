@@ -205,3 +205,16 @@ func TestWriteDrawingWritesTheDrawing(t *testing.T) {
 	_, err = WriteDrawing("/dev/null/not-a-dir", "x", func(w io.Writer) error { return l.DrawHTML(w, nil) })
 	assert.Error(t, err)
 }
+
+// A failure's picture is written under the workbook's .onehistory folder,
+// and the report names it relative to the workbook, so that the name means
+// the same in a CI artifact as on the learner's machine; a path outside the
+// workbook is left as it is.
+func TestAPictureIsNamedRelativeToTheWorkbook(t *testing.T) {
+	root := ModuleRoot()
+	require.NotEmpty(t, root, "the suite's tests run inside the workbook")
+	inside := root + string(os.PathSeparator) + ".onehistory" + string(os.PathSeparator) + "ex08-linearizable-seed-3.html"
+	assert.Equal(t, ".onehistory/ex08-linearizable-seed-3.html", WorkbookPath(inside))
+	outside := t.TempDir() + string(os.PathSeparator) + "elsewhere.html"
+	assert.Equal(t, outside, WorkbookPath(outside))
+}
