@@ -96,21 +96,13 @@ func keyOf(req any) string {
 	return ""
 }
 
-func isWrite(req any) bool {
-	switch req.(type) {
-	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return true
-	}
-	return false
-}
-
 // neverAcknowledged: not one of the drill's writes was acknowledged (what
 // they were answered, describe tells); a broken cluster shows nothing to a
 // drill that changed nothing.
 func neverAcknowledged(w *world) string {
 	n := 0
 	for _, c := range calls(w) {
-		if isWrite(c.req) {
+		if kube.IsWrite(c.req) {
 			n++
 		}
 	}
@@ -122,7 +114,7 @@ func neverAcknowledged(w *world) string {
 
 // lacksWriteThroughServer2: writes through server-1 only.
 func lacksWriteThroughServer2(w *world) string {
-	if slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.server == server2 }) {
+	if slices.ContainsFunc(calls(w), func(c *call) bool { return kube.IsWrite(c.req) && c.server == server2 }) {
 		return ""
 	}
 	return "never sent a write to server-2"
@@ -173,7 +165,7 @@ func lacksFinalComparison(w *world) string {
 	cs := calls(w)
 	var taken []string // the keys of writes through server-2 while server-1 was cut off, in order
 	for _, c := range cs {
-		if isWrite(c.req) && c.server == server2 && apart(c) {
+		if kube.IsWrite(c.req) && c.server == server2 && apart(c) {
 			taken = append(taken, keyOf(c.req))
 		}
 	}

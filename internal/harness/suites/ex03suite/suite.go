@@ -221,7 +221,7 @@ func missed(w *world) *suite.Failure {
 	}
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)
 	lacks := w.cluster.lacks
-	if runs > 0 && !slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.ok }) {
+	if runs > 0 && !slices.ContainsFunc(calls(w), func(c *call) bool { return kube.IsWrite(c.req) && c.ok }) {
 		lacks = neverAcknowledged // before anything a cluster needs: with no write, no cluster shows anything
 	}
 	if lacks != nil && runs > 0 { // a drill that never ran lacks everything: its details say so
@@ -435,7 +435,7 @@ func describe(w *world) (string, time.Duration) {
 func writeOutcomes(w *world) string {
 	by := map[sim.NodeID]map[string]int{}
 	for _, c := range calls(w) {
-		if !isWrite(c.req) {
+		if !kube.IsWrite(c.req) {
 			continue
 		}
 		if by[c.server] == nil {
