@@ -5,6 +5,7 @@ package ex03suite
 // from what its clients sent and were answered in the world's trace.
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -219,6 +220,64 @@ func lacksFinalComparison(w *world) string {
 			}
 		}
 		return fmt.Sprintf("never read %s (which it wrote through server-2 while server-1 was cut off) from each server on its own once every fault was over", k)
+	}
+	return ""
+}
+
+// lacksDegradedFault: degraded mode stops copying writes to server-2 only
+// once server-2 fails to answer, and shows it only when server-2, back,
+// answers for a server-1 that is away. Told by the first step the drill
+// never took: no write while server-2 was down or cut off; a crash of
+// server-2 it never restarted; no read of server-2 on its own, or none
+// answered, while server-1 was away after such a write.
+func lacksDegradedFault(w *world) string {
+	faults := w.W.Faults()
+	end := w.W.Now()
+	// away: at at, a crash or a partition had taken s away.
+	away := func(s sim.NodeID, at time.Duration) (sim.Fault, bool) {
+		for _, f := range faults {
+			fEnd := f.End
+			if f.Open {
+				fEnd = end
+			}
+			if (f.Kind == sim.FaultCrash || f.Kind == sim.FaultPartition) && f.Touches(s) && at >= f.Start && at <= fEnd {
+				return f, true
+			}
+		}
+		return sim.Fault{}, false
+	}
+	cs := calls(w)
+	first := time.Duration(-1) // the first write sent while server-2 was away
+	for _, c := range cs {
+		if _, ok := away(server2, c.at); ok && kube.IsWrite(c.req) {
+			first = c.at
+			break
+		}
+	}
+	if first < 0 {
+		return "never wrote while server-2 was down or cut off, the only time this cluster stops copying writes to server-2"
+	}
+	for _, f := range faults {
+		if f.Kind == sim.FaultCrash && f.Open && f.Touches(server2) {
+			return fmt.Sprintf("crashed server-2 at %s and never restarted it, so server-2 never came back to answer for server-1", sim.FormatTime(f.Start))
+		}
+	}
+	asked, answered := 0, 0
+	for _, c := range cs {
+		if _, ok := away(server1, c.at); !ok || c.server != server2 || c.at < first || kube.IsWrite(c.req) || !kube.IsRequest(c.req) {
+			continue
+		}
+		asked++
+		if c.ok || errors.Is(c.err, kube.ErrNotFound) {
+			answered++
+		}
+	}
+	switch {
+	case asked == 0:
+		return "wrote while server-2 was away, but never read server-2 on its own while server-1 was down or cut off afterwards"
+	case answered == 0:
+		return fmt.Sprintf("read server-2 on its own %d times while server-1 was away, after writing while server-2 was, and had no answer: "+
+			"server-2 refuses reads until server-1 has been away for %s, so a drill must ask again and again", asked, takeoverAfter)
 	}
 	return ""
 }

@@ -102,7 +102,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
-			Judges: []scene.Judge[*world]{undecided, missed, falseAlarm}, Tally: passesCorrect},
+			Judges: []scene.Judge[*world]{undecided, leftToChance, missed, falseAlarm}, Tally: passesCorrect},
 	}}
 }
 
@@ -251,7 +251,7 @@ func falseAlarm(w *world) *suite.Failure {
 // cls on enough seeds, and cries wolf on no correct cluster.
 func catches(name string, cls ...cluster) scene.Check[*world] {
 	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
-		Judges: []scene.Judge[*world]{undecided, missed, falseAlarm},
+		Judges: []scene.Judge[*world]{undecided, leftToChance, missed, falseAlarm},
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
 			for _, out := range plays[:len(cls)] {
 				if f := broke(out); f != nil {
