@@ -36,6 +36,7 @@ type answer struct {
 	// durable: a write whose bytes, appended while it was handled, were
 	// all synced when it was answered; appended: it appended any.
 	durable, appended bool
+	file              string // the file a write appended to, if one file grew
 }
 
 // write reports whether the answer was to a write.
@@ -94,12 +95,26 @@ func (j *journal) disk() (size, synced int) {
 	return size, synced
 }
 
+// sizes is the size of each of the apiserver's files.
+func (j *journal) sizes() map[string]int {
+	d := j.w.Disk(apiserver)
+	out := map[string]int{}
+	for _, name := range d.Files() {
+		out[name] = d.Open(name).Size()
+	}
+	return out
+}
+
 // serve wraps the store's handler: the store answers, the journal notes.
 func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 	inner := kube.Handler(s)
 	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		start := p.Now()
 		size0, _ := j.disk()
+		var files0 map[string]int
+		if kube.IsWrite(req) {
+			files0 = j.sizes()
+		}
 		resp, err := inner(p, from, req)
 		a := answer{boot: boot, client: string(from), req: req, start: start, answered: p.Now(), err: err}
 		switch r := resp.(type) {
@@ -112,6 +127,11 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 			size1, synced1 := j.disk()
 			a.appended = size1 > size0
 			a.durable = a.appended && synced1 >= size1
+			for name, n := range j.sizes() {
+				if n > files0[name] {
+					a.file = name
+				}
+			}
 		}
 		j.answers = append(j.answers, a)
 		return resp, err
@@ -466,14 +486,19 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	}
 	synced := acked + fmt.Sprintf(" after syncing it to disk, yet the boot at %s, after the crash at %s, ",
 		suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at))
+	in, on := "in the log", "on the disk"
+	if n := len(j.w.Disk(apiserver).Files()); n > 1 && a.file != "" {
+		in = fmt.Sprintf("in %s, one of the %d files on the apiserver's disk,", a.file, n)
+		on = in
+	}
 	if c.bootAfter.skipped(a.obj.ResourceVersion) {
 		return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
-			"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
-				"so the history after the crash is not the one clients were answered from before it", c.bootAfter.head, a.obj.ResourceVersion),
+			"recovered a history of changes up to rv %d that skips rv %d: the record was %s and Open did not replay it, "+
+				"so the history after the crash is not the one clients were answered from before it", c.bootAfter.head, a.obj.ResourceVersion, in),
 			Details: j.bootLines()}
 	}
 	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
-		"recovered changes only up to rv %d: the record was on the disk and Open did not read it back", c.bootAfter.head),
+		"recovered changes only up to rv %d: the record was %s and Open did not read it back", c.bootAfter.head, on),
 		Details: j.bootLines()}
 }
 
