@@ -18,8 +18,8 @@ const nameChance = "comparison-left-to-chance"
 
 // leftToChance judges a drill that compared the servers' copies through
 // the load balancer: once every fault was over, one of its clients read
-// both servers, and yet read one key two times or more from one server
-// and never from the other. The balancer picks a server at random for each
+// both servers, and yet read one key (or listed one kind) two times or
+// more from one server and never from the other. The balancer picks a server at random for each
 // request, so whether such a client compared server-1's copy with
 // server-2's, or one server's with itself, was chance: in this world it
 // was the latter, whatever the cluster and whatever the drill concluded.
@@ -42,11 +42,18 @@ func leftToChance(w *world) *suite.Failure {
 	asked := map[look][]*call{}                     // the reads of each key by each client, once every fault was over
 	askedOf := map[sim.NodeID]map[sim.NodeID]bool{} // the servers each client read then
 	for _, c := range calls(w) {
-		r, ok := c.req.(kube.GetRequest)
-		if !ok || c.at < over {
+		var l look
+		switch r := c.req.(type) {
+		case kube.GetRequest:
+			l = look{c.client, r.Key}
+		case kube.ListRequest:
+			l = look{c.client, "the list of " + r.Kind}
+		default:
 			continue
 		}
-		l := look{c.client, r.Key}
+		if c.at < over {
+			continue
+		}
 		asked[l] = append(asked[l], c)
 		if askedOf[c.client] == nil {
 			askedOf[c.client] = map[sim.NodeID]bool{}
