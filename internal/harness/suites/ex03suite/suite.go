@@ -383,8 +383,8 @@ func describe(w *world) (string, time.Duration) {
 		if ev.Kind != sim.EvSend || !slices.Contains(clients, ev.Node) {
 			continue
 		}
-		switch ev.Msg.(type) {
-		case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		switch {
+		case kube.IsWrite(ev.Msg):
 			writes++
 			if during(ev.At) {
 				writesDuring++
@@ -392,7 +392,7 @@ func describe(w *world) (string, time.Duration) {
 			if focus < 0 {
 				focus = ev.At
 			}
-		case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
+		case isRead(ev.Msg):
 			reads++
 			readBy[ev.Peer]++
 			if otherAway(ev.Peer, ev.At) {
