@@ -34,8 +34,17 @@ type call struct {
 // to the same server about the same key (an object's, or the one an error
 // names), or of the same kind for a list.
 func calls(w *world) []*call {
+	if w.sent == nil {
+		w.sent = sent(w)
+	}
+	return w.sent
+}
+
+// sent pairs the requests the drill's clients sent with their answers, for
+// calls.
+func sent(w *world) []*call {
 	clients, servers := w.drill.Clients(), w.drill.Servers()
-	var out []*call
+	out := []*call{}
 	waiting := map[[2]sim.NodeID][]*call{} // by client and server, oldest first
 	take := func(at [2]sim.NodeID, match func(c *call) bool) *call {
 		i := slices.IndexFunc(waiting[at], match)

@@ -119,6 +119,9 @@ type world struct {
 	// after is the world whose drill's search ran out of its budget first,
 	// when this world's drill was not run for that reason.
 	after *world
+	// sent is calls(w), worked out once: the world does not change once the
+	// drill has returned.
+	sent []*call
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
