@@ -95,12 +95,14 @@ func (j *journal) disk() (size, synced int) {
 	return size, synced
 }
 
-// sizes is the size of each of the apiserver's files.
-func (j *journal) sizes() map[string]int {
+// sizes is the size of each of the apiserver's files, in the order they
+// were created.
+func (j *journal) sizes() []int {
 	d := j.w.Disk(apiserver)
-	out := map[string]int{}
-	for _, name := range d.Files() {
-		out[name] = d.Open(name).Size()
+	names := d.Files()
+	out := make([]int, len(names))
+	for i, name := range names {
+		out[i] = d.Open(name).Size()
 	}
 	return out
 }
@@ -110,10 +112,9 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 	inner := kube.Handler(s)
 	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		start := p.Now()
-		size0, _ := j.disk()
-		var files0 map[string]int
+		var before []int // each file's size as the write began
 		if kube.IsWrite(req) {
-			files0 = j.sizes()
+			before = j.sizes()
 		}
 		resp, err := inner(p, from, req)
 		a := answer{boot: boot, client: string(from), req: req, start: start, answered: p.Now(), err: err}
@@ -124,12 +125,16 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 			a.list = r
 		}
 		if a.write() {
+			size0 := 0
+			for _, n := range before {
+				size0 += n
+			}
 			size1, synced1 := j.disk()
 			a.appended = size1 > size0
 			a.durable = a.appended && synced1 >= size1
-			for name, n := range j.sizes() {
-				if n > files0[name] {
-					a.file = name
+			for i, n := range j.sizes() {
+				if i >= len(before) && n > 0 || i < len(before) && n > before[i] {
+					a.file = j.w.Disk(apiserver).Files()[i]
 				}
 			}
 		}
