@@ -7,10 +7,14 @@
 // A world is one cluster of the zoo at one seed, with what the drill
 // concluded there. It fails when the drill could not run (ran), its
 // linearizability search ran out of its budget (undecided: no finding and
-// no pass, and the suite runs the drill no further), declared a broken
-// cluster healthy (missed) or reported a finding against a correct one
-// (falseAlarm); what the drill did, told with a miss, splits its writes by
-// server and by answer. The checks count those worlds over the seeds (Tally):
+// no pass, and the suite runs the drill no further), compared the servers
+// through the load balancer, so that a client meaning to read each server
+// read one of them twice (leftToChance: a failure in any world where it
+// shows, caught or not, since whether the drill compared two servers was
+// chance), declared a broken cluster healthy (missed) or reported a
+// finding against a correct one (falseAlarm); what the drill did, told with
+// a miss, splits its writes by server and by answer. The checks count
+// those worlds over the seeds (Tally):
 //
 //   - catches-async-replication, catches-lost-write, catches-divergence,
 //     catches-degraded-mode: the drill returns a finding for that broken
