@@ -9,7 +9,10 @@
 // declares them. Every check asks the journal first (journal.go), before even
 // whether the world ran to its end: from what the apiserver answered, what
 // each crash left on its disk and what each boot recovered, it names the
-// cause at the first boot that went wrong, before any checker's symptom.
+// cause at the first boot that went wrong, before any checker's symptom. A
+// boot that panicked is judged next (boot.go), by the log it was handed:
+// booted once more on that log with its torn records cut out, Open tells
+// whether a torn record or a whole one was what it could not read.
 package ex02suite
 
 import (
