@@ -123,6 +123,16 @@ type (
 	}
 )
 
+// IsWrite reports whether req is a write request: a CreateRequest, an
+// UpdateRequest or a DeleteRequest. Every other request only reads.
+func IsWrite(req any) bool {
+	switch req.(type) {
+	case CreateRequest, UpdateRequest, DeleteRequest:
+		return true
+	}
+	return false
+}
+
 // Storage is what an API server serves requests from: the one interface a
 // chapter's store implements, whether it is one map in memory or a history
 // replicated over several nodes. Every method runs inside the process that

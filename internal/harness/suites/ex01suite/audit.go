@@ -117,7 +117,7 @@ func (a *auditor) audit(p *sim.Proc, start time.Duration, who string, req any, g
 // answered as Propose would decide it, without applying it again, and a
 // watch without waiting.
 func (a *auditor) refAnswer(p *sim.Proc, req any) (any, error) {
-	if isWrite(req) {
+	if kube.IsWrite(req) {
 		return "(see above)", nil
 	}
 	if w, ok := req.(kube.WatchRequest); ok {
@@ -277,15 +277,6 @@ func target(req any) (key string, rv int64) {
 		return r.Kind, r.ResourceVersion
 	}
 	return "", 0
-}
-
-// isWrite reports whether req is a write: a create, an update or a delete.
-func isWrite(req any) bool {
-	switch req.(type) {
-	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return true
-	}
-	return false
 }
 
 // says is the story of an answer that is not the history's.

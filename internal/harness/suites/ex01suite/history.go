@@ -365,7 +365,7 @@ func apply(c *kube.Client, req any) (any, error) {
 // reference applies req to the reference history. For an accepted write
 // the answer is the kube.Event it added, which truth keeps.
 func (x *probed) reference(p *sim.Proc, req any) (any, error) {
-	if !isWrite(req) {
+	if !kube.IsWrite(req) {
 		return kube.Handler(x.ref)(p, "kubectl", req)
 	}
 	ev, changed, err := x.ref.Propose(req)
@@ -424,7 +424,7 @@ func compare(req any, at time.Duration, got any, gotErr error, want any, wantErr
 			return nil
 		}
 	}
-	if isWrite(req) {
+	if kube.IsWrite(req) {
 		f.Name = "wrong-version"
 	}
 	f.Details += "\nevery accepted change takes the next resourceVersion (1, 2, 3, … across all objects); " +

@@ -3,6 +3,7 @@ package ex02suite
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,8 +17,9 @@ import (
 // when, what its disk held at that instant, what each crash left on the
 // disk (read back from the world once it has run) and what each boot
 // recovered from it. A failing world is explained from it, the most
-// specific cause first: a write the store failed, a torn record left in the
-// log, a deletion undone, an acknowledgement sent before the change was on
+// specific cause first: a write the store failed, a write it refused found
+// in the history it recovered, a torn record left in the log, a deletion
+// undone, an acknowledgement sent before the change was on
 // disk, a record on disk the boot did not read back, a change read before
 // it was on disk.
 
@@ -34,15 +36,11 @@ type answer struct {
 	// durable: a write whose bytes, appended while it was handled, were
 	// all synced when it was answered; appended: it appended any.
 	durable, appended bool
+	file              string // the file a write appended to, if one file grew
 }
 
-func (a answer) write() bool {
-	switch a.req.(type) {
-	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return true
-	}
-	return false
-}
+// write reports whether the answer was to a write.
+func (a answer) write() bool { return kube.IsWrite(a.req) }
 
 // acked reports whether the answer told a writer its change was accepted.
 func (a answer) acked() bool { return a.write() && a.err == nil }
@@ -83,6 +81,7 @@ type journal struct {
 	w       *sim.World
 	answers []answer
 	boots   []*bootRec
+	found   []image // what the disk held as each boot began, in order: boots that panicked included
 }
 
 // disk is the total size and durable size of the apiserver's files.
@@ -96,12 +95,27 @@ func (j *journal) disk() (size, synced int) {
 	return size, synced
 }
 
+// sizes is the size of each of the apiserver's files, in the order they
+// were created.
+func (j *journal) sizes() []int {
+	d := j.w.Disk(apiserver)
+	names := d.Files()
+	out := make([]int, len(names))
+	for i, name := range names {
+		out[i] = d.Open(name).Size()
+	}
+	return out
+}
+
 // serve wraps the store's handler: the store answers, the journal notes.
 func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 	inner := kube.Handler(s)
 	return func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		start := p.Now()
-		size0, _ := j.disk()
+		var before []int // each file's size as the write began
+		if kube.IsWrite(req) {
+			before = j.sizes()
+		}
 		resp, err := inner(p, from, req)
 		a := answer{boot: boot, client: string(from), req: req, start: start, answered: p.Now(), err: err}
 		switch r := resp.(type) {
@@ -111,9 +125,18 @@ func (j *journal) serve(boot int, s kube.Storage) sim.Handler {
 			a.list = r
 		}
 		if a.write() {
+			size0 := 0
+			for _, n := range before {
+				size0 += n
+			}
 			size1, synced1 := j.disk()
 			a.appended = size1 > size0
 			a.durable = a.appended && synced1 >= size1
+			for i, n := range j.sizes() {
+				if i >= len(before) && n > 0 || i < len(before) && n > before[i] {
+					a.file = j.w.Disk(apiserver).Files()[i]
+				}
+			}
 		}
 		j.answers = append(j.answers, a)
 		return resp, err
@@ -193,7 +216,7 @@ func (j *journal) explain() *suite.Failure {
 		if c.bootAfter == nil || !c.bootAfter.ok {
 			continue
 		}
-		for _, f := range []func(*crashRec) *suite.Failure{j.tornKept, j.resurrected, j.lostAck, j.unsyncedRead} {
+		for _, f := range []func(*crashRec) *suite.Failure{j.refusedLogged, j.tornKept, j.resurrected, j.lostAck, j.unsyncedRead} {
 			if x := f(c); x != nil {
 				return x
 			}
@@ -253,6 +276,81 @@ func (j *journal) lostAt(c *crashRec) *answer {
 		}
 	}
 	return first
+}
+
+// refusedLogged: the boot after crash c recovered a change that the
+// apiserver had refused before the crash. A refused create or update is
+// found by its object with the value it carried, which no write the
+// apiserver took and did not refuse carried (every write of a busy world
+// carries a value of its own); a refused deletion, which has no value, by
+// more deletions of its object recovered than the apiserver took and did
+// not refuse. The refusal reached the log, and the replay took it for a
+// change.
+func (j *journal) refusedLogged(c *crashRec) *suite.Failure {
+	b := c.bootAfter
+	if !b.watched {
+		return nil
+	}
+	// What each write would leave: "deployments/a=7", or "-deployments/a" for a deletion.
+	mark := func(req any) (string, bool) {
+		switch r := req.(type) {
+		case kube.CreateRequest:
+			return fmt.Sprint(r.Object.Key(), "=", r.Object.Value()), true
+		case kube.UpdateRequest:
+			return fmt.Sprint(r.Object.Key(), "=", r.Object.Value()), true
+		case kube.DeleteRequest:
+			return "-" + r.Key, true
+		}
+		return "", false
+	}
+	took := map[string]int{} // writes taken and not refused before the crash, by mark
+	for _, ev := range j.w.Trace().Events() {
+		if ev.At > c.at {
+			break
+		}
+		if m, ok := mark(ev.Msg); ok && ev.Kind == sim.EvRecv && ev.Node == apiserver {
+			took[m]++
+		}
+	}
+	var refused []answer
+	for _, a := range j.answers {
+		if m, ok := mark(a.req); ok && a.err != nil && a.answered <= c.at {
+			took[m]--
+			refused = append(refused, a)
+		}
+	}
+	found := map[string][]int64{} // the recovered changes, by mark
+	for _, rv := range slices.Sorted(maps.Keys(b.changes)) {
+		ev := b.changes[rv]
+		m := fmt.Sprint(ev.Object.Key(), "=", ev.Object.Value())
+		if ev.Type == kube.Deleted {
+			m = "-" + ev.Object.Key()
+		}
+		found[m] = append(found[m], rv)
+	}
+	for _, a := range refused {
+		m, _ := mark(a.req)
+		if rvs := found[m]; len(rvs) > took[m] {
+			rv := rvs[len(rvs)-1]
+			return j.refusedFound(c, a, rv, b.changes[rv])
+		}
+	}
+	return nil
+}
+
+// refusedFound tells the refused write a as the change ev at rv that the
+// boot after crash c recovered.
+func (j *journal) refusedFound(c *crashRec, a answer, rv int64, ev kube.Event) *suite.Failure {
+	logged := "the refused change reached the log"
+	if a.appended {
+		logged = "the apiserver appended it to the log while it handled the write, before it knew the answer was no"
+	}
+	return &suite.Failure{Name: "refused-write-logged", At: a.answered, Story: fmt.Sprintf(
+		"the apiserver refused %s's %v at %s (%v), yet the boot at %s, after the crash at %s, recovered that change as rv %d, %v: "+
+			"%s, and the replay took it for a change. A write the apiserver answered no to must leave no trace in the history, "+
+			"on disk as in memory",
+		a.client, a.req, suite.FormatTime(a.answered), reason(a.err), suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at), rv, ev, logged),
+		Details: j.bootLines()}
 }
 
 // tornKept: a crash kept a torn record, the next boot left it in the log,
@@ -393,14 +491,19 @@ func (j *journal) lostAck(c *crashRec) *suite.Failure {
 	}
 	synced := acked + fmt.Sprintf(" after syncing it to disk, yet the boot at %s, after the crash at %s, ",
 		suite.FormatTime(c.bootAfter.at), suite.FormatTime(c.at))
+	in, on := "in the log", "on the disk"
+	if n := len(j.w.Disk(apiserver).Files()); n > 1 && a.file != "" {
+		in = fmt.Sprintf("in %s, one of the %d files on the apiserver's disk,", a.file, n)
+		on = in
+	}
 	if c.bootAfter.skipped(a.obj.ResourceVersion) {
 		return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
-			"recovered a history of changes up to rv %d that skips rv %d: the record was in the log and Open did not replay it, "+
-				"so the history after the crash is not the one clients were answered from before it", c.bootAfter.head, a.obj.ResourceVersion),
+			"recovered a history of changes up to rv %d that skips rv %d: the record was %s and Open did not replay it, "+
+				"so the history after the crash is not the one clients were answered from before it", c.bootAfter.head, a.obj.ResourceVersion, in),
 			Details: j.bootLines()}
 	}
 	return &suite.Failure{Name: "unrecovered-write", At: c.bootAfter.at, Story: synced + fmt.Sprintf(
-		"recovered changes only up to rv %d: the record was on the disk and Open did not read it back", c.bootAfter.head),
+		"recovered changes only up to rv %d: the record was %s and Open did not read it back", c.bootAfter.head, on),
 		Details: j.bootLines()}
 }
 

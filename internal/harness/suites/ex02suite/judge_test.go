@@ -27,25 +27,36 @@ type walStore struct {
 	wal     *sim.File
 	// shutOnNo: a write that changes nothing or is refused returns with the
 	// write lock still held.
-	shutOnNo bool
-	lines    bool // records end with a newline, not after a length
+	shutOnNo   bool
+	lines      bool // records end with a newline, not after a length
+	logRefused bool // a conditional update is logged before its precondition is checked
 }
 
 // slips are the mistakes a walStore may be built with. lines frames its
 // records by newlines instead of lengths, and reads a last line without its
-// newline as a whole record, as a line scanner does.
-type slips struct{ shutOnNo, replayLatest, lines bool }
+// newline as a whole record, as a line scanner does; with leaveTorn as
+// well, it skips such a line as torn but leaves it in the file, and panics
+// on a line that is not one record.
+// logRefused logs a conditional write before checking its precondition,
+// and numbers each change by its place in the log at replay.
+type slips struct{ shutOnNo, replayLatest, lines, leaveTorn, logRefused bool }
 
 func openWAL(x slips) func(p *sim.Proc) kube.Storage {
 	return func(p *sim.Proc) kube.Storage {
-		s := &walStore{mem: kube.NewMemStore(0), writing: sim.Mutex{Name: "writing"}, wal: p.Disk().Open("wal"), shutOnNo: x.shutOnNo, lines: x.lines}
+		s := &walStore{mem: kube.NewMemStore(0), writing: sim.Mutex{Name: "writing"}, wal: p.Disk().Open("wal"), shutOnNo: x.shutOnNo, lines: x.lines, logRefused: x.logRefused}
 		data := s.wal.ReadAll()
 		good := 0
 		var evs []kube.Event
 		for x.lines && good < len(data) {
-			line, _, _ := bytes.Cut(data[good:], []byte("\n"))
+			line, _, whole := bytes.Cut(data[good:], []byte("\n"))
+			if x.leaveTorn && !whole {
+				break
+			}
 			var ev kube.Event
 			if json.Unmarshal(line, &ev) != nil {
+				if x.leaveTorn {
+					panic("the log is corrupt")
+				}
 				break
 			}
 			evs = append(evs, ev)
@@ -63,7 +74,9 @@ func openWAL(x slips) func(p *sim.Proc) kube.Storage {
 			evs = append(evs, ev)
 			good += 4 + n
 		}
-		s.wal.Truncate(good)
+		if !x.leaveTorn {
+			s.wal.Truncate(good)
+		}
 		if x.replayLatest { // only the last change of each object
 			last := map[string]kube.Event{}
 			for _, ev := range evs {
@@ -76,6 +89,9 @@ func openWAL(x slips) func(p *sim.Proc) kube.Storage {
 			slices.SortFunc(evs, func(a, b kube.Event) int { return int(a.Object.ResourceVersion - b.Object.ResourceVersion) })
 		}
 		for _, ev := range evs {
+			if x.logRefused {
+				ev.Object.ResourceVersion = s.mem.ResourceVersion() + 1
+			}
 			if err := s.mem.Apply(p, ev); err != nil {
 				panic(err)
 			}
@@ -86,6 +102,17 @@ func openWAL(x slips) func(p *sim.Proc) kube.Storage {
 
 func (s *walStore) write(p *sim.Proc, req any) (kube.Object, error) {
 	s.writing.Lock(p)
+	if u, ok := req.(kube.UpdateRequest); ok && s.logRefused && u.Object.ResourceVersion != 0 {
+		blind := u
+		blind.Object.ResourceVersion = 0
+		if ev, changed, err := s.mem.Propose(blind); err == nil && changed {
+			if _, _, err := s.mem.Propose(req); err != nil {
+				s.log(p, ev) // logged, then refused
+				s.writing.Unlock()
+				return kube.Object{}, err
+			}
+		}
+	}
 	ev, changed, err := s.mem.Propose(req)
 	if err != nil || !changed {
 		if !s.shutOnNo {
@@ -94,6 +121,12 @@ func (s *walStore) write(p *sim.Proc, req any) (kube.Object, error) {
 		return ev.Object, err
 	}
 	defer s.writing.Unlock()
+	s.log(p, ev)
+	return ev.Object, s.mem.Apply(p, ev)
+}
+
+// log appends ev to the log and syncs it.
+func (s *walStore) log(p *sim.Proc, ev kube.Event) {
 	b, _ := json.Marshal(ev)
 	if s.lines {
 		b = append(b, '\n')
@@ -102,7 +135,6 @@ func (s *walStore) write(p *sim.Proc, req any) (kube.Object, error) {
 	}
 	s.wal.Append(b)
 	s.wal.Sync(p)
-	return ev.Object, s.mem.Apply(p, ev)
 }
 
 func (s *walStore) Create(p *sim.Proc, o kube.Object) (kube.Object, error) {
@@ -194,6 +226,25 @@ func TestAWritePathLeftLockedIsAStalledWrite(t *testing.T) {
 	t.Fatal("no world of 20 caught the write path left locked")
 }
 
+// A conditional update refused on its precondition, but logged before the
+// precondition was checked, is back after the restart: the first such
+// write is told as refused and yet recovered, with the change the boot
+// made of it.
+func TestARefusedWriteInTheLogIsARefusedWriteLogged(t *testing.T) {
+	ch := chapter(openWAL(slips{logRefused: true}))
+	for seed := int64(1); seed <= 20; seed++ {
+		f := ch.Verdict("crash-points", "crashes", seed)
+		if f == nil {
+			continue
+		}
+		assert.Equal(t, "refused-write-logged", f.Name)
+		assert.Regexp(t, `^the apiserver refused writer-\d's UPDATE .* at [\d.]+ms \(Conflict\), yet the boot at [\d.]+ms, after the crash at [\d.]+ms, `+
+			`recovered that change as rv \d+, MODIFIED .*: the apiserver appended it to the log while it handled the write`, f.Story)
+		return
+	}
+	t.Fatal("no world of 20 caught the refused write in the log")
+}
+
 // A boot that replays only the last change of each object recovers the
 // objects but a history with holes in it: the first acknowledged change it
 // skips is told as an unrecovered write, a record the replay skipped.
@@ -232,11 +283,11 @@ func TestALineReadBackWholeThoughTornIsATornRecordKept(t *testing.T) {
 
 // A boot that panics on the torn record the edge's first crash left is
 // told by that record: which write it was, where the log ends, what the
-// crash kept of it, and where in Open the boot panicked; a boot that panics
-// on a log of whole records is told that the log was whole. A boot that
-// cuts the torn record off passes.
+// crash kept of it, where in Open the boot panicked, and that it boots
+// with the record cut off; a boot that panics on a log of whole records is
+// told that the log was whole. A boot that cuts the torn record off passes.
 func TestABootThatPanicsIsToldByTheLogItWasHanded(t *testing.T) {
-	panicky := func(at int) func(p *sim.Proc) kube.Storage { // the boot that panics: 2 after the torn crash, 3 after the synced one
+	panicky := func(at int) func(p *sim.Proc) kube.Storage { // the boot that panics: 3, after the synced crash
 		boots := 0
 		return func(p *sim.Proc) kube.Storage {
 			if boots++; boots == at {
@@ -245,12 +296,23 @@ func TestABootThatPanicsIsToldByTheLogItWasHanded(t *testing.T) {
 			return openWAL(slips{})(p)
 		}
 	}
-	f := chapter(panicky(2)).Verdict("crash-points", "edge", 1)
+	tornPanics := func(p *sim.Proc) kube.Storage { // the boot that panics on a log that does not end with a whole record
+		data := p.Disk().Open("wal").ReadAll()
+		for len(data) >= 4 && len(data)-4 >= int(binary.BigEndian.Uint32(data)) {
+			data = data[4+binary.BigEndian.Uint32(data):]
+		}
+		if len(data) > 0 {
+			tornPanic(data)
+		}
+		return openWAL(slips{})(p)
+	}
+	f := chapter(tornPanics).Verdict("crash-points", "edge", 1)
 	require.NotNil(t, f)
 	assert.Equal(t, "boot-failed-on-torn-record", f.Name)
 	assert.Regexp(t, `^the crash at [\d.]+ms tore the record the apiserver was syncing for writer-1's CREATE deployments/web-\d+\{.*\}: `+
 		`of the (\d+)B the log had not synced yet, from byte \d+ on, it kept \d+B, so the log's last record ends 1B short, at byte \d+\. `+
-		`The boot at [\d.]+ms could not read past it: Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\.`, f.Story)
+		`The boot at [\d.]+ms could not read past it: Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\. `+
+		`With those \d+B cut off, the same Open boots from that log`, f.Story)
 	assert.Contains(t, f.Details, "tornPanic")
 
 	f = chapter(panicky(3)).Verdict("crash-points", "edge", 1)
@@ -260,6 +322,42 @@ func TestABootThatPanicsIsToldByTheLogItWasHanded(t *testing.T) {
 		`Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\. Every byte it was handed`, f.Story)
 
 	assert.Nil(t, chapter(openWAL(slips{})).Verdict("crash-points", "edge", 1))
+}
+
+// A boot that panics on every restart panics on the log the torn edge's
+// first crash left too, but not because of its torn record: booted again
+// on that log with the torn record cut out, it panics all the same, so the
+// story blames how it reads whole records, and says which record was torn.
+func TestABootThatPanicsWithTheTornRecordCutOutIsToldByTheWholeLog(t *testing.T) {
+	restarts := func(p *sim.Proc) kube.Storage {
+		if p.Now() > 0 {
+			tornPanic(nil)
+		}
+		return openWAL(slips{})(p)
+	}
+	f := chapter(restarts).Verdict("crash-points", "edge", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "boot-failed-on-whole-log", f.Name)
+	assert.Regexp(t, `^the boot at [\d.]+ms could not recover the log it was given: \d+B, among them the \d+B of a record the crash at [\d.]+ms tore, from byte \d+ on\. `+
+		`Open panicked in tornPanic at judge_test.go:\d+ \(torn\), and the apiserver never came back\. `+
+		`With the torn record cut out, the same Open does not boot from the \d+B of whole records left either \(it panicked in tornPanic at judge_test.go:\d+: torn\)`, f.Story)
+}
+
+// A store of lines that skips a last line without its newline as torn, and
+// leaves it in the file, boots after the edge's first crash; the next
+// record runs on from the torn line, and the boot after the second crash
+// panics on a line that is two records. The story blames the torn record
+// the first boot left, with what was appended after it, since the same
+// Open boots from the log with the torn bytes cut out.
+func TestATornLineLeftInTheLogIsABootFailedOnTheTornRecord(t *testing.T) {
+	f := chapter(openWAL(slips{lines: true, leaveTorn: true})).Verdict("crash-points", "edge", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "boot-failed-on-torn-record", f.Name)
+	assert.Regexp(t, `^the crash at [\d.]+ms tore the record the apiserver was syncing for writer-1's CREATE deployments/web-\d+\{.*\}: `+
+		`of the (\d+)B the log had not synced yet, from byte \d+ on, it kept \d+B, 1B short of the record's end\. `+
+		`The boot at [\d.]+ms left those bytes in the log, and the \d+B appended after them ran on from the torn record's end\. `+
+		`The boot at 155ms could not read past it: Open panicked in func\d+ at judge_test.go:\d+ \(the log is corrupt\), and the apiserver never came back\. `+
+		`With the torn \d+B cut out, the same Open boots from that log`, f.Story)
 }
 
 // tornPanic is a decoder that gives up on a log the way a slice past its

@@ -9,11 +9,13 @@
 // declares them. Every check asks the journal first (journal.go), before even
 // whether the world ran to its end: from what the apiserver answered, what
 // each crash left on its disk and what each boot recovered, it names the
-// cause at the first boot that went wrong, before any checker's symptom.
+// cause at the first boot that went wrong, before any checker's symptom. A
+// boot that panicked is judged next (boot.go), by the log it was handed:
+// booted once more on that log with its torn records cut out, Open tells
+// whether a torn record or a whole one was what it could not read.
 package ex02suite
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,12 +88,15 @@ type cluster struct {
 	lanes    []sim.NodeID // the timeline's lanes
 	auditErr error        // why the audit could not read the store's history
 	node1    *kubelet     // the page's kubelet; nil in the other worlds
+	// open is the learner's boot, kept so that a boot that panicked can be
+	// tried again on its log with the torn records cut out (reboot).
+	open func(p *sim.Proc) kube.Storage
 }
 
 // newCluster builds the scene of seed: the apiserver booting open, links of
 // 1–5ms, the timeline's lanes, and the scene options of the check.
 func newCluster(seed int64, open func(p *sim.Proc) kube.Storage, lanes []sim.NodeID, opts ...scene.Option) *cluster {
-	c := &cluster{lanes: lanes}
+	c := &cluster{lanes: lanes, open: open}
 	opts = append([]scene.Option{scene.Named(apiserver), scene.Latency(linkMin, linkMax)}, opts...)
 	c.Scene = scene.New(seed, c.boot(open), opts...)
 	c.j = &journal{w: c.W}
@@ -101,12 +106,14 @@ func newCluster(seed int64, open func(p *sim.Proc) kube.Storage, lanes []sim.Nod
 }
 
 // boot is the apiserver's boot: the learner's Open, noted by the journal
-// with what the disk held before it, then served.
+// with what the disk held before it (its size, and its bytes, for a boot
+// that panics), then served.
 func (c *cluster) boot(open func(p *sim.Proc) kube.Storage) scene.Boot {
 	return func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) {
 		c.boots++
 		c.store = nil
 		found, _ := c.j.disk()
+		c.j.found = append(c.j.found, c.j.image())
 		s := open(p)
 		c.store = s
 		c.j.booted(p, c.boots, s, found)
@@ -182,113 +189,6 @@ func (c *cluster) told(f *suite.Failure) *suite.Failure {
 // explained is the journal's explanation of the world, if it has one: the
 // most specific cause, before any checker's symptom.
 func explained(c *cluster) *suite.Failure { return c.told(c.j.explain()) }
-
-// ran: the world ran to its end. A boot whose Open panicked is told by
-// what it was handed: the log the last crash left, and, when that crash tore
-// the record being synced, which record, where it ends and what the crash
-// kept of it; or a log of whole records, where the crash is not to blame and
-// the boot is. Either way the apiserver never came back, which is the
-// clause's breach; where in Open it panicked, and why, come after.
-func ran(c *cluster) *suite.Failure {
-	var pe *sim.PanicError
-	if !errors.As(c.Err, &pe) || !strings.HasPrefix(pe.Proc, string(apiserver)+"/main") {
-		return scene.Ran(c.Scene)
-	}
-	var x *crashRec // the last crash before the boot, with what it did to the disk
-	for _, k := range c.j.crashes() {
-		if k.at <= pe.At {
-			x = k
-		}
-	}
-	size, synced := c.j.disk()
-	at := pe.At.Round(100 * time.Microsecond) // as the failure's time is told
-	where := openFrame(pe.Stack)
-	panicked := fmt.Sprintf("Open panicked%s (%v), and the apiserver never came back", where, pe.Value)
-	f := suite.Failure{At: pe.At, Details: pe.Stack}
-	switch {
-	case x != nil && x.torn():
-		f.Name = "boot-failed-on-torn-record"
-		f.Story = fmt.Sprintf("the crash at %s tore the record the apiserver was syncing%s: of the %dB the log had not synced yet, from byte %d on, "+
-			"it kept %dB, so the log's last record ends %dB short, at byte %d. The boot at %s could not read past it: %s. "+
-			"A boot must take a record a crash cut short for the end of the log, and cut it off",
-			suite.FormatTime(x.at), c.syncing(x.at), x.unsynced, size-x.kept, x.kept, x.unsynced-x.kept, size,
-			suite.FormatTime(at), panicked)
-	default:
-		f.Name = "boot-failed-on-whole-log"
-		left := "the log it was given"
-		if x != nil {
-			left = fmt.Sprintf("the log the crash at %s left", suite.FormatTime(x.at))
-		}
-		f.Story = fmt.Sprintf("the boot at %s could not recover %s: %dB of whole records, %s, none torn. %s. "+
-			"Every byte it was handed is a record the apiserver wrote itself, so the fault is in how Open reads them back",
-			suite.FormatTime(at), left, size, syncedTail(size, synced, x), suite.UpperFirst(panicked))
-	}
-	return c.told(&f)
-}
-
-// syncedTail says how much of a log of size bytes was synced, and what
-// the crash x, which tore nothing, did to the bytes it caught unsynced.
-func syncedTail(size, synced int, x *crashRec) string {
-	out := "all synced"
-	if synced < size {
-		out = fmt.Sprintf("%dB of them synced", synced)
-	}
-	if x != nil && x.unsynced > x.kept {
-		out += fmt.Sprintf(" (the crash dropped the %dB it caught unsynced)", x.unsynced-x.kept)
-	}
-	return out
-}
-
-// syncing names the write the apiserver had taken and not answered when
-// a crash struck at at, read from the world's trace: the one whose record
-// it was syncing.
-func (c *cluster) syncing(at time.Duration) string {
-	var took *sim.Event
-	for _, ev := range c.W.Trace().Events() {
-		if ev.At > at {
-			break
-		}
-		switch {
-		case ev.Kind == sim.EvRecv && ev.Node == apiserver && isWrite(ev.Msg):
-			took = &ev
-		case ev.Kind == sim.EvReply && ev.Node == apiserver && took != nil && ev.Peer == took.Peer:
-			took = nil
-		}
-	}
-	if took == nil {
-		return ""
-	}
-	return fmt.Sprintf(" for %s's %v", took.Peer, took.Msg)
-}
-
-func isWrite(req any) bool {
-	switch req.(type) {
-	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return true
-	}
-	return false
-}
-
-// openFrame is where a boot's panic struck, read from its stack: the frame
-// below the runtime's panic, " in nextFrame at store.go:57", or "".
-func openFrame(stack string) string {
-	lines := strings.Split(stack, "\n")
-	for i, l := range lines {
-		if !strings.HasPrefix(l, "panic(") {
-			continue
-		}
-		for j := i + 2; j+1 < len(lines); j += 2 { // a frame is a function's line, then its file's
-			fn, _, _ := strings.Cut(lines[j], "(")
-			if strings.HasPrefix(fn, "runtime.") {
-				continue
-			}
-			fn = fn[strings.LastIndex(fn, ".")+1:]
-			file, _, _ := strings.Cut(strings.TrimSpace(lines[j+1]), " ")
-			return fmt.Sprintf(" in %s at %s", fn, file[strings.LastIndex(file, "/")+1:])
-		}
-	}
-	return ""
-}
 
 // lost checks durability: every acknowledged change is in the final
 // history. It returns the story, time and details of the first one lost.

@@ -5,6 +5,7 @@ package ex03suite
 // from what its clients sent and were answered in the world's trace.
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,8 +34,17 @@ type call struct {
 // to the same server about the same key (an object's, or the one an error
 // names), or of the same kind for a list.
 func calls(w *world) []*call {
+	if w.sent == nil {
+		w.sent = sent(w)
+	}
+	return w.sent
+}
+
+// sent pairs the requests the drill's clients sent with their answers, for
+// calls.
+func sent(w *world) []*call {
 	clients, servers := w.drill.Clients(), w.drill.Servers()
-	var out []*call
+	out := []*call{}
 	waiting := map[[2]sim.NodeID][]*call{} // by client and server, oldest first
 	take := func(at [2]sim.NodeID, match func(c *call) bool) *call {
 		i := slices.IndexFunc(waiting[at], match)
@@ -96,21 +106,13 @@ func keyOf(req any) string {
 	return ""
 }
 
-func isWrite(req any) bool {
-	switch req.(type) {
-	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
-		return true
-	}
-	return false
-}
-
 // neverAcknowledged: not one of the drill's writes was acknowledged (what
 // they were answered, describe tells); a broken cluster shows nothing to a
 // drill that changed nothing.
 func neverAcknowledged(w *world) string {
 	n := 0
 	for _, c := range calls(w) {
-		if isWrite(c.req) {
+		if kube.IsWrite(c.req) {
 			n++
 		}
 	}
@@ -122,7 +124,7 @@ func neverAcknowledged(w *world) string {
 
 // lacksWriteThroughServer2: writes through server-1 only.
 func lacksWriteThroughServer2(w *world) string {
-	if slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.server == server2 }) {
+	if slices.ContainsFunc(calls(w), func(c *call) bool { return kube.IsWrite(c.req) && c.server == server2 }) {
 		return ""
 	}
 	return "never sent a write to server-2"
@@ -173,7 +175,7 @@ func lacksFinalComparison(w *world) string {
 	cs := calls(w)
 	var taken []string // the keys of writes through server-2 while server-1 was cut off, in order
 	for _, c := range cs {
-		if isWrite(c.req) && c.server == server2 && apart(c) {
+		if kube.IsWrite(c.req) && c.server == server2 && apart(c) {
 			taken = append(taken, keyOf(c.req))
 		}
 	}
@@ -227,6 +229,64 @@ func lacksFinalComparison(w *world) string {
 			}
 		}
 		return fmt.Sprintf("never read %s (which it wrote through server-2 while server-1 was cut off) from each server on its own once every fault was over", k)
+	}
+	return ""
+}
+
+// lacksDegradedFault: degraded mode stops copying writes to server-2 only
+// once server-2 fails to answer, and shows it only when server-2, back,
+// answers for a server-1 that is away. Told by the first step the drill
+// never took: no write while server-2 was down or cut off; a crash of
+// server-2 it never restarted; no read of server-2 on its own, or none
+// answered, while server-1 was away after such a write.
+func lacksDegradedFault(w *world) string {
+	faults := w.W.Faults()
+	end := w.W.Now()
+	// away: at at, a crash or a partition had taken s away.
+	away := func(s sim.NodeID, at time.Duration) (sim.Fault, bool) {
+		for _, f := range faults {
+			fEnd := f.End
+			if f.Open {
+				fEnd = end
+			}
+			if (f.Kind == sim.FaultCrash || f.Kind == sim.FaultPartition) && f.Touches(s) && at >= f.Start && at <= fEnd {
+				return f, true
+			}
+		}
+		return sim.Fault{}, false
+	}
+	cs := calls(w)
+	first := time.Duration(-1) // the first write sent while server-2 was away
+	for _, c := range cs {
+		if _, ok := away(server2, c.at); ok && kube.IsWrite(c.req) {
+			first = c.at
+			break
+		}
+	}
+	if first < 0 {
+		return "never wrote while server-2 was down or cut off, the only time this cluster stops copying writes to server-2"
+	}
+	for _, f := range faults {
+		if f.Kind == sim.FaultCrash && f.Open && f.Touches(server2) {
+			return fmt.Sprintf("crashed server-2 at %s and never restarted it, so server-2 never came back to answer for server-1", sim.FormatTime(f.Start))
+		}
+	}
+	asked, answered := 0, 0
+	for _, c := range cs {
+		if _, ok := away(server1, c.at); !ok || c.server != server2 || c.at < first || kube.IsWrite(c.req) || !kube.IsRequest(c.req) {
+			continue
+		}
+		asked++
+		if c.ok || errors.Is(c.err, kube.ErrNotFound) {
+			answered++
+		}
+	}
+	switch {
+	case asked == 0:
+		return "wrote while server-2 was away, but never read server-2 on its own while server-1 was down or cut off afterwards"
+	case answered == 0:
+		return fmt.Sprintf("read server-2 on its own %d times while server-1 was away, after writing while server-2 was, and had no answer: "+
+			"server-2 refuses reads until server-1 has been away for %s, so a drill must ask again and again", asked, takeoverAfter)
 	}
 	return ""
 }

@@ -8,7 +8,6 @@ package ex03suite
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -307,25 +306,14 @@ func (s *laggingServer) read(req any) (any, error) {
 			live[k] = c.Object
 		}
 	}
-	switch q := req.(type) {
-	case kube.GetRequest:
-		if o, ok := live[q.Key]; ok {
-			return o, nil
-		}
-		return nil, kube.NotFound(q.Key)
-	default:
-		l := kube.List{Items: []kube.Object{}}
-		for _, c := range s.changes {
-			l.ResourceVersion = max(l.ResourceVersion, c.Object.ResourceVersion)
-		}
-		for _, o := range live {
-			if o.Kind == q.(kube.ListRequest).Kind {
-				l.Items = append(l.Items, o)
-			}
-		}
-		slices.SortFunc(l.Items, func(a, b kube.Object) int { return cmp.Compare(a.Key(), b.Key()) })
-		return l, nil
+	if q, ok := req.(kube.GetRequest); ok {
+		return live.get(q.Key)
 	}
+	rv := int64(0) // the newest change's, shown or not
+	for _, c := range s.changes {
+		rv = max(rv, c.Object.ResourceVersion)
+	}
+	return live.list(req.(kube.ListRequest).Kind, rv), nil
 }
 
 // write decides a write against the server's own changes, stamps it with

@@ -7,10 +7,14 @@
 // A world is one cluster of the zoo at one seed, with what the drill
 // concluded there. It fails when the drill could not run (ran), its
 // linearizability search ran out of its budget (undecided: no finding and
-// no pass, and the suite runs the drill no further), declared a broken
-// cluster healthy (missed) or reported a finding against a correct one
-// (falseAlarm); what the drill did, told with a miss, splits its writes by
-// server and by answer. The checks count those worlds over the seeds (Tally):
+// no pass, and the suite runs the drill no further), compared the servers
+// through the load balancer, so that a client meaning to read each server
+// read one of them twice (leftToChance: a failure in any world where it
+// shows, caught or not, since whether the drill compared two servers was
+// chance), declared a broken cluster healthy (missed) or reported a
+// finding against a correct one (falseAlarm); what the drill did, told with
+// a miss, splits its writes by server and by answer. The checks count
+// those worlds over the seeds (Tally):
 //
 //   - catches-async-replication, catches-lost-write, catches-divergence,
 //     catches-degraded-mode: the drill returns a finding for that broken
@@ -102,7 +106,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
-			Judges: []scene.Judge[*world]{undecided, missed, falseAlarm}, Tally: passesCorrect},
+			Judges: []scene.Judge[*world]{undecided, leftToChance, missed, falseAlarm}, Tally: passesCorrect},
 	}}
 }
 
@@ -119,6 +123,9 @@ type world struct {
 	// after is the world whose drill's search ran out of its budget first,
 	// when this world's drill was not run for that reason.
 	after *world
+	// sent is calls(w), worked out once: the world does not change once the
+	// drill has returned.
+	sent []*call
 }
 
 // play builds the world of cl for seed, the scene's default of two servers
@@ -221,7 +228,7 @@ func missed(w *world) *suite.Failure {
 	}
 	story := fmt.Sprintf("the cluster %q %s; your drill declared it healthy", w.cluster.name, w.cluster.does)
 	lacks := w.cluster.lacks
-	if runs > 0 && !slices.ContainsFunc(calls(w), func(c *call) bool { return isWrite(c.req) && c.ok }) {
+	if runs > 0 && !slices.ContainsFunc(calls(w), func(c *call) bool { return kube.IsWrite(c.req) && c.ok }) {
 		lacks = neverAcknowledged // before anything a cluster needs: with no write, no cluster shows anything
 	}
 	if lacks != nil && runs > 0 { // a drill that never ran lacks everything: its details say so
@@ -251,7 +258,7 @@ func falseAlarm(w *world) *suite.Failure {
 // cls on enough seeds, and cries wolf on no correct cluster.
 func catches(name string, cls ...cluster) scene.Check[*world] {
 	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
-		Judges: []scene.Judge[*world]{undecided, missed, falseAlarm},
+		Judges: []scene.Judge[*world]{undecided, leftToChance, missed, falseAlarm},
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
 			for _, out := range plays[:len(cls)] {
 				if f := broke(out); f != nil {
@@ -383,8 +390,8 @@ func describe(w *world) (string, time.Duration) {
 		if ev.Kind != sim.EvSend || !slices.Contains(clients, ev.Node) {
 			continue
 		}
-		switch ev.Msg.(type) {
-		case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
+		switch {
+		case kube.IsWrite(ev.Msg):
 			writes++
 			if during(ev.At) {
 				writesDuring++
@@ -392,7 +399,7 @@ func describe(w *world) (string, time.Duration) {
 			if focus < 0 {
 				focus = ev.At
 			}
-		case kube.GetRequest, kube.ListRequest, kube.WatchRequest:
+		case isRead(ev.Msg):
 			reads++
 			readBy[ev.Peer]++
 			if otherAway(ev.Peer, ev.At) {
@@ -435,7 +442,7 @@ func describe(w *world) (string, time.Duration) {
 func writeOutcomes(w *world) string {
 	by := map[sim.NodeID]map[string]int{}
 	for _, c := range calls(w) {
-		if !isWrite(c.req) {
+		if !kube.IsWrite(c.req) {
 			continue
 		}
 		if by[c.server] == nil {

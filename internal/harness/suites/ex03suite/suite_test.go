@@ -389,3 +389,106 @@ func TestADrillThatHadNoWriteAcknowledgedIsToldSo(t *testing.T) {
 	require.NotNil(t, f)
 	assert.NotContains(t, f.Story, "never had one of its")
 }
+
+// auditing is a drill that writes each key once, crashes server-2 for a
+// while, and then has an auditor read each key twice, meaning to read each
+// server once: pinned to each server in turn, or through the balancer.
+func auditing(pinned bool) func(c *drill.Cluster) error {
+	return func(c *drill.Cluster) error {
+		all := c.Servers()
+		keys := []string{"deployments/a", "deployments/b", "deployments/c"}
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all[0]).WithTimeout(200 * time.Millisecond)
+			for i, k := range keys {
+				api.Create(kube.Object{Kind: "deployments", Name: k[len("deployments/"):], Replicas: i + 1}) //nolint:errcheck // compared below
+			}
+		})
+		c.At(100*time.Millisecond, func() { c.Crash(all[1]) })
+		c.At(200*time.Millisecond, func() { c.Restart(all[1]) })
+		c.Client("auditor", func(p *sim.Proc) {
+			p.Sleep(500 * time.Millisecond)
+			api := kube.NewClient(p, all...).WithTimeout(200 * time.Millisecond)
+			for _, k := range keys {
+				for _, s := range all {
+					look := api
+					if pinned {
+						look = api.Pin(s)
+					}
+					look.Get(k, kube.ReadOptions{}) //nolint:errcheck // what it read is not judged here
+				}
+			}
+		})
+		return c.Run(time.Second)
+	}
+}
+
+// An auditor that reads each key twice through the balancer compares a
+// server with itself whenever both reads land on one server, which the
+// balancer does for some key in most worlds: in the first world it does,
+// the drill is told that its comparison was left to chance, with the key,
+// the server both reads went to and the cluster. Pinned, it never is.
+func TestAComparisonThroughTheBalancerIsLeftToChance(t *testing.T) {
+	var f *suite.Failure
+	for seed := int64(1); seed <= 10 && f == nil; seed++ {
+		f = leftToChance(play(auditing(false), syncReplication, seed))
+	}
+	require.NotNil(t, f, "in 10 worlds the balancer never sent both reads of a key to one server")
+	assert.Equal(t, nameChance, f.Name)
+	assert.Regexp(t, `^your drill's auditor read deployments/[abc] 2 times once every fault was over \(from 500ms on\), `+
+		`and every one of those reads went to (server-1, none to server-2|server-2, none to server-1), though it read server-[12] at that time: `+
+		`it asked through the load balancer, .* and on the cluster "synchronous replication" \(seed \d+\) it compared server-[12]'s with itself`, f.Story)
+	for seed := int64(1); seed <= 10; seed++ {
+		assert.Nil(t, leftToChance(play(auditing(true), syncReplication, seed)), "seed %d", seed)
+	}
+}
+
+// degradedDrill is a drill that writes through server-1 every 10ms for
+// 600ms while server-2 is down from 100ms (and back at 250ms, unless
+// never), and server-1 is down from 300ms to 500ms; reader-2 reads server-2
+// every 10ms from 300ms on, if it reads at all. crashed says whether
+// server-2 goes down at all.
+func degradedDrill(crashed, restarted, reads bool) func(c *drill.Cluster) error {
+	return func(c *drill.Cluster) error {
+		all := c.Servers()
+		c.Client("writer", func(p *sim.Proc) {
+			api := kube.NewClient(p, all[0]).WithTimeout(100 * time.Millisecond)
+			api.Create(kube.Object{Kind: "deployments", Name: "web"}) //nolint:errcheck // not judged here
+			for n := 1; p.Now() < 600*time.Millisecond; n++ {
+				api.Update(kube.Object{Kind: "deployments", Name: "web", Replicas: n}) //nolint:errcheck // not judged here
+				p.Sleep(10 * time.Millisecond)
+			}
+		})
+		if crashed {
+			c.At(100*time.Millisecond, func() { c.Crash(all[1]) })
+		}
+		if crashed && restarted {
+			c.At(250*time.Millisecond, func() { c.Restart(all[1]) })
+		}
+		c.At(300*time.Millisecond, func() { c.Crash(all[0]) })
+		c.At(500*time.Millisecond, func() { c.Restart(all[0]) })
+		if reads {
+			c.Client("reader-2", func(p *sim.Proc) {
+				p.Sleep(300 * time.Millisecond)
+				api := kube.NewClient(p, all[1]).WithTimeout(100 * time.Millisecond)
+				for p.Now() < 600*time.Millisecond {
+					api.Get("deployments/web", kube.ReadOptions{}) //nolint:errcheck // not judged here
+					p.Sleep(10 * time.Millisecond)
+				}
+			})
+		}
+		return c.Run(time.Second)
+	}
+}
+
+// A drill that misses degraded mode is told the first step it never took:
+// a write while server-2 was away, a restart of the server-2 it crashed, a
+// read of server-2 while server-1 was away afterwards.
+func TestADrillThatMissesDegradedModeIsToldWhatItNeverDid(t *testing.T) {
+	lack := func(crashed, restarted, reads bool) string {
+		return lacksDegradedFault(play(degradedDrill(crashed, restarted, reads), degradedMode, 1))
+	}
+	assert.Equal(t, "never wrote while server-2 was down or cut off, the only time this cluster stops copying writes to server-2", lack(false, false, true))
+	assert.Equal(t, "crashed server-2 at 100ms and never restarted it, so server-2 never came back to answer for server-1", lack(true, false, true))
+	assert.Equal(t, "wrote while server-2 was away, but never read server-2 on its own while server-1 was down or cut off afterwards", lack(true, true, false))
+	assert.Equal(t, "", lack(true, true, true))
+}

@@ -99,6 +99,7 @@ var (
 			"and once server-1 has been down or cut off for %s, server-2 answers reads from its own copy, which lacks them. "+
 			"Outside faults it looks healthy: server-2 sends every request to server-1", takeoverAfter),
 		needs: "writes while server-2 is away, then reads of the same keys from server-2 on its own, again and again, while server-1 is away",
+		lacks: lacksDegradedFault,
 		boot:  bootDegraded,
 	}
 	oneStore = cluster{
@@ -525,22 +526,36 @@ type replica map[string]kube.Object
 func (r replica) read(p *sim.Proc, req any) (any, error) {
 	switch q := req.(type) {
 	case kube.GetRequest:
-		if o, ok := r[q.Key]; ok {
-			return o, nil
-		}
-		return kube.Object{}, kube.NotFound(q.Key)
+		return r.get(q.Key)
 	case kube.ListRequest:
-		l := kube.List{Items: []kube.Object{}}
+		rv := int64(0) // the newest object's
 		for _, o := range r {
-			l.ResourceVersion = max(l.ResourceVersion, o.ResourceVersion)
-			if o.Kind == q.Kind {
-				l.Items = append(l.Items, o)
-			}
+			rv = max(rv, o.ResourceVersion)
 		}
-		slices.SortFunc(l.Items, func(a, b kube.Object) int { return cmp.Compare(a.Key(), b.Key()) })
-		return l, nil
+		return r.list(q.Kind, rv), nil
 	}
 	return forward(p, server1, req)
+}
+
+// get answers a Get of key from r: the object, or NotFound.
+func (r replica) get(key string) (any, error) {
+	if o, ok := r[key]; ok {
+		return o, nil
+	}
+	return kube.Object{}, kube.NotFound(key)
+}
+
+// list answers a List of kind from r, as of resourceVersion rv: its
+// objects of that kind, by key.
+func (r replica) list(kind string, rv int64) kube.List {
+	l := kube.List{Items: []kube.Object{}, ResourceVersion: rv}
+	for _, o := range r {
+		if o.Kind == kind {
+			l.Items = append(l.Items, o)
+		}
+	}
+	slices.SortFunc(l.Items, func(a, b kube.Object) int { return cmp.Compare(a.Key(), b.Key()) })
+	return l
 }
 
 // isRead reports whether req only reads.
