@@ -114,6 +114,9 @@ type belief struct {
 	listed  map[version]bool // every pod version a list showed it: what a decision to delete rests on
 	// lastList is the version of each pod its last list of pods showed it.
 	lastList map[string]int64
+	// made is every object version the reply to one of its own writes
+	// showed it: a version it knows because it made it.
+	made map[version]bool
 
 	// decision is the pods count the controller's latest creates were sent
 	// on, and how many it sent.
@@ -319,8 +322,8 @@ func play(seed int64, sc scenario, told string, newController func() Controller)
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
 	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{}, acked: map[version]ack{},
 		beliefs: map[sim.NodeID]*belief{
-			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
-			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
+			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}, made: map[version]bool{}},
+			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}, made: map[version]bool{}},
 		}}
 
 	// The state before the story: web and the pods yesterday's controller made.
@@ -462,7 +465,7 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
 	if isDelete && o.Owner == web && cl.newer == nil {
-		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
+		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] && !b.made[versionOf(before)] {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 		}
 	}
@@ -656,7 +659,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		if o, ok := reply.(kube.Object); ok && err == nil {
 			s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
 			if b != nil {
-				b.seen[versionOf(o)] = true // the reply shows the version the write made
+				b.made[versionOf(o)] = true // the reply shows the version the write made
 			}
 		}
 		if unread != nil {

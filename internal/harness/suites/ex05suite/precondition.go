@@ -29,7 +29,7 @@ type unreadPrecondition struct {
 // precondition was read or absent, or a delete was noted before.
 func (cl *cluster) noteUnread(now time.Duration, by, via sim.NodeID, req any, b *belief) *unreadPrecondition {
 	q, ok := req.(kube.DeleteRequest)
-	if !ok || q.ResourceVersion == 0 || b.seen[version{q.Key, q.ResourceVersion}] || cl.unread != nil {
+	if !ok || q.ResourceVersion == 0 || b.seen[version{q.Key, q.ResourceVersion}] || b.made[version{q.Key, q.ResourceVersion}] || cl.unread != nil {
 		return nil
 	}
 	cl.unread = &unreadPrecondition{by: by, via: via, at: now, key: q.Key, rv: q.ResourceVersion, list: b.pods, listed: b.lastList[q.Key]}
