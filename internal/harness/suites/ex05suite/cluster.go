@@ -465,7 +465,10 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
 	if isDelete && o.Owner == web && cl.newer == nil {
-		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] && !b.made[versionOf(before)] {
+		// A delete on the version its own create returned names a version
+		// it knows; one without a precondition names none.
+		q, _ := r.Req.(kube.DeleteRequest)
+		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] && !(q.ResourceVersion != 0 && b.made[versionOf(before)]) {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 		}
 	}
