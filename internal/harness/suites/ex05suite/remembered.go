@@ -49,7 +49,6 @@ func (cl *cluster) rememberedPods() *suite.Failure {
 		return nil
 	}
 	var told []string
-	var missed change
 	for _, id := range []sim.NodeID{controllerA, controllerB} {
 		b := cl.beliefs[id]
 		run := b.remembering
@@ -68,9 +67,6 @@ func (cl *cluster) rememberedPods() *suite.Failure {
 		}
 		if c.key == "" {
 			continue
-		}
-		if missed.key == "" {
-			missed = c
 		}
 		sent := "sent nothing"
 		if run.writes > 0 {
