@@ -254,38 +254,69 @@ func Converged(states map[string]map[string]any, at time.Duration) *Violation {
 // deletion of its key at the position its answer gave is another failure
 // (a lost or divergent write) and is not judged here.
 func StaleDelete(h *History, final []Change) *Violation {
-	var deletes []Operation
+	return staleWrite(h, final, KindDelete, "stale-delete", "deleted", "A delete with a resourceVersion must fail with Conflict once the object has changed since")
+}
+
+// StaleUpdate finds the first update conditional on a resourceVersion, in
+// the order the clients heard yes, that was acknowledged although its object
+// had changed since the version it named (course.OneHistory): in final, the
+// one history, the last change to the key before the update must be the one
+// at the precondition's resourceVersion. An update that is not, in final,
+// its key set to its value at the position its answer gave is another
+// failure (a lost, misnumbered or divergent write) and is not judged here.
+func StaleUpdate(h *History, final []Change) *Violation {
+	return staleWrite(h, final, KindCompareAndSet, "stale-update", "updated",
+		"An update with a resourceVersion must fail with Conflict once the object has changed since: it was decided on a version that was no longer the latest")
+}
+
+// staleWrite is StaleDelete and StaleUpdate: the first acknowledged write of
+// kind conditional on a resourceVersion, in the order the clients heard
+// yes, that stands in final at the position its answer gave although the
+// last change to its key before it is not at the precondition's version.
+// It is told as name, the object "no longer at rv N when it was <done>",
+// ending with lesson.
+func staleWrite(h *History, final []Change, kind Kind, name, done, lesson string) *Violation {
+	var writes []Operation
 	for _, op := range h.Operations() {
-		if op.Input.Kind == KindDelete && op.Input.IfVersion != 0 && op.Acknowledged() {
-			deletes = append(deletes, op)
+		if op.Input.Kind == kind && !op.Input.ByValue && op.Input.IfVersion != 0 && op.Acknowledged() {
+			writes = append(writes, op)
 		}
 	}
-	slices.SortStableFunc(deletes, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
-	for _, op := range deletes {
-		lastAt, stale := staleAt(final, op.Input.Key, op.Result.Version, op.Input.IfVersion)
+	slices.SortStableFunc(writes, func(a, b Operation) int { return cmp.Compare(a.Return, b.Return) })
+	for _, op := range writes {
+		lastAt, stale := staleAt(final, op)
 		if !stale {
 			continue
 		}
-		return &Violation{Clause: course.OneHistory, Name: "stale-delete", At: op.Return, Ops: []OpID{op.ID}, Servers: []string{op.Server},
+		state := fmt.Sprintf("was no longer at rv %d", op.Input.IfVersion)
+		if op.Input.IfVersion > lastAt {
+			// A precondition from the future: the object had never been there.
+			state = fmt.Sprintf("had not yet reached rv %d", op.Input.IfVersion)
+			lesson = "A write with a resourceVersion succeeds only while the object is at exactly that version, neither older nor newer"
+		}
+		return &Violation{Clause: course.OneHistory, Name: name, At: op.Return, Ops: []OpID{op.ID}, Servers: []string{op.Server},
 			Story: fmt.Sprintf("%s's %s through %s, sent at %s, was acknowledged at %s as rv %d, "+
-				"but in the one history %s was no longer at rv %d when it was deleted: the last change to it before the deletion is %s. "+
-				"A delete with a resourceVersion must fail with Conflict once the object has changed since",
+				"but in the one history %s %s when it was %s: the last change to it before %s is %s. %s",
 				op.Client, op.Input, op.Server, formatTime(op.Call), formatTime(op.Return), op.Result.Version,
-				op.Input.Key, op.Input.IfVersion, numbered(final, lastAt)),
+				op.Input.Key, state, done, changeOf(op), numbered(final, lastAt), lesson),
 			Details: keyChanges(final, op),
 		}
 	}
 	return nil
 }
 
-// staleAt looks at a deletion of key at position index of final (counting
-// from 1: its resourceVersion) that named version rv. It returns the position
-// of the last change to key before it, and whether the deletion was stale.
-func staleAt(final []Change, key string, index, rv int64) (lastAt int64, stale bool) {
+// staleAt looks at the change at the position of final (counting from 1:
+// its resourceVersion) that op's answer gave, which must be op's own: the
+// deletion of its key, or its key set to its value. It returns the position
+// of the last change to the key before it, and whether op was stale: that
+// change is not at the version op's precondition named.
+func staleAt(final []Change, op Operation) (lastAt int64, stale bool) {
+	key, index, rv := op.Input.Key, op.Result.Version, op.Input.IfVersion
 	if index < 1 || index > int64(len(final)) {
 		return 0, false
 	}
-	if del := final[index-1]; del.Key != key || !del.Deleted {
+	c := final[index-1]
+	if c.Key != key || c.Deleted != (op.Input.Kind == KindDelete) || !c.Deleted && !sameValue(c.Value, op.Input.Value) {
 		return 0, false
 	}
 	for i := index - 2; i >= 0; i-- {
@@ -297,6 +328,15 @@ func staleAt(final []Change, key string, index, rv int64) (lastAt int64, stale b
 	return lastAt, lastAt != 0 && lastAt != rv
 }
 
+// changeOf names the change a conditional write made: "the deletion", "the
+// update".
+func changeOf(op Operation) string {
+	if op.Input.Kind == KindDelete {
+		return "the deletion"
+	}
+	return "the update"
+}
+
 // numbered is the change at position at of final, with its version.
 func numbered(final []Change, at int64) Change {
 	c := final[at-1]
@@ -306,18 +346,22 @@ func numbered(final []Change, at int64) Change {
 	return c
 }
 
-// keyChanges lists the changes to the key del deleted, in final, up to the
-// deletion, which is marked.
-func keyChanges(final []Change, del Operation) string {
+// keyChanges lists the changes to the key op wrote, in final, up to op's
+// change, which is marked.
+func keyChanges(final []Change, op Operation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the changes to %s in the one history, up to the deletion:\n", del.Input.Key)
-	for i := range final[:del.Result.Version] {
-		if final[i].Key != del.Input.Key {
+	fmt.Fprintf(&b, "the changes to %s in the one history, up to %s:\n", op.Input.Key, changeOf(op))
+	for i := range final[:op.Result.Version] {
+		if final[i].Key != op.Input.Key {
 			continue
 		}
 		fmt.Fprintf(&b, "  %s", numbered(final, int64(i+1)))
-		if int64(i+1) == del.Result.Version {
-			fmt.Fprintf(&b, "   ← %s's delete if rv=%d", del.Client, del.Input.IfVersion)
+		if int64(i+1) == op.Result.Version {
+			what := fmt.Sprintf("delete if rv=%d", op.Input.IfVersion)
+			if op.Input.Kind != KindDelete {
+				what = fmt.Sprintf("update to %s if rv=%d", formatValue(op.Input.Value), op.Input.IfVersion)
+			}
+			fmt.Fprintf(&b, "   ← %s's %s", op.Client, what)
 		}
 		b.WriteString("\n")
 	}

@@ -173,3 +173,40 @@ func TestAStaleDeleteIsTheOneThatMissedAChange(t *testing.T) {
 	assert.Nil(t, check.StaleDelete(deleted(1, 3), final), "position 3 is not a deletion: another failure")
 	assert.Nil(t, check.StaleDelete(deleted(1, 9), final), "a position past the history is a lost write")
 }
+
+// An update conditional on web's rv 1, acknowledged as rv 4 after web
+// changed at rv 3, is stale, and told with the changes to web up to it;
+// so is one that named a version web had not reached (rv 4, its own);
+// one that named rv 3 is not; an update whose answer points at a change
+// that is not its own (another key, another value) is another failure.
+func TestAStaleUpdateIsTheOneThatMissedAChange(t *testing.T) {
+	final := []check.Change{
+		{Version: 1, Key: "deployments/web", Value: 3},
+		{Version: 2, Key: "deployments/api", Value: 1},
+		{Version: 3, Key: "deployments/web", Value: 5},
+		{Version: 4, Key: "deployments/web", Value: 8},
+	}
+	updated := func(value, ifVersion, at int64) *check.History {
+		h := check.NewHistory()
+		done(h, "controller-b", "server-2", check.UpdateIfVersion("deployments/web", value, ifVersion), 100, 120, check.Acked(at))
+		return h
+	}
+
+	v := check.StaleUpdate(updated(8, 1, 4), final)
+	require.NotNil(t, v)
+	assert.Equal(t, "stale-update", v.Name)
+	assert.Equal(t, course.OneHistory, v.Clause)
+	assert.Equal(t, ms(120), v.At)
+	assert.Contains(t, v.Story, "controller-b's update deployments/web to 8 if rv=1 through server-2, sent at 100ms, was acknowledged at 120ms as rv 4, "+
+		"but in the one history deployments/web was no longer at rv 1 when it was updated: the last change to it before the update is rv 3 deployments/web=5")
+	assert.Contains(t, v.Details, "← controller-b's update to 8 if rv=1")
+
+	future := check.StaleUpdate(updated(8, 4, 4), final)
+	require.NotNil(t, future, "a precondition from the future is stale too")
+	assert.Contains(t, future.Story, "but in the one history deployments/web had not yet reached rv 4 when it was updated: the last change to it before the update is rv 3")
+
+	assert.Nil(t, check.StaleUpdate(updated(8, 3, 4), final), "rv 3 was the last change before the update")
+	assert.Nil(t, check.StaleUpdate(updated(9, 1, 4), final), "position 4 holds another value: another failure")
+	assert.Nil(t, check.StaleUpdate(updated(8, 1, 2), final), "position 2 is another key: another failure")
+	assert.Nil(t, check.StaleDelete(updated(8, 1, 4), final), "an update is no delete")
+}

@@ -111,6 +111,15 @@ func UpdateIfValue(key string, value, expected any) Input {
 	return Input{Kind: KindCompareAndSet, Key: key, Value: normalize(value), IfValue: normalize(expected), ByValue: true}
 }
 
+// Verb names what the operation did, for a story: its kind's name, but
+// "list" for a read that was one key's place in a LIST.
+func (in Input) Verb() string {
+	if in.Kind == KindRead && in.List != "" {
+		return "list"
+	}
+	return in.Kind.String()
+}
+
 // String describes the input briefly: "read deployments/web",
 // "write deployments/web=5", "update deployments/web to 8 if rv=3".
 func (in Input) String() string {

@@ -433,8 +433,10 @@ func (s stuckKey) witness(ops []Operation) *Operation {
 // acknowledged write, returned before the refusal was sent, that set the
 // version (or value) the precondition names, deleted the key, or made it
 // present; failing that, the latest read that saw that state; failing
-// that, the latest acknowledged change of the key before it. The earliest write in the order, which a refusal contradicts only
-// through every change after it, is no witness. It is nil for any other
+// that, the latest acknowledged change of the key before it. One that
+// showed the state is passed over when a later operation, before the
+// refusal, showed the opposite (an early creation, since deleted, is no
+// witness against a NotFound). It is nil for any other
 // culprit, or when no operation on the key came before it.
 func (s stuckKey) refuted(ops []Operation) (w *Operation) {
 	c := s.culprit
@@ -464,6 +466,23 @@ func (s stuckKey) refuted(ops []Operation) (w *Operation) {
 	default:
 		return nil
 	}
+	var before []*Operation // the key's operations every order puts before the culprit
+	for _, id := range s.all {
+		if op := &ops[id]; op.ID != c.ID && op.Precedes(*c) {
+			before = append(before, op)
+		}
+	}
+	// An operation that showed the state is no witness once another, after
+	// it in every order and before the culprit, showed the opposite: a
+	// creation followed by a deletion says nothing against a NotFound.
+	superseded := func(op *Operation) bool {
+		for _, x := range before {
+			if _, _, seen := observed(x); seen && !shows(x) && op.Precedes(*x) {
+				return true
+			}
+		}
+		return false
+	}
 	var wrote, read, latest *Operation
 	later := func(best, op *Operation) *Operation {
 		if best == nil || op.Return >= best.Return {
@@ -471,15 +490,11 @@ func (s stuckKey) refuted(ops []Operation) (w *Operation) {
 		}
 		return best
 	}
-	for _, id := range s.all {
-		op := &ops[id]
-		if op.ID == c.ID || !op.Precedes(*c) {
-			continue
-		}
+	for _, op := range before {
 		switch {
-		case op.Acknowledged() && shows(op):
+		case op.Acknowledged() && shows(op) && !superseded(op):
 			wrote = later(wrote, op)
-		case shows(op):
+		case shows(op) && !superseded(op):
 			read = later(read, op)
 		}
 		if op.Acknowledged() {

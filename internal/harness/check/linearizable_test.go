@@ -224,6 +224,21 @@ func TestLinearizableRefusalWitnessIsWhatItRefuses(t *testing.T) {
 	found(t, v, "non-linearizable", course.OneHistory)
 	assert.Equal(t, []check.OpID{refused, deleted}, v.Ops)
 
+	// A deletion refused as not found, by a copy that lacks batch's second
+	// creation (whose client timed out, though a list showed it), is told
+	// against that list, not against batch's first creation, which a
+	// deletion acknowledged since took away.
+	h = check.NewHistory()
+	done(h, "kubectl", "server-1", check.Create("deployments/batch", 1), 0, 5, check.Acked(1))
+	done(h, "controller-a", "server-1", check.Delete("deployments/batch"), 100, 110, check.Acked(2))
+	done(h, "controller-a", "server-1", check.Create("deployments/batch", 7), 200, 4200, check.Fail(check.Indefinite))
+	listed := done(h, "dashboard", "server-1", check.ListItem("deployments", "deployments/batch"), 300, 310, check.Found(7, 3))
+	refused = done(h, "controller-b", "server-2", check.Delete("deployments/batch"), 400, 410, check.Fail(check.NotFound))
+	v = check.Linearizable(h, 0).Violation
+	found(t, v, "non-linearizable", course.OneHistory)
+	assert.Equal(t, []check.OpID{refused, listed}, v.Ops)
+	assert.Contains(t, v.Story, "but dashboard's list of deployments from server-1 had shown deployments/batch=7 (rv 3) at 310ms")
+
 	// A refusal that holds (the version had moved on) is no violation.
 	h = webIsThree()
 	done(h, "controller-a", "server-1", check.Write("deployments/web", 111), 1900, 1910, check.Acked(2))

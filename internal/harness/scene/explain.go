@@ -140,13 +140,13 @@ func Impossible(ops []check.Operation, v *check.Violation) string {
 	case c.Input.Kind == check.KindCompareAndSet && c.Result.Outcome == check.OK:
 		what = fmt.Sprintf("%s is no longer at %s", c.Input.Key, versionOf(c.Input))
 	}
-	began := fmt.Sprintf("before %s's %s began at %s", c.Client, c.Input.Kind, fmtTime(c.Call))
+	began := fmt.Sprintf("before %s's %s began at %s", c.Client, c.Input.Verb(), fmtTime(c.Call))
 	if fmtTime(w.Return) == fmtTime(c.Call) {
 		// One client's next call, at the instant its last one returned.
-		began = fmt.Sprintf("and only then did %s's %s begin", c.Client, c.Input.Kind)
+		began = fmt.Sprintf("and only then did %s's %s begin", c.Client, c.Input.Verb())
 	}
 	why := fmt.Sprintf("That is impossible in one history: %s's %s ended at %s, %s, so every order puts it first",
-		w.Client, w.Input.Kind, fmtTime(w.Return), began)
+		w.Client, w.Input.Verb(), fmtTime(w.Return), began)
 	if what == "" {
 		return why + ", and none that does explains the later answer."
 	}

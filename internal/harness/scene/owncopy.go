@@ -215,8 +215,8 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 	if len(sv.calls) == 0 {
 		asked = fmt.Sprintf("without asking %s anything", other)
 	}
-	story := fmt.Sprintf("%s answered %s at %s from its own copy, %s, %s after the read reached it at %s",
-		server, read, fmtTime(sv.answered), shown, asked, fmtTime(sv.arrived))
+	story := fmt.Sprintf("%s answered %s at %s from its own copy, %s, %s after the %s reached it at %s",
+		server, read, fmtTime(sv.answered), shown, asked, r.Input.Verb(), fmtTime(sv.arrived))
 	switch n := len(sv.calls); {
 	case n == 0: // nothing asked: the sentence says so
 	case n == 1 && sv.calls[0].refused:
@@ -253,7 +253,7 @@ func ownCopyFailure(s *Scene, ops []check.Operation, r, w *check.Operation, sv s
 // before the read was sent: the witness w itself, an acknowledged write,
 // or the write whose change w read.
 func lacked(ops []check.Operation, r, w *check.Operation) string {
-	sent := fmt.Sprintf("before %s sent its read at %s", r.Client, fmtTime(r.Call))
+	sent := fmt.Sprintf("before %s sent its %s at %s", r.Client, r.Input.Verb(), fmtTime(r.Call))
 	if w.Input.Kind.Mutates() {
 		return fmt.Sprintf("Its copy lacked %s, %s", TellWrite(w), sent)
 	}

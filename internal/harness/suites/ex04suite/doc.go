@@ -24,7 +24,9 @@
 //     300–400ms, and for a while loses and repeats messages; then the
 //     peer-down scene (readindex.go): the writer's server shows a reader a
 //     change whose copy a cut lost, then crashes for good, and Latest reads
-//     reach the other server, whose copy lacks it.
+//     reach the other server, whose copy lacks it. Every yes must name its
+//     write's place in the one history (scene.MisnumberedYes) before
+//     porcupine judges the order.
 //   - progress: the same clients over a link that loses half its messages
 //     for a while, then is cut for 3-5s while the clients still reach both
 //     servers: a cluster that stays consistent by refusing, stalling, or

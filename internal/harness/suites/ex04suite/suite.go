@@ -58,6 +58,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	}
 	on := scene.OnStage[*world]
 	ran, oneHistory, converged, durable := on(scene.Ran), on(scene.OneHistoryOnce), on(scene.Converged), on(scene.Durable)
+	misnumbered := on(scene.MisnumberedYes)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.9}
 	return scene.Chapter[*world]{ID: "ex04", Worlds: worlds, Ran: func(*world) *suite.Failure { return nil }, // each check names ran in its place
 		Checks: []scene.Check[*world]{
@@ -67,7 +68,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard},
 				scene.Play{World: down, Seeds: scene.Scenes(riSeeds)}),
-				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, ownCopyRead, linearizable}},
+				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, misnumbered, ownCopyRead, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
 				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},
 		}}

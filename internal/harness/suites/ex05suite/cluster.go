@@ -112,6 +112,11 @@ type belief struct {
 	earlier []read           // every desired count it was told before the last
 	seen    map[version]bool // every object version a list or get showed it
 	listed  map[version]bool // every pod version a list showed it: what a decision to delete rests on
+	// lastList is the version of each pod its last list of pods showed it.
+	lastList map[string]int64
+	// made is every object version the reply to one of its own writes
+	// showed it: a version it knows because it made it.
+	made map[version]bool
 
 	// decision is the pods count the controller's latest creates were sent
 	// on, and how many it sent.
@@ -131,6 +136,13 @@ type belief struct {
 	// current reconcile; failed is when its server last failed to give it.
 	told   bool
 	failed time.Duration
+	// readPods says the controller was shown any of the pods (a list or a
+	// get) in its current reconcile; unread counts the writes it sent in
+	// it before it was; remembering is the run of reconciles, up to the
+	// last, that read none (see rememberedPods).
+	readPods    bool
+	unread      int
+	remembering remembering
 }
 
 // change is one accepted change to web or its pods, for the story.
@@ -255,11 +267,12 @@ type cluster struct {
 	newer      *newerDelete
 	foreign    *foreignChange
 	blind      *blindDelete
-	created    map[version]change // the create of each pod version
-	acked      map[version]ack    // when a server acknowledged each write it relayed to its client
-	stale      *staleAct          // the first write a controller sent on a read that contradicted acknowledged writes
-	creates    int                // pod creates accepted
-	leftAtZero *leftAtZero        // pods still standing when web was scaled up from a settled 0
+	created    map[version]change  // the create of each pod version
+	acked      map[version]ack     // when a server acknowledged each write it relayed to its client
+	stale      *staleAct           // the first write a controller sent on a read that contradicted acknowledged writes
+	unread     *unreadPrecondition // the first delete a controller sent at a version of the pod it never read
+	creates    int                 // pod creates accepted
+	leftAtZero *leftAtZero         // pods still standing when web was scaled up from a settled 0
 }
 
 // ack is a write's acknowledgement: the server that answered the client
@@ -309,8 +322,8 @@ func play(seed int64, sc scenario, told string, newController func() Controller)
 	s := scene.New(seed, nil, scene.Named(server1, server2), scene.Latency(1*ms, 8*ms), scene.RequestTimeout(requestTimeout))
 	cl := &cluster{s: s, sc: sc, told: told, store: kube.NewMemStore(0), desired: sc.initial, created: map[version]change{}, acked: map[version]ack{},
 		beliefs: map[sim.NodeID]*belief{
-			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}},
-			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}},
+			controllerA: {server: server1, seen: map[version]bool{}, listed: map[version]bool{}, made: map[version]bool{}},
+			controllerB: {server: server2, seen: map[version]bool{}, listed: map[version]bool{}, made: map[version]bool{}},
 		}}
 
 	// The state before the story: web and the pods yesterday's controller made.
@@ -452,7 +465,10 @@ func (cl *cluster) accepted(p *sim.Proc, via sim.NodeID, req any, o, before kube
 		cl.blind = &blindDelete{change: ch, failed: r.Failed}
 	}
 	if isDelete && o.Owner == web && cl.newer == nil {
-		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] {
+		// A delete on the version its own create returned names a version
+		// it knows; one without a precondition names none.
+		q, _ := r.Req.(kube.DeleteRequest)
+		if b := cl.beliefs[r.By]; b != nil && !b.listed[versionOf(before)] && !(q.ResourceVersion != 0 && b.made[versionOf(before)]) {
 			cl.newer = &newerDelete{change: ch, got: b.seen[versionOf(before)], made: cl.created[versionOf(before)]}
 		}
 	}
@@ -558,6 +574,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		}
 		if err == nil && b != nil {
 			b.seen[versionOf(o)] = true
+			b.readPods = b.readPods || kind == "pods"
 			if r.Key == web {
 				b.told = true
 			}
@@ -585,6 +602,7 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			l, err = s.etcd(p).List(r.Kind, r.Opts)
 		}
 		if err == nil && b != nil && r.Kind == "pods" {
+			b.readPods = true
 			n := 0
 			for _, o := range l.Items {
 				b.seen[versionOf(o)] = true
@@ -597,6 +615,10 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 				return l, err // an answer the controller stopped waiting for
 			}
 			b.pods = read{value: n, cached: cached, at: p.Now(), view: l.ResourceVersion, truth: s.cl.store.ResourceVersion(), asked: asked, ok: true}
+			b.lastList = map[string]int64{}
+			for _, o := range l.Items {
+				b.lastList[o.Key()] = o.ResourceVersion
+			}
 			b.sinceListing = 0
 			if cached {
 				p.Logf("from cache for %s: %d pods of web (view at rv=%d)", from, n, l.ResourceVersion)
@@ -605,7 +627,9 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		return l, err
 	case kube.CreateRequest, kube.UpdateRequest, kube.DeleteRequest:
 		rel := relayed{By: from, Req: req}
+		var unread *unreadPrecondition
 		if b != nil {
+			unread = s.cl.noteUnread(p.Now(), from, s.name, req, b)
 			rel.Justified = b.justified
 			if !b.told {
 				rel.Blind, rel.Failed = true, b.failed
@@ -623,6 +647,9 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			if s.cl.stale == nil {
 				s.cl.stale = s.cl.actedOnStale(p.Now(), from, s.name, req, b)
 			}
+			if !b.readPods {
+				b.unread++
+			}
 			if _, ok := req.(kube.CreateRequest); ok && b.pods.ok {
 				if b.sinceListing == 0 {
 					b.decision = b.pods
@@ -634,6 +661,12 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		reply, err := p.Call(etcd, rel, relayTimeout)
 		if o, ok := reply.(kube.Object); ok && err == nil {
 			s.cl.acked[versionOf(o)] = ack{at: p.Now(), to: from, via: s.name}
+			if b != nil {
+				b.made[versionOf(o)] = true // the reply shows the version the write made
+			}
+		}
+		if unread != nil {
+			unread.outcome = err
 		}
 		if errors.Is(err, sim.ErrTimeout) {
 			return nil, kube.StatusError{Code: 504, Reason: "Timeout", Message: "etcd did not answer in time; the write may or may not have taken effect"}
@@ -641,7 +674,13 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 		return reply, err
 	case kube.WatchRequest:
 		if c := s.cache[r.Kind]; c != nil {
-			return c.Watch(p, r.Kind, r.ResourceVersion, r.Wait)
+			evs, err := c.Watch(p, r.Kind, r.ResourceVersion, r.Wait)
+			for _, ev := range evs {
+				if b != nil {
+					b.seen[versionOf(ev.Object)] = true
+				}
+			}
+			return evs, err
 		}
 		return []kube.Event{}, nil
 	}
@@ -664,10 +703,11 @@ func (cl *cluster) controller(id sim.NodeID, start time.Duration, newController 
 		}
 		for {
 			b := cl.beliefs[id] // a new reconcile: nothing read or sent in it yet
-			b.justified, b.sent, b.told, b.failed = 0, nil, false, 0
+			b.justified, b.sent, b.told, b.failed, b.readPods, b.unread = 0, nil, false, 0, false, 0
 			if err := ctl.Reconcile(p, c, web); err != nil {
 				p.Logf("reconcile: %v", err)
 			}
+			b.remembered(p.Now())
 			lo, hi := cl.sc.period[0], cl.sc.period[1]
 			p.Sleep(lo + time.Duration(p.Rand().Int63n(int64(hi-lo)+1)))
 		}

@@ -40,6 +40,12 @@
 //     history had left behind (the last one it was told, or one it remembered
 //     from before), else too-many-pods: counts that stopped being true before
 //     the creates landed.
+//   - preconditionNeverRead: no controller sends a delete on a
+//     precondition that no answer ever showed it for that pod, in a list, a
+//     get, a watch or the reply to its own write (precondition-never-read):
+//     the list's own resourceVersion taken for the pod's, say. It is judged
+//     when the delete is sent, whatever etcd made of it: refused as a
+//     conflict, the extra it was meant to remove stands.
 //   - deletedNewer: no delete removes a version of a pod its controller
 //     never saw in a list (deleted-a-newer-pod): a delete without the
 //     resourceVersion it read, or at one a get showed just before, not the
@@ -56,6 +62,11 @@
 //     history's desired count) in a reconcile that was told no desired count
 //     at all (deleted-a-wanted-pod): a read of web that failed taken for a
 //     deployment wanting nothing.
+//   - rememberedPods: a world that does not converge (see converged) is
+//     told as remembered-pods when a controller, since another's change to
+//     web's pods, reconciled web twice or more in a row reading web but
+//     none of its pods: it acted on a list it kept from an earlier
+//     reconcile, and the story names that list and the change it missed.
 //   - converged: exactly the desired number of pods at the end; and while
 //     web is scaled to 0, no pod of it stands for zeroSettle (judged when it
 //     is scaled up again): a controller that takes "nothing wanted" or

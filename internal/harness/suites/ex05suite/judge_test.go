@@ -338,3 +338,89 @@ func TestTheOrphanIsNeverAWantedName(t *testing.T) {
 		assert.False(t, wanted("pods/"+sc.orphan, sc.initial))
 	}
 }
+
+// rememberingController is the reference design with one mistake: it keeps
+// the pods it listed and lists again only when the deployment has changed.
+type rememberingController struct {
+	seen int64
+	pods kube.List
+}
+
+func (c *rememberingController) Reconcile(p *sim.Proc, api *kube.Client, key string) error {
+	d, err := api.Get(key, kube.ReadOptions{})
+	if err != nil {
+		return err
+	}
+	if d.ResourceVersion != c.seen {
+		l, err := api.List("pods", kube.ReadOptions{})
+		if err != nil {
+			return err
+		}
+		c.seen, c.pods = d.ResourceVersion, l
+	}
+	have := map[string]bool{}
+	for _, o := range c.pods.Items {
+		if o.Owner != key {
+			continue
+		}
+		if wanted(o.Key(), d.Replicas) {
+			have[o.Name] = true
+		} else {
+			_, _ = api.Delete(o.Key(), o.ResourceVersion)
+		}
+	}
+	for i := 0; i < d.Replicas; i++ {
+		if name := fmt.Sprintf("%s-%d", d.Name, i); !have[name] {
+			_, _ = api.Create(kube.Object{Kind: "pods", Name: name, Owner: key})
+		}
+	}
+	return nil
+}
+
+// A controller that keeps the pods it listed, and reads them again only
+// when web changes, never makes again the pods kubectl evicts after the
+// last scale: the world ends short, and the story names the controller
+// that reconciled again and again without reading the pods, the list it
+// acted on instead, and the eviction that list could not show.
+func TestPodsRememberedAcrossReconciles(t *testing.T) {
+	ch := chapter(func() Controller { return &rememberingController{} })
+	found := 0
+	for seed := int64(1); seed <= 100 && found < 2; seed++ {
+		if randomScenario(seed).evict == 0 {
+			continue
+		}
+		f := ch.Verdict("converges", "random", seed)
+		if f == nil {
+			continue
+		}
+		found++
+		assert.Equal(t, "remembered-pods", f.Name, "seed %d: %s", seed, f.Story)
+		assert.Regexp(t, `^controller-[ab] reconciled web \d+ times \(they ended from [\d.]+ms to [\d.]+ms\), reading web through server-[12] each time but never its pods, and sent (nothing|\d+ writes? on it): `+
+			`it acted on its last list of pods, answered at [\d.]+ms \(\d pods of web, read with Latest\), which none of those reconciles read again, `+
+			`though etcd had accepted [^()]+ \(by (kubectl|controller-[ab])\) at [\d.]+ms since`, f.Story)
+		assert.Contains(t, f.Story, "the end of the run, long after the last fault, deployments/web wants 4 pods and the history holds")
+	}
+	assert.Equal(t, 2, found, "worlds with an eviction end short")
+}
+
+// A delete whose precondition is the list's own resourceVersion, not the
+// pod's, names a version of the pod no answer showed the controller: it is
+// told with the list it came from and what etcd made of it, whether or not
+// it did harm.
+func TestADeleteAtAVersionNeverReadIsToldByItsPrecondition(t *testing.T) {
+	list := read{value: 3, at: 124500 * time.Microsecond, view: 7, ok: true}
+	cl := &cluster{told: "the scene", beliefs: map[sim.NodeID]*belief{controllerA: {server: server1}}}
+	cl.unread = &unreadPrecondition{by: controllerA, via: server1, at: 128500 * time.Microsecond, key: "pods/web-x7k2q", rv: 7, list: list, listed: 4,
+		outcome: kube.Conflict("pods/web-x7k2q", 7, 4)}
+	f := cl.preconditionNeverRead()
+	require.NotNil(t, f)
+	assert.Equal(t, "precondition-never-read", f.Name)
+	assert.Equal(t, 128500*time.Microsecond, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-a sent a delete of pods/web-x7k2q through server-1 at 128.5ms on the precondition rv=7, "+
+		"a version of pods/web-x7k2q it had never read: its last list of pods, answered at 124.5ms (read with Latest), was a view at rv=7 "+
+		"and showed pods/web-x7k2q at rv=4, and the precondition is the list's own resourceVersion, not the pod's; "+
+		"etcd refused it as a conflict, and pods/web-x7k2q, which the controller had decided to delete, stood."), f.Story)
+
+	cl.unread.outcome = nil
+	assert.Contains(t, cl.preconditionNeverRead().Story, "etcd accepted it, since pods/web-x7k2q happened to be at rv=7")
+}

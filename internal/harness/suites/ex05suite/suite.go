@@ -21,7 +21,7 @@ func Run[C Controller](t *testing.T, newController func() C) {
 // of what each change may do (randomized) and by where they end
 // (converges).
 func chapter(newController func() Controller) scene.Chapter[*cluster] {
-	rules := []scene.Judge[*cluster]{(*cluster).readContradicted, (*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
+	rules := []scene.Judge[*cluster]{(*cluster).readContradicted, (*cluster).preconditionNeverRead, (*cluster).tooMany, (*cluster).deletedNewer, (*cluster).changedForeign, (*cluster).deletedBlind}
 	return scene.Chapter[*cluster]{
 		ID: "ex05",
 		Worlds: map[string]scene.Build[*cluster]{
@@ -35,7 +35,7 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 		Checks: []scene.Check[*cluster]{{
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(20)}},
-			Judges:  append(slices.Clip(rules), (*cluster).converged, (*cluster).createdAny),
+			Judges:  append(slices.Clip(rules), (*cluster).rememberedPods, (*cluster).converged, (*cluster).createdAny),
 			Figures: []scene.Figure[*cluster]{{Name: "pods", Text: (*cluster).podsFigure}},
 		}, {
 			Name: "randomized",
@@ -47,7 +47,7 @@ func chapter(newController func() Controller) scene.Chapter[*cluster] {
 		}, {
 			Name:   "converges",
 			Plays:  []scene.Play{{World: "neighbours", Seeds: scene.Scenes(neighboursSeeds)}, {World: "random", Seeds: scene.Random(100)}},
-			Judges: []scene.Judge[*cluster]{(*cluster).countedByName, (*cluster).converged},
+			Judges: []scene.Judge[*cluster]{(*cluster).countedByName, (*cluster).rememberedPods, (*cluster).converged},
 		}},
 		Ran: ran,
 	}

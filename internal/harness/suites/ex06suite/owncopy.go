@@ -174,6 +174,12 @@ func retellOwnCopy(s *scene.Scene, f *suite.Failure) {
 // tellRead tells what a read found: "controller-b found no
 // deployments/batch", "controller-b read deployments/web=4 (rv 2)".
 func tellRead(read check.Operation) string {
+	switch {
+	case read.Input.List != "" && read.Result.Outcome == check.NotFound:
+		return fmt.Sprintf("%s's list of %s held no %s", read.Client, read.Input.List, read.Input.Key)
+	case read.Input.List != "":
+		return fmt.Sprintf("%s's list of %s showed %s=%v (rv %d)", read.Client, read.Input.List, read.Input.Key, read.Result.Value, read.Result.Version)
+	}
 	if read.Result.Outcome == check.NotFound {
 		return fmt.Sprintf("%s found no %s", read.Client, read.Input.Key)
 	}
@@ -184,14 +190,14 @@ func tellRead(read check.Operation) string {
 // before wrote began, when no one else wrote the key in between (as in an
 // own-copy scene); "" if it does not.
 func refusedAfter(read, wrote check.Operation) string {
-	key := read.Input.Key
+	key, the := read.Input.Key, "the "+read.Input.Verb()
 	switch {
 	case wrote.Result.Outcome == check.AlreadyExists && read.Result.Outcome == check.NotFound:
-		return "No one created " + key + " in between: it cannot be gone at the read and there again at the creation"
+		return "No one created " + key + " in between: it cannot be gone at " + the + " and there again at the creation"
 	case wrote.Result.Outcome == check.NotFound && read.Result.Outcome == check.OK:
-		return "No one deleted " + key + " in between: it cannot be there at the read and gone at the deletion"
+		return "No one deleted " + key + " in between: it cannot be there at " + the + " and gone at the deletion"
 	case wrote.Result.Outcome == check.Conflict && read.Result.Outcome == check.OK && wrote.Input.IfVersion == read.Result.Version:
-		return fmt.Sprintf("No one changed %s in between: it cannot be at rv %d at the read and at another version at the update", key, read.Result.Version)
+		return fmt.Sprintf("No one changed %s in between: it cannot be at rv %d at %s and at another version at the update", key, read.Result.Version, the)
 	}
 	return ""
 }

@@ -58,13 +58,13 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, converged, lostWrite, ownCopyRead, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, staleUpdate, writesRefused(acceptedShare, true)}},
 		// The own-copy scenes and the peer-down scene come after the
 		// randomized worlds, for the moments those meet once in a
 		// thousand seeds or never: a mistake the randomized worlds catch
 		// is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
-			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, ownCopyRead, linearizable, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, staleUpdate, ownCopyRead, linearizable, writesRefused(acceptedShare, true)}},
 	}}
 }
 
@@ -83,6 +83,15 @@ func lostCopy(w *world) *suite.Failure { return scene.LostCopy(w.Scene, course.D
 // as whichever answer it cannot place.
 func staleDelete(w *world) *suite.Failure {
 	return scene.Violated(check.StaleDelete(w.History, w.Longest()))
+}
+
+// staleUpdate judges that no update conditional on a resourceVersion was
+// acknowledged against an object that had changed since that version, in
+// the one history: the precondition checked somewhere other than where
+// the order is decided, or checked wrongly, told as such before porcupine
+// would tell it as whichever answer it cannot place.
+func staleUpdate(w *world) *suite.Failure {
+	return scene.Violated(check.StaleUpdate(w.History, w.Longest()))
 }
 
 // ownCopyRead judges the Latest reads for one a server answered from its
