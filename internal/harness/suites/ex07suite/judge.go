@@ -230,24 +230,33 @@ func slowAnswer(r *run) *suite.Failure {
 	for _, op := range r.History.Operations() {
 		took := op.Return - op.Call
 		if op.Result.Outcome != check.Pending && took > bound && !r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
-			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took))
+			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took), r.pl.slowTo(op.Call, sim.NodeID(op.Server)))
 			f.Details = "the request:\n  " + op.String()
 			return f
 		}
 	}
 	for _, l := range r.latestLists() {
 		if took := l.Return - l.Call; took > bound && !r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
-			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took))
+			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took), r.pl.slowTo(l.Call, l.Server))
 		}
 	}
 	return nil
 }
 
-// late tells of a request answered after the bound, or not at all.
-func late(client, server, what string, call time.Duration, how string) *suite.Failure {
-	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound,
-		Story: fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-			client, server, what, suite.FormatTime(call), how, bound)}
+// late tells of a request answered after the bound, or not at all. slow is
+// the slow link between its server and the sequencer at the request, if
+// one was: then the server had its majority all along, and what broke the
+// promise is a budget that did not run from the request's arrival.
+func late(client, server, what string, call time.Duration, how string, slow *scene.SlowLink) *suite.Failure {
+	story := fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+		client, server, what, suite.FormatTime(call), how, bound)
+	if slow != nil {
+		story = fmt.Sprintf("%s asked %s (%s) at %s and %s, while every message between %s and the sequencer took %s (%s). "+
+			"A server's budget runs from the moment a request arrives, whatever it then waits for (the sequencer's confirmation, the Appends that catch it up): "+
+			"once it is spent the answer is Unavailable, within %s, never a client kept waiting",
+			client, server, what, suite.FormatTime(call), how, server, describeLink(slow.Link), slow, bound)
+	}
+	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound, Story: story}
 }
 
 // waited says how a late answer came, as a wait and not an instant:

@@ -11,6 +11,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // The chapter's numbers, stated once. Every story, check title and page
@@ -171,6 +172,26 @@ func (pl plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
 		}
 	}
 	return false
+}
+
+// slowTo is the slow link between server and the sequencer in force at t,
+// or nil.
+func (pl plan) slowTo(t time.Duration, server sim.NodeID) *scene.SlowLink {
+	for _, f := range pl.faults {
+		if sl, ok := f.(scene.SlowLink); ok && active(f, t) && server != sequencer &&
+			(sl.A == sequencer && sl.B == server || sl.B == sequencer && sl.A == server) {
+			return &sl
+		}
+	}
+	return nil
+}
+
+// describeLink says what a link's delays are: "405–418ms".
+func describeLink(l sim.Link) string {
+	if l.Min == l.Max {
+		return suite.FormatTime(l.Min)
+	}
+	return strings.TrimSuffix(suite.FormatTime(l.Min), "ms") + "–" + suite.FormatTime(l.Max)
 }
 
 // calm reports whether t is a moment of the chapter's liveness promise: no
