@@ -246,6 +246,31 @@ func TestAServerBehindTheOneHistoryHasNotConverged(t *testing.T) {
 	assert.Nil(t, caughtUp(r))
 }
 
+// A server that restarted empty and never caught up is told by its
+// restart, ahead of the refusals and the disagreement it leads to.
+func TestAServerRestartedAndLeftBehindIsNamed(t *testing.T) {
+	s := scene.New(1, nil, scene.Servers(3))
+	s.Inject(scene.Crash{Node: "server-3", At: ms(1000), For: ms(400)})
+	r := &run{Scene: s, pl: newPlan(s)}
+	r.AuditedAt = ms(5000)
+	created := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
+	scaled := check.Change{Version: 2, Key: storyKey, Value: scaleA}
+	r.Histories = map[string][]check.Change{"server-1": {created, scaled}, "server-2": {created, scaled}, "server-3": {created}}
+	f := restartedBehind(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "left-behind", f.Name)
+	assert.Equal(t, course.DurableAgreement, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 restarted at 1400ms with its memory gone (crash server-3 at 1000ms, restart 400ms later) and never caught up: "+
+		"at the audit (5000ms), 3600ms after it came back, it holds 1 of the 2 changes of the one history."), f.Story)
+
+	r.Histories["server-3"] = []check.Change{created, scaled}
+	assert.Nil(t, restartedBehind(r), "caught up")
+	r.Histories["server-3"] = []check.Change{created}
+	r.Histories["server-2"] = []check.Change{created}
+	r.pl = newPlan(storySplit().Scene)
+	assert.Nil(t, restartedBehind(r), "cut off, not restarted: caughtUp's to tell")
+}
+
 // The registry's titles print the chapter's bound as the suite states it.
 func TestTheRegistryStatesTheBound(t *testing.T) {
 	ch := course.MustLookup("ex07")

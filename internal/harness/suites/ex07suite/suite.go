@@ -86,7 +86,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 		claimedUnheld, ackedAlone, durable, readAlone, listedAlone, listedUnconfirmed, refusedAlone, // agreement first, and nothing acknowledged lost
 		staleRead,                                  // every Latest read shows every write acknowledged before it
 		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
-		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
+		restartedBehind, converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
 	}
 	splitJudges := func(sp split) []scene.Judge[*run] {
 		return append(slices.Clip(promises), linearizable, sp.promised)

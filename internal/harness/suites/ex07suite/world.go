@@ -119,6 +119,18 @@ func (pl plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
 	return false
 }
 
+// lastRestart is the last crash of node that it had come back from by t.
+func (pl plan) lastRestart(node sim.NodeID, t time.Duration) (scene.Crash, bool) {
+	var last scene.Crash
+	found := false
+	for _, f := range pl.faults {
+		if c, ok := f.(scene.Crash); ok && c.Node == node && c.For > 0 && c.At+c.For <= t && (!found || c.At > last.At) {
+			last, found = c, true
+		}
+	}
+	return last, found
+}
+
 // connected reports whether a and b can reach each other at t: no active
 // partition puts them in different groups (nodes in no group are one more
 // group).
