@@ -487,7 +487,7 @@ func refusedWhileCalm(r *run) *suite.Failure {
 // a yes to everything it asked and was sent the history meanwhile.
 func (r *run) silence(server sim.NodeID, call, ret time.Duration) string {
 	if server == sequencer {
-		return ""
+		return r.heard(call, ret)
 	}
 	events := r.W.Trace().Events()
 	for i, e := range events {
@@ -534,6 +534,34 @@ func (r *run) silence(server sim.NodeID, call, ret time.Duration) string {
 			sequencer, server, suite.FormatTime(last.At), sim.TypeName(last.Msg), until, server)
 	}
 	return ""
+}
+
+// heard says which servers answered the sequencer, and how often, while it
+// worked on a request it then refused, from call to ret ("Meanwhile
+// server-2 answered the sequencer 6 times, the last at 1880.2ms: with the
+// sequencer that is 2 of 3 servers, a majority it did not wait for, or did
+// not count. "), or "" when no majority answered.
+func (r *run) heard(call, ret time.Duration) string {
+	count := map[sim.NodeID]int{}
+	last := map[sim.NodeID]time.Duration{}
+	for _, e := range r.W.Trace().Events() {
+		if e.At < call || e.At > ret || e.Node != sequencer || e.Kind != sim.EvRecvReply || e.Err != nil || !r.IsServer(e.Peer) {
+			continue
+		}
+		count[e.Peer]++
+		last[e.Peer] = e.At
+	}
+	var said []string
+	for _, id := range r.Servers {
+		if count[id] > 0 {
+			said = append(said, fmt.Sprintf("%s answered the sequencer %d times, the last at %s", id, count[id], suite.FormatTime(last[id])))
+		}
+	}
+	if len(said)+1 < r.pl.majority() {
+		return ""
+	}
+	return fmt.Sprintf("Meanwhile %s: with the sequencer that is %d of %d servers, a majority it did not wait for, or did not count. ",
+		strings.Join(said, "; "), len(said)+1, len(r.Servers))
 }
 
 // refusedCalm tells of a request refused while the cluster was calm, and
