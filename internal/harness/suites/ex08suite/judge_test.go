@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -566,4 +567,38 @@ func TestAnEntryWrittenTwiceIsToldWithTheAppendsThatBroughtIt(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Equal(t, "appended-twice", f.Name)
 	assert.NotContains(t, f.Story, "Appends carrying", "one Append brought entry 5: nothing to tell of two")
+}
+
+// A leader that holds an entry its disk has synced until its next
+// heartbeat is told by what it did: when the entry was synced and when it
+// first went to a follower. One that sends it at once is no failure.
+func TestALeaderThatHoldsAnEntryBackIsToldByItsSyncAndItsSend(t *testing.T) {
+	run := func(wait time.Duration) *world {
+		w := judged(3)
+		w.W.AddNode("server-1", func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			p.Sleep(5 * ms)
+			f.Append(Frame(web(1, 5)))
+			f.Sync(p)
+			p.Sleep(wait)
+			p.Send("server-2", Append{Entries: []testEntry{{Index: 1}}})
+		})
+		w.W.AddNode("server-2", func(p *sim.Proc) {
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return nil, nil })
+		})
+		w.W.AddNode("server-3", func(p *sim.Proc) {})
+		require.NoError(t, w.W.Run(time.Second))
+		return w
+	}
+	w := run(95 * ms)
+	defer w.Close()
+	f := heldBack(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "entry-held-back", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "server-1, the leader, had entry 1 (deployments/web{replicas=5 rv=1}) synced on its own disk at 6ms, but sent it to no follower until 101ms (to server-2), 95ms later"), f.Story)
+
+	w = run(heldBackFor)
+	defer w.Close()
+	assert.Nil(t, heldBack(w), "sent within heldBackFor of its sync")
 }
