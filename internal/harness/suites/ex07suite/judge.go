@@ -554,7 +554,11 @@ func (r *run) heard(call, ret time.Duration) string {
 	var said []string
 	for _, id := range r.Servers {
 		if count[id] > 0 {
-			said = append(said, fmt.Sprintf("%s answered the sequencer %d times, the last at %s", id, count[id], suite.FormatTime(last[id])))
+			times := fmt.Sprintf("%d times, the last at %s", count[id], suite.FormatTime(last[id]))
+			if count[id] == 1 {
+				times = "once, at " + suite.FormatTime(last[id])
+			}
+			said = append(said, fmt.Sprintf("%s answered the sequencer %s", id, times))
 		}
 	}
 	if len(said)+1 < r.pl.majority() {
