@@ -602,3 +602,34 @@ func TestALeaderThatHoldsAnEntryBackIsToldByItsSyncAndItsSend(t *testing.T) {
 	defer w.Close()
 	assert.Nil(t, heldBack(w), "sent within heldBackFor of its sync")
 }
+
+// A yes that came long after a majority's disks held its entry is told by
+// those moments: when the majority held it, and when the yes came. One that
+// comes within the allowance is no failure.
+func TestAWriteAnsweredLongAfterItsMajorityIsToldByThatMajority(t *testing.T) {
+	run := func(answered time.Duration) *world {
+		w := judged(3)
+		for i, id := range []sim.NodeID{"server-1", "server-2", "server-3"} {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(LogFile)
+				p.Sleep(time.Duration(5*(i+1)) * ms)
+				f.Append(Frame(web(1, 5)))
+				f.Sync(p)
+			})
+		}
+		require.NoError(t, w.W.Run(time.Second))
+		op(w, "controller-a", "server-1", check.Write("deployments/web", 5), 0, answered, check.Acked(1))
+		return w
+	}
+	w := run(120 * ms)
+	defer w.Close()
+	f := committedLate(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "committed-late", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-a's write deployments/web=5 through server-1 was answered only at 120ms, "+
+		"but a majority of the disks held its entry 1, synced, from 11ms (server-1 at 6ms, server-2 at 11ms, server-3 at 16ms), 109ms earlier"), f.Story)
+
+	w = run(11*ms + committedLateFor)
+	defer w.Close()
+	assert.Nil(t, committedLate(w), "answered within the allowance")
+}

@@ -2,6 +2,7 @@ package ex08suite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +109,67 @@ func heldBack(w *world) *suite.Failure {
 				leader, index, e.Event.Object, suite.FormatTime(synced), suite.FormatTime(sent), to, suite.FormatTime(sent-synced),
 				strings.TrimSuffix(suite.FormatTime(storyLinkMin), "ms"), suite.FormatTime(storyLinkMax))}
 	}
+}
+
+// committedLateFor is how long after a majority's disks hold an entry,
+// synced, the story's leader may take to answer its write: the Ack on its
+// way, the answer on its way back through the server asked, and a message's
+// worth to spare.
+const committedLateFor = 5 * storyLinkMax
+
+// committedLate: in the story's cluster, whole from start to end, a write
+// is answered as soon as a majority's disks hold its entry and their
+// acknowledgements are back. A leader that commits only when something else
+// happens (its next heartbeat's tick) makes every write wait for it; in a
+// world with faults that shows only as a slow cluster, so it is told here by
+// what the leader did: when a majority held the entry, and when the yes
+// came.
+func committedLate(w *world) *suite.Failure {
+	for _, op := range w.History.Operations() {
+		if !op.Acknowledged() || !op.Input.Kind.Mutates() {
+			continue
+		}
+		index := op.Result.Version
+		var held []time.Duration
+		var who []string
+		for _, id := range w.Servers {
+			if at, ok := w.durableAt(id, index); ok {
+				held = append(held, at)
+				who = append(who, fmt.Sprintf("%s at %s", id, suite.FormatTime(at)))
+			}
+		}
+		if len(held) < w.majority() {
+			continue // an early yes: early's to tell
+		}
+		slices.Sort(held)
+		agreed := held[w.majority()-1]
+		if op.Return-agreed <= committedLateFor {
+			continue
+		}
+		return &suite.Failure{Name: "committed-late", Clause: course.AgreementFirst, At: op.Return,
+			Story: fmt.Sprintf("%s's %s through %s was answered only at %s, but a majority of the disks held its entry %d, synced, from %s (%s), %s earlier, "+
+				"in a cluster whole from start to end whose messages take %s–%s: the leader %s waited for something other than its majority before it committed the entry and answered. "+
+				"A leader commits an entry as soon as it hears that a majority holds it, not at its next heartbeat",
+				op.Client, op.Input, op.Server, suite.FormatTime(op.Return), index, suite.FormatTime(agreed), strings.Join(who, ", "), suite.FormatTime(op.Return-agreed),
+				strings.TrimSuffix(suite.FormatTime(storyLinkMin), "ms"), suite.FormatTime(storyLinkMax), w.Servers[0])}
+	}
+	return nil
+}
+
+// durableAt is when id's disk first held entry index, synced: the first
+// moment its log's durable part reached the end of that entry as the log
+// holds it now (the story's servers never crash).
+func (w *world) durableAt(id sim.NodeID, index int64) (time.Duration, bool) {
+	e, end := w.disks.Written(id, index)
+	if e == nil {
+		return 0, false
+	}
+	for _, ev := range w.W.Trace().Events() {
+		if ev.Node == id && ev.Kind == sim.EvDisk && ev.Disk.File == LogFile && ev.Disk.Durable >= end {
+			return ev.At, true
+		}
+	}
+	return 0, false
 }
 
 // unanswered finds the story's first write that got no answer. The story's
