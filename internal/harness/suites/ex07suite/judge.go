@@ -3,6 +3,7 @@ package ex07suite
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -230,24 +231,33 @@ func slowAnswer(r *run) *suite.Failure {
 	for _, op := range r.History.Operations() {
 		took := op.Return - op.Call
 		if op.Result.Outcome != check.Pending && took > bound && !r.pl.crashedDuring(op.Call, op.Call+bound, sim.NodeID(op.Server)) {
-			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took))
+			f := late(op.Client, op.Server, op.Input.String(), op.Call, waited(result(op), op.Result.Outcome == check.Indefinite && took >= clientTimeout, took), r.pl.slowTo(op.Call, sim.NodeID(op.Server)))
 			f.Details = "the request:\n  " + op.String()
 			return f
 		}
 	}
 	for _, l := range r.latestLists() {
 		if took := l.Return - l.Call; took > bound && !r.pl.crashedDuring(l.Call, l.Call+bound, l.Server) {
-			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took))
+			return late(l.Client, string(l.Server), "list "+kindOf(l), l.Call, waited(listResult(l), took >= clientTimeout, took), r.pl.slowTo(l.Call, l.Server))
 		}
 	}
 	return nil
 }
 
-// late tells of a request answered after the bound, or not at all.
-func late(client, server, what string, call time.Duration, how string) *suite.Failure {
-	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound,
-		Story: fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
-			client, server, what, suite.FormatTime(call), how, bound)}
+// late tells of a request answered after the bound, or not at all. slow is
+// the slow link between its server and the sequencer at the request, if
+// one was: then the server had its majority all along, and what broke the
+// promise is a budget that did not run from the request's arrival.
+func late(client, server, what string, call time.Duration, how string, slow *scene.SlowLink) *suite.Failure {
+	story := fmt.Sprintf("%s asked %s (%s) at %s and %s: a server that cannot get a majority must say Unavailable within %s, never keep its client waiting",
+		client, server, what, suite.FormatTime(call), how, bound)
+	if slow != nil {
+		story = fmt.Sprintf("%s asked %s (%s) at %s and %s, while every message between %s and the sequencer took %s (%s). "+
+			"A server's budget runs from the moment a request arrives, whatever it then waits for (the sequencer's confirmation, the Appends that catch it up): "+
+			"once it is spent the answer is Unavailable, within %s, never a client kept waiting",
+			client, server, what, suite.FormatTime(call), how, server, describeLink(slow.Link), slow, bound)
+	}
+	return &suite.Failure{Name: "no-answer-in-time", Clause: course.AgreementFirst, At: call + bound, Story: story}
 }
 
 // waited says how a late answer came, as a wait and not an instant:
@@ -377,6 +387,57 @@ func caughtUp(r *run) *suite.Failure {
 		Story: story + " Its objects happen to agree with the others' (what it misses ends with the objects as it holds them), yet it does not hold the one history, and a server that was cut off or restarted must catch up to it"}
 }
 
+// restartedBehind: a server that restarted with its memory gone, and came
+// back while the sequencer was up, holds the one history whole by the
+// audit. It is told ahead of what such a server does next (Latest reads
+// refused while the cluster is calm, objects that differ): the cause is
+// that the sequencer never sent it what it lost. The story names the
+// restart, how long the server has been back, how much it holds, and what
+// it told the sequencer since: a sequencer that sends a server the history
+// from where it was before the crash, or from its own count of what it
+// sent, rather than from where the server says it is, leaves it behind
+// for good.
+func restartedBehind(r *run) *suite.Failure {
+	if !r.pl.up(r.AuditedAt, sequencer) {
+		return nil
+	}
+	longest := len(r.Longest())
+	for _, id := range r.Servers {
+		h, ok := r.Histories[string(id)]
+		crash, restarted := r.pl.lastRestart(id, r.AuditedAt)
+		if !ok || !restarted || len(h) >= longest || id == sequencer {
+			continue
+		}
+		back := crash.At + crash.For
+		told := ""
+		var answers int
+		var last sim.Event
+		for _, e := range r.W.Trace().Events() {
+			if e.Kind == sim.EvReply && e.Node == id && e.Peer == sequencer && e.At >= back && e.At <= r.AuditedAt {
+				if _, isPos := e.Msg.(int64); isPos {
+					answers++
+					last = e
+				}
+			}
+		}
+		if answers > 0 {
+			told = fmt.Sprintf(" Since it came back it answered the sequencer %d times, the last at %s, that it held %d changes; the sequencer never sent it the changes from there. ",
+				answers, suite.FormatTime(last.At), last.Msg.(int64))
+		} else {
+			told = " "
+		}
+		since := suite.FormatTime(r.AuditedAt-back) + " after it came back"
+		if healed := r.pl.healed(); healed > back {
+			since += " and " + suite.FormatTime(r.AuditedAt-healed) + " after the last fault ended"
+		}
+		return &suite.Failure{Name: "left-behind", Clause: course.DurableAgreement, At: r.AuditedAt,
+			Story: fmt.Sprintf("%s restarted at %s with its memory gone (%s) and never caught up: at the audit (%s), %s, it holds %d of the %d changes of the one history.%s"+
+				"A server that restarted empty must be sent the history from where it says it is, not from where it was before the crash nor from a count of what was sent it, or it stays behind for good, and refuses every Latest read through it",
+				id, suite.FormatTime(back), crash, suite.FormatTime(r.AuditedAt), since, len(h), longest, told)}
+	}
+	return nil
+}
+
 // behind finds the first server whose history at the audit is shorter than
 // the one history, and says so: "server-3 never caught up: ...".
 func (r *run) behind() (sim.NodeID, string) {
@@ -402,17 +463,109 @@ func refusedWhileCalm(r *run) *suite.Failure {
 			if op.Input.Kind == check.KindRead {
 				owed = r.owed(op.Call, op.Return, op.Server)
 			}
-			f := refusedCalm(op.Client, op.Server, op.Input.String(), result(op), op.Call, op.Return, owed)
+			f := refusedCalm(op.Client, op.Server, op.Input.String(), result(op), op.Call, op.Return, r.silence(sim.NodeID(op.Server), op.Call, op.Return)+owed)
 			f.Details = "the request:\n  " + op.String()
 			return f
 		}
 	}
 	for _, l := range r.latestLists() {
 		if r.pl.calm(l.Call) && refused(l.Err) {
-			return refusedCalm(l.Client, string(l.Server), "list "+kindOf(l), listResult(l), l.Call, l.Return, r.owed(l.Call, l.Return, string(l.Server)))
+			return refusedCalm(l.Client, string(l.Server), "list "+kindOf(l), listResult(l), l.Call, l.Return, r.silence(l.Server, l.Call, l.Return)+r.owed(l.Call, l.Return, string(l.Server)))
 		}
 	}
 	return nil
+}
+
+// silence says what the sequencer did with what server asked of it while
+// server answered a client's request, from call to ret: a call it left
+// unanswered ("server-3 asked the sequencer server-1 (ex07.Confirm) at
+// 312ms and heard nothing back: it gave up at 562ms. "), or an answer that
+// refused ("The sequencer server-1 answered server-2 at 340ms with
+// "Unavailable ..."). "), or, when it answered, that it had sent server
+// nothing for longer than settle before the answer (the changes server
+// waited for never came). It is "" when server is the sequencer, or heard
+// a yes to everything it asked and was sent the history meanwhile.
+func (r *run) silence(server sim.NodeID, call, ret time.Duration) string {
+	if server == sequencer {
+		return r.heard(call, ret)
+	}
+	events := r.W.Trace().Events()
+	for i, e := range events {
+		if e.At < call || e.At > ret || e.Node != server || e.Peer != sequencer {
+			continue
+		}
+		switch {
+		case e.Kind == sim.EvTimeout:
+			sent := call
+			for j := i - 1; j >= 0 && events[j].At >= call; j-- {
+				if s := events[j]; s.Kind == sim.EvSend && s.Node == server && s.Peer == sequencer && reflect.DeepEqual(s.Msg, e.Msg) {
+					sent = s.At
+					break
+				}
+			}
+			return fmt.Sprintf("%s asked the sequencer %s (%s) at %s and heard nothing back: it gave up at %s. ",
+				server, sequencer, sim.TypeName(e.Msg), suite.FormatTime(sent), suite.FormatTime(e.At))
+		case e.Kind == sim.EvRecvReply && e.Err != nil:
+			return fmt.Sprintf("The sequencer %s answered %s at %s with %q. ", sequencer, server, suite.FormatTime(e.At), e.Err.Error())
+		}
+	}
+	// The sequencer answered; did it send server anything meanwhile? A
+	// silence that began before the request and ended only about when
+	// server gave up (or never) is what server waited on.
+	var last *sim.Event
+	next := ret
+	for i, e := range events {
+		if e.Kind != sim.EvSend || e.Node != sequencer || e.Peer != server {
+			continue
+		}
+		if e.At <= call {
+			last = &events[i]
+		} else {
+			next = e.At
+			break
+		}
+	}
+	if last != nil && next-last.At > settle && next > ret-50*time.Millisecond {
+		until := "until after the answer"
+		if next < ret {
+			until = "until " + suite.FormatTime(next)
+		}
+		return fmt.Sprintf("The sequencer %s sent %s nothing from %s (the %s it last sent before the request) %s: %s waited for the changes it lacked, and they came too late. ",
+			sequencer, server, suite.FormatTime(last.At), sim.TypeName(last.Msg), until, server)
+	}
+	return ""
+}
+
+// heard says which servers answered the sequencer, and how often, while it
+// worked on a request it then refused, from call to ret ("Meanwhile
+// server-2 answered the sequencer 6 times, the last at 1880.2ms: with the
+// sequencer that is 2 of 3 servers, a majority it did not wait for, or did
+// not count. "), or "" when no majority answered.
+func (r *run) heard(call, ret time.Duration) string {
+	count := map[sim.NodeID]int{}
+	last := map[sim.NodeID]time.Duration{}
+	for _, e := range r.W.Trace().Events() {
+		if e.At < call || e.At > ret || e.Node != sequencer || e.Kind != sim.EvRecvReply || e.Err != nil || !r.IsServer(e.Peer) {
+			continue
+		}
+		count[e.Peer]++
+		last[e.Peer] = e.At
+	}
+	var said []string
+	for _, id := range r.Servers {
+		if count[id] > 0 {
+			times := fmt.Sprintf("%d times, the last at %s", count[id], suite.FormatTime(last[id]))
+			if count[id] == 1 {
+				times = "once, at " + suite.FormatTime(last[id])
+			}
+			said = append(said, fmt.Sprintf("%s answered the sequencer %s", id, times))
+		}
+	}
+	if len(said)+1 < r.pl.majority() {
+		return ""
+	}
+	return fmt.Sprintf("Meanwhile %s: with the sequencer that is %d of %d servers, a majority it did not wait for, or did not count. ",
+		strings.Join(said, "; "), len(said)+1, len(r.Servers))
 }
 
 // refusedCalm tells of a request refused while the cluster was calm, and

@@ -246,6 +246,31 @@ func TestAServerBehindTheOneHistoryHasNotConverged(t *testing.T) {
 	assert.Nil(t, caughtUp(r))
 }
 
+// A server that restarted empty and never caught up is told by its
+// restart, ahead of the refusals and the disagreement it leads to.
+func TestAServerRestartedAndLeftBehindIsNamed(t *testing.T) {
+	s := scene.New(1, nil, scene.Servers(3))
+	s.Inject(scene.Crash{Node: "server-3", At: ms(1000), For: ms(400)})
+	r := &run{Scene: s, pl: newPlan(s)}
+	r.AuditedAt = ms(5000)
+	created := check.Change{Version: 1, Key: storyKey, Value: storyFrom}
+	scaled := check.Change{Version: 2, Key: storyKey, Value: scaleA}
+	r.Histories = map[string][]check.Change{"server-1": {created, scaled}, "server-2": {created, scaled}, "server-3": {created}}
+	f := restartedBehind(r)
+	require.NotNil(t, f)
+	assert.Equal(t, "left-behind", f.Name)
+	assert.Equal(t, course.DurableAgreement, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 restarted at 1400ms with its memory gone (crash server-3 at 1000ms, restart 400ms later) and never caught up: "+
+		"at the audit (5000ms), 3600ms after it came back, it holds 1 of the 2 changes of the one history."), f.Story)
+
+	r.Histories["server-3"] = []check.Change{created, scaled}
+	assert.Nil(t, restartedBehind(r), "caught up")
+	r.Histories["server-3"] = []check.Change{created}
+	r.Histories["server-2"] = []check.Change{created}
+	r.pl = newPlan(storySplit().Scene)
+	assert.Nil(t, restartedBehind(r), "cut off, not restarted: caughtUp's to tell")
+}
+
 // The registry's titles print the chapter's bound as the suite states it.
 func TestTheRegistryStatesTheBound(t *testing.T) {
 	ch := course.MustLookup("ex07")
@@ -420,3 +445,37 @@ func TestAServerThatClaimsChangesItLacksIsNamed(t *testing.T) {
 // Append is the wire message the test's sequencer sends: the suite reads
 // only the int64 answer.
 type Append struct{ From int64 }
+
+// A refusal while the cluster was calm names the sequencer's silence: the
+// call it left unanswered, when it was sent and when its sender gave up;
+// and a refusal by the sequencer names the servers that answered it
+// meanwhile.
+func TestARefusalWhileCalmNamesTheSequencersSilence(t *testing.T) {
+	s := scene.New(1, nil, scene.Servers(3))
+	defer s.Close()
+	r := &run{Scene: s, pl: newPlan(s)}
+	type Confirm struct{}
+	s.W.AddNode("server-1", func(p *sim.Proc) {
+		p.Go("ask server-2", func(p *sim.Proc) {
+			p.Sleep(ms(20))
+			p.Call("server-2", "how far?", ms(100))
+		})
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			p.Sleep(ms(5000)) // the sequencer never answers in time
+			return nil, nil
+		})
+	})
+	s.W.AddNode("server-2", func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return int64(0), nil })
+	})
+	s.W.AddNode("server-3", func(p *sim.Proc) {
+		p.Sleep(ms(10))
+		p.Call(sequencer, Confirm{}, ms(250))
+	})
+	require.NoError(t, s.W.Run(ms(1000)))
+	said := r.silence("server-3", ms(5), ms(400))
+	assert.True(t, strings.HasPrefix(said, "server-3 asked the sequencer server-1 (Confirm) at 10"), said)
+	assert.Contains(t, said, "and heard nothing back: it gave up at 26")
+	assert.True(t, strings.HasPrefix(r.silence(sequencer, ms(0), ms(400)), "Meanwhile server-2 answered the sequencer once, at "), r.silence(sequencer, ms(0), ms(400)))
+	assert.Empty(t, r.silence("server-2", ms(5), ms(400)), "server-2 asked the sequencer nothing")
+}

@@ -117,8 +117,8 @@ func (sp split) promised(r *run) *suite.Failure {
 		}
 		if wantYes && !answered {
 			return &suite.Failure{Name: "refused-while-healthy", Clause: course.AgreementFirst, At: op.Return,
-				Story: fmt.Sprintf("%s asked %s (%s) at %s and heard %s, although %s: the side with the sequencer and a majority must go on saying yes",
-					op.Client, op.Server, op.Input, suite.FormatTime(op.Call), result(op), sp.sideOf(op)),
+				Story: fmt.Sprintf("%s asked %s (%s) at %s and heard %s, although %s. %sThe side with the sequencer and a majority must go on saying yes",
+					op.Client, op.Server, op.Input, suite.FormatTime(op.Call), result(op), sp.sideOf(op), r.silence(sim.NodeID(op.Server), op.Call, op.Return)),
 				Details: "the request:\n  " + op.String()}
 		}
 	}

@@ -86,7 +86,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 		claimedUnheld, ackedAlone, durable, readAlone, listedAlone, listedUnconfirmed, refusedAlone, // agreement first, and nothing acknowledged lost
 		staleRead,                                  // every Latest read shows every write acknowledged before it
 		slowAnswer, anyReadRefused, unclearRefusal, // an answer within the bound, Unavailable when it is no
-		converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
+		restartedBehind, converged, refusedWhileCalm, caughtUp, // the whole history after the heal, and yes whenever calm
 	}
 	splitJudges := func(sp split) []scene.Judge[*run] {
 		return append(slices.Clip(promises), linearizable, sp.promised)
@@ -97,6 +97,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 			"story":        story.world(serve),
 			"even-split":   evenSplit.world(serve),
 			"burst":        func(seed int64) *run { return burstWorld(seed, serve) },
+			"far":          func(seed int64) *run { return farWorld(seed, serve) },
 			"five-split":   fiveSplit.world(serve),
 			"partitions":   partitionsWork.world(serve),
 			"linearizable": linearizableWork.world(serve),
@@ -115,6 +116,7 @@ func chapter(serve Server) scene.Chapter[*run] {
 			Name: "partitions",
 			Plays: []scene.Play{
 				{World: "burst", Seeds: scene.Scenes(burstSeeds)},
+				{World: "far", Seeds: scene.Scenes(farSeeds)},
 				{World: "five-split", Seeds: scene.Scenes(fiveSplitSeeds)},
 				{World: "partitions", Seeds: scene.Random(partitionsSeeds), Guard: guard},
 			},

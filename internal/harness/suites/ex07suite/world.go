@@ -11,6 +11,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // The chapter's numbers, stated once. Every story, check title and page
@@ -118,6 +119,18 @@ func (pl plan) crashedDuring(a, b time.Duration, node sim.NodeID) bool {
 	return false
 }
 
+// lastRestart is the last crash of node that it had come back from by t.
+func (pl plan) lastRestart(node sim.NodeID, t time.Duration) (scene.Crash, bool) {
+	var last scene.Crash
+	found := false
+	for _, f := range pl.faults {
+		if c, ok := f.(scene.Crash); ok && c.Node == node && c.For > 0 && c.At+c.For <= t && (!found || c.At > last.At) {
+			last, found = c, true
+		}
+	}
+	return last, found
+}
+
 // connected reports whether a and b can reach each other at t: no active
 // partition puts them in different groups (nodes in no group are one more
 // group).
@@ -171,6 +184,26 @@ func (pl plan) majorityDuring(call, ret time.Duration, server sim.NodeID) bool {
 		}
 	}
 	return false
+}
+
+// slowTo is the slow link between server and the sequencer in force at t,
+// or nil.
+func (pl plan) slowTo(t time.Duration, server sim.NodeID) *scene.SlowLink {
+	for _, f := range pl.faults {
+		if sl, ok := f.(scene.SlowLink); ok && active(f, t) && server != sequencer &&
+			(sl.A == sequencer && sl.B == server || sl.B == sequencer && sl.A == server) {
+			return &sl
+		}
+	}
+	return nil
+}
+
+// describeLink says what a link's delays are: "405–418ms".
+func describeLink(l sim.Link) string {
+	if l.Min == l.Max {
+		return suite.FormatTime(l.Min)
+	}
+	return strings.TrimSuffix(suite.FormatTime(l.Min), "ms") + "–" + suite.FormatTime(l.Max)
 }
 
 // calm reports whether t is a moment of the chapter's liveness promise: no

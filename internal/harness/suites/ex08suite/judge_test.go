@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
@@ -591,4 +592,69 @@ func TestWrittenLogReadsEveryEntryOnceAndWhereEachEnds(t *testing.T) {
 		assert.Equal(t, end, ends[i], "entry %d ends where Written says", i+1)
 	}
 	assert.Len(t, w.disks.Log("server-1"), 1, "only entry 1 is synced")
+}
+
+// A leader that holds an entry its disk has synced until its next
+// heartbeat is told by what it did: when the entry was synced and when it
+// first went to a follower. One that sends it at once is no failure.
+func TestALeaderThatHoldsAnEntryBackIsToldByItsSyncAndItsSend(t *testing.T) {
+	run := func(wait time.Duration) *world {
+		w := judged(3)
+		w.W.AddNode("server-1", func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			p.Sleep(5 * ms)
+			f.Append(Frame(web(1, 5)))
+			f.Sync(p)
+			p.Sleep(wait)
+			p.Send("server-2", Append{Entries: []testEntry{{Index: 1}}})
+		})
+		w.W.AddNode("server-2", func(p *sim.Proc) {
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return nil, nil })
+		})
+		w.W.AddNode("server-3", func(p *sim.Proc) {})
+		require.NoError(t, w.W.Run(time.Second))
+		return w
+	}
+	w := run(95 * ms)
+	defer w.Close()
+	f := heldBack(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "entry-held-back", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.True(t, strings.HasPrefix(f.Story, "server-1, the leader, had entry 1 (deployments/web{replicas=5 rv=1}) synced on its own disk at 6ms, but sent it to no follower until 101ms (to server-2), 95ms later"), f.Story)
+
+	w = run(heldBackFor)
+	defer w.Close()
+	assert.Nil(t, heldBack(w), "sent within heldBackFor of its sync")
+}
+
+// A yes that came long after a majority's disks held its entry is told by
+// those moments: when the majority held it, and when the yes came. One that
+// comes within the allowance is no failure.
+func TestAWriteAnsweredLongAfterItsMajorityIsToldByThatMajority(t *testing.T) {
+	run := func(answered time.Duration) *world {
+		w := judged(3)
+		for i, id := range []sim.NodeID{"server-1", "server-2", "server-3"} {
+			w.W.AddNode(id, func(p *sim.Proc) {
+				f := p.Disk().Open(LogFile)
+				p.Sleep(time.Duration(5*(i+1)) * ms)
+				f.Append(Frame(web(1, 5)))
+				f.Sync(p)
+			})
+		}
+		require.NoError(t, w.W.Run(time.Second))
+		op(w, "controller-a", "server-1", check.Write("deployments/web", 5), 0, answered, check.Acked(1))
+		return w
+	}
+	w := run(120 * ms)
+	defer w.Close()
+	f := committedLate(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "committed-late", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "controller-a's write deployments/web=5 through server-1 was answered only at 120ms, "+
+		"but a majority of the disks held its entry 1, synced, from 11ms (server-1 at 6ms, server-2 at 11ms, server-3 at 16ms), 109ms earlier"), f.Story)
+
+	w = run(11*ms + committedLateFor)
+	defer w.Close()
+	assert.Nil(t, committedLate(w), "answered within the allowance")
 }

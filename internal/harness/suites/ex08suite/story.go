@@ -2,6 +2,7 @@ package ex08suite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ var storySkew = scene.Skew{Node: "server-5", By: 400 * time.Millisecond}
 // story builds and runs the story's world with seed, which decides only the
 // jitter: when exactly controller-b writes, and each message's delay.
 func story(seed int64, boot scene.Boot) *world {
-	s := scene.New(seed, boot, scene.Servers(storyServers), scene.Latency(2*time.Millisecond, 10*time.Millisecond),
+	s := scene.New(seed, boot, scene.Servers(storyServers), scene.Latency(storyLinkMin, storyLinkMax),
 		scene.RequestTimeout(requestTimeout))
 	w := newWorld(s, storyKey)
 	s.Inject(storySkew)
@@ -59,6 +60,116 @@ func story(seed int64, boot scene.Boot) *world {
 	scale("controller-a", "server-5", storyFirst, 5, "server-3")
 	scale("controller-b", "server-1", storySecond, 2, "server-2")
 	return w.play(storyAuditAt)
+}
+
+// The story's links: every message takes storyLinkMin to storyLinkMax.
+const (
+	storyLinkMin = 2 * time.Millisecond
+	storyLinkMax = 10 * time.Millisecond
+)
+
+// heldBackFor is how long the story's leader may hold an entry its own disk
+// has synced before it sends it to a follower: a few of the story's
+// messages (2–10 ms each), far less than a heartbeat.
+const heldBackFor = 25 * time.Millisecond
+
+// heldBack: in the story's cluster, whole from start to end, the leader
+// sends each entry to the followers as soon as its own disk holds it. A
+// leader that holds an entry back until something else happens (its next
+// heartbeat) makes every write wait for it; in a world with faults and
+// many clients that shows only as a cluster that answers slowly, so it is
+// told here, where nothing else delays the entry, by what the leader did:
+// when its disk synced the entry and when it first sent it on.
+func heldBack(w *world) *suite.Failure {
+	leader := w.Servers[0]
+	for index := int64(1); ; index++ {
+		e, end := w.disks.Written(leader, index)
+		if e == nil {
+			return nil
+		}
+		synced, sent, to := time.Duration(-1), time.Duration(-1), sim.NodeID("")
+		for _, ev := range w.W.Trace().Events() {
+			switch {
+			case synced < 0 && ev.Node == leader && ev.Kind == sim.EvDisk && ev.Disk.File == LogFile && ev.Disk.Durable >= end:
+				synced = ev.At
+			case ev.Node == leader && ev.Kind == sim.EvSend && carries(ev.Msg, index):
+				sent, to = ev.At, ev.Peer
+			}
+			if sent >= 0 {
+				break
+			}
+		}
+		if synced < 0 || sent < 0 || sent-synced <= heldBackFor {
+			continue
+		}
+		return &suite.Failure{Name: "entry-held-back", Clause: course.AgreementFirst, At: sent,
+			Story: fmt.Sprintf("%s, the leader, had entry %d (%s) synced on its own disk at %s, but sent it to no follower until %s (to %s), %s later, "+
+				"in a cluster whole from start to end whose messages take %s–%s: the write waited all that time for a majority that could have held it at once. "+
+				"A leader sends a new entry to the followers as soon as its own disk holds it, not with its next heartbeat",
+				leader, index, e.Event.Object, suite.FormatTime(synced), suite.FormatTime(sent), to, suite.FormatTime(sent-synced),
+				strings.TrimSuffix(suite.FormatTime(storyLinkMin), "ms"), suite.FormatTime(storyLinkMax))}
+	}
+}
+
+// committedLateFor is how long after a majority's disks hold an entry,
+// synced, the story's leader may take to answer its write: the Ack on its
+// way, the answer on its way back through the server asked, and a message's
+// worth to spare.
+const committedLateFor = 5 * storyLinkMax
+
+// committedLate: in the story's cluster, whole from start to end, a write
+// is answered as soon as a majority's disks hold its entry and their
+// acknowledgements are back. A leader that commits only when something else
+// happens (its next heartbeat's tick) makes every write wait for it; in a
+// world with faults that shows only as a slow cluster, so it is told here by
+// what the leader did: when a majority held the entry, and when the yes
+// came.
+func committedLate(w *world) *suite.Failure {
+	for _, op := range w.History.Operations() {
+		if !op.Acknowledged() || !op.Input.Kind.Mutates() {
+			continue
+		}
+		index := op.Result.Version
+		var held []time.Duration
+		var who []string
+		for _, id := range w.Servers {
+			if at, ok := w.durableAt(id, index); ok {
+				held = append(held, at)
+				who = append(who, fmt.Sprintf("%s at %s", id, suite.FormatTime(at)))
+			}
+		}
+		if len(held) < w.majority() {
+			continue // an early yes: early's to tell
+		}
+		slices.Sort(held)
+		agreed := held[w.majority()-1]
+		if op.Return-agreed <= committedLateFor {
+			continue
+		}
+		return &suite.Failure{Name: "committed-late", Clause: course.AgreementFirst, At: op.Return,
+			Story: fmt.Sprintf("%s's %s through %s was answered only at %s, but a majority of the disks held its entry %d, synced, from %s (%s), %s earlier, "+
+				"in a cluster whole from start to end whose messages take %s–%s: the leader %s waited for something other than its majority before it committed the entry and answered. "+
+				"A leader commits an entry as soon as it hears that a majority holds it, not at its next heartbeat",
+				op.Client, op.Input, op.Server, suite.FormatTime(op.Return), index, suite.FormatTime(agreed), strings.Join(who, ", "), suite.FormatTime(op.Return-agreed),
+				strings.TrimSuffix(suite.FormatTime(storyLinkMin), "ms"), suite.FormatTime(storyLinkMax), w.Servers[0])}
+	}
+	return nil
+}
+
+// durableAt is when id's disk first held entry index, synced: the first
+// moment its log's durable part reached the end of that entry as the log
+// holds it now (the story's servers never crash).
+func (w *world) durableAt(id sim.NodeID, index int64) (time.Duration, bool) {
+	e, end := w.disks.Written(id, index)
+	if e == nil {
+		return 0, false
+	}
+	for _, ev := range w.W.Trace().Events() {
+		if ev.Node == id && ev.Kind == sim.EvDisk && ev.Disk.File == LogFile && ev.Disk.Durable >= end {
+			return ev.At, true
+		}
+	}
+	return 0, false
 }
 
 // unanswered finds the story's first write that got no answer. The story's

@@ -84,7 +84,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			// failure of the story prints its own world's notes.
 			Name:    "story",
 			Plays:   []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges:  noted(told(overwritten(storySkewSays()), appliedTwice, early, unanswered, durable, oneHistory, converged, linearizable)),
+			Judges:  noted(told(overwritten(storySkewSays()), appliedTwice, early, unanswered, durable, oneHistory, converged, linearizable, heldBack, committedLate)),
 			Figures: []scene.Figure[*world]{{Name: "notes", Text: (*world).notes}},
 		}, {
 			// No answer before a majority holds the change; a minority
