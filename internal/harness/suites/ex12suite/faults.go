@@ -14,6 +14,7 @@ import (
 const (
 	counterWriters = 3
 	incrementsEach = 5
+	churnSteps     = 8   // conditional writes of api by each of two clients
 	lostAnswers    = 0.1 // of the servers' answers to a client, lost after the server acted
 	faultsAudit    = 25 * time.Second
 )
@@ -31,16 +32,12 @@ func faultWorld(seed int64, impl Impl) *world {
 		clients = append(clients, name)
 		w.W.AddNode(name, func(p *sim.Proc) { f(p, w.API(p)) })
 	}
-	// kubectl creates web, with no replicas yet, then api, and changes api
-	// on condition, deleting and creating it again now and then.
-	client("kubectl", func(p *sim.Proc, c *kube.Client) {
-		for {
-			if _, err := c.Create(kube.Object{Kind: "deployments", Name: "web"}); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-				break
-			}
-		}
-		next := 1
-		for range 8 {
+	// kubectl creates web, with no replicas yet; then kubectl and
+	// kubectl-2 both change api on condition, deleting it and creating it
+	// again now and then, each from what it last read.
+	churn := func(p *sim.Proc, c *kube.Client, first int) {
+		next := first
+		for range churnSteps {
 			p.Sleep(time.Duration(p.Rand().Intn(400)) * ms)
 			cur, err := c.Get(api, kube.ReadOptions{})
 			switch {
@@ -55,6 +52,18 @@ func faultWorld(seed int64, impl Impl) *world {
 			}
 			next++
 		}
+	}
+	client("kubectl", func(p *sim.Proc, c *kube.Client) {
+		for {
+			if _, err := c.Create(kube.Object{Kind: "deployments", Name: "web"}); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
+				break
+			}
+		}
+		churn(p, c, 1)
+	})
+	client("kubectl-2", func(p *sim.Proc, c *kube.Client) {
+		p.Sleep(300 * ms)
+		churn(p, c, 1001)
 	})
 	for i := range counterWriters {
 		client(sim.NodeID(fmt.Sprintf("writer-%d", i+1)), func(p *sim.Proc, c *kube.Client) {
