@@ -120,13 +120,15 @@ func (w *world) longest() []kube.Event {
 	return out
 }
 
-// increment adds one (or by) to the counter's replicas through the
-// learner's GuaranteedUpdate and records what it reported.
+// increment adds by to the counter's replicas through the learner's
+// GuaranteedUpdate and records what it reported. It is recorded pending
+// when it begins: one still running when the suite reads the histories
+// may have taken effect.
 func (w *world) increment(impl Impl, p *sim.Proc, api *kube.Client, by int) error {
-	start := p.Now()
+	i := len(w.incs)
+	w.incs = append(w.incs, check.Increment{Client: string(p.Node()), Delta: int64(by), Call: p.Now(), Outcome: check.Pending})
 	_, err := impl.Update(api, w.counter, func(o *kube.Object) { o.Replicas += by })
-	inc := check.Increment{Client: string(p.Node()), Delta: int64(by), Call: start, Return: p.Now(), Outcome: outcomeOf(err)}
-	w.incs = append(w.incs, inc)
+	w.incs[i].Return, w.incs[i].Outcome = p.Now(), outcomeOf(err)
 	return err
 }
 
