@@ -88,7 +88,8 @@ func (o *gradeOptions) check() error {
 }
 
 // checkMinScore refuses a --min-score the chapters to grade can never
-// reach: above 100%, or above their points.
+// reach: above 100%, or above their points. The score is the core
+// chapters'; a bonus chapter's points never count toward it.
 func (o *gradeOptions) checkMinScore(chs []course.Chapter) error {
 	if o.minScore == "" || o.stubs {
 		return nil
@@ -96,7 +97,9 @@ func (o *gradeOptions) checkMinScore(chs []course.Chapter) error {
 	v, pct, _ := parseMinScore(o.minScore)
 	max := 0
 	for _, ch := range chs {
-		max += ch.Points()
+		if !ch.Bonus {
+			max += ch.Points()
+		}
 	}
 	switch {
 	case pct && v > 100:

@@ -11,7 +11,8 @@ import (
 )
 
 // listCmd is `grader list`: every chapter with its clauses, points and
-// folder, and whether its stub has been touched. It runs nothing.
+// folder, and whether its stub has been touched; a bonus chapter says it is
+// scored apart from the core. It runs nothing.
 func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	ids, err := parse(fs, args)
@@ -38,6 +39,9 @@ func listCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int 
 			state = "missing (grader reset " + ch.ID + ")"
 		} else if workbook.Same(files, pristineOf(ch)) {
 			state = "untouched"
+		}
+		if ch.Bonus {
+			state += " · bonus, scored apart"
 		}
 		fmt.Fprintf(stdout, "%-4s  %-*s  %-7s  %6d  %-*s  %s\n", ch.ID, width, ch.Title, render.ClauseList(ch.Clauses), ch.Points(), folder, ch.Dir(), state)
 	}

@@ -233,7 +233,8 @@ func stall(ts *testscript.TestScript, neg bool, args []string) {
 
 // jsonReport reads the last command's stdout as the grader's JSON report,
 // strictly (no field the schema does not name), checks that it is internally
-// consistent, and checks each key=value given against it: "status.ex01=pass"
+// consistent (the core chapters add up to the score, the bonus ones to the
+// bonus), and checks each key=value given against it: "status.ex01=pass"
 // for a chapter's status, "own_tests.ex01=a,b" for the learner's own test
 // files it names, "schema=..." and "passed=true" at the top.
 //
@@ -247,6 +248,7 @@ func jsonReport(ts *testscript.TestScript, neg bool, args []string) {
 	var rep render.JSONReport
 	ts.Check(dec.Decode(&rep))
 	points, max := 0, 0
+	var bonus render.JSONBonus
 	for _, ch := range rep.Chapters {
 		cp, cm := 0, 0
 		for _, c := range ch.Checks {
@@ -267,11 +269,26 @@ func jsonReport(ts *testscript.TestScript, neg bool, args []string) {
 		if ch.Status == "fail" && ch.Failure == nil {
 			ts.Fatalf("%s: fails without a failure", ch.ID)
 		}
+		if ch.Bonus {
+			bonus.Points += ch.Points
+			bonus.Max += ch.Max
+			bonus.Chapters++
+			if ch.Status == "pass" {
+				bonus.Passing++
+			}
+			continue
+		}
 		points += ch.Points
 		max += ch.Max
 	}
 	if points != rep.Score.Points || max != rep.Score.Max {
-		ts.Fatalf("chapters add up to %d/%d, the score says %d/%d", points, max, rep.Score.Points, rep.Score.Max)
+		ts.Fatalf("core chapters add up to %d/%d, the score says %d/%d", points, max, rep.Score.Points, rep.Score.Max)
+	}
+	switch {
+	case bonus.Chapters == 0 && rep.Bonus != nil:
+		ts.Fatalf("no bonus chapter was graded, and the report has a bonus %+v", *rep.Bonus)
+	case bonus.Chapters > 0 && (rep.Bonus == nil || *rep.Bonus != bonus):
+		ts.Fatalf("bonus chapters add up to %+v, the report's bonus says %+v", bonus, rep.Bonus)
 	}
 	got := map[string]string{"schema": rep.Schema, "passed": fmt.Sprint(rep.Passed), "source": rep.Source}
 	for _, ch := range rep.Chapters {

@@ -39,6 +39,7 @@ func classify(ch course.Chapter, dir, absDir string, rec *record, v *verdicts, o
 		Title:    ch.Title,
 		Dir:      dir,
 		Clauses:  ch.Clauses,
+		Bonus:    ch.Bonus,
 		Max:      ch.Points(),
 		Duration: out.duration,
 		Output:   rec.transcript.String(),

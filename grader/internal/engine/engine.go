@@ -214,7 +214,7 @@ func (u *unit) close() {
 // finish decides u's result as an error of the given kind.
 func (u *unit) finish(kind result.ProblemKind, summary, output string) *unit {
 	u.done = &result.Chapter{
-		ID: u.ch.ID, Title: u.ch.Title, Dir: u.dir, Clauses: u.ch.Clauses, Max: u.ch.Points(),
+		ID: u.ch.ID, Title: u.ch.Title, Dir: u.dir, Clauses: u.ch.Clauses, Bonus: u.ch.Bonus, Max: u.ch.Points(),
 		Status:   result.Error,
 		Checks:   notRun(u.ch),
 		Problem:  &result.Problem{Kind: kind, Summary: summary, Output: output},

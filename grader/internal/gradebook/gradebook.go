@@ -31,6 +31,7 @@ type Chapter struct {
 	ID    string
 	Title string
 	Max   int
+	Bonus bool // a bonus chapter: its points are in the student's Bonus, not Points
 }
 
 // Clause is one contract clause's column: its points are those of the
@@ -48,10 +49,11 @@ type Student struct {
 	Commit     string
 	Course     string // the course commit that graded the work
 	Time       string
-	Points     int
-	Max        int
+	Points     int             // over the core chapters
+	Max        int             // over the core chapters
+	Bonus      *Score          // over the bonus chapters, scored apart; nil when the report graded none
 	Cells      map[string]Cell // by chapter ID; a chapter the report did not grade has none
-	Clauses    map[int]Score   // by clause number
+	Clauses    map[int]Score   // by clause number, over the core chapters
 	Problem    string          // set when the report could not be read: the row has nothing else
 }
 
@@ -141,13 +143,19 @@ func (b *Book) Add(name, from string, rep *render.JSONReport) {
 		Points: rep.Score.Points, Max: rep.Score.Max,
 		Cells: map[string]Cell{}, Clauses: map[int]Score{},
 	}
+	if b := rep.Bonus; b != nil {
+		s.Bonus = &Score{b.Points, b.Max}
+	}
 	for _, ch := range rep.Chapters {
 		c := Cell{Status: ch.Status, Points: ch.Points, Max: ch.Max}
 		if ch.Status != "pass" {
 			c.First = first(ch)
 		}
 		s.Cells[ch.ID] = c
-		b.chapter(Chapter{ID: ch.ID, Title: ch.Title, Max: ch.Max})
+		b.chapter(Chapter{ID: ch.ID, Title: ch.Title, Max: ch.Max, Bonus: ch.Bonus})
+		if ch.Bonus {
+			continue
+		}
 		for _, k := range ch.Clauses {
 			t := s.Clauses[k]
 			t.Points += ch.Points
@@ -194,6 +202,26 @@ func oneLine(s string) string {
 	return s
 }
 
+// HasBonus reports whether some report graded a bonus chapter: the table
+// then has a bonus column beside the core points.
+func (b *Book) HasBonus() bool {
+	for _, ch := range b.Chapters {
+		if ch.Bonus {
+			return true
+		}
+	}
+	return false
+}
+
+// BonusText is a student's bonus cell: "7/13", or "" when the student's
+// report graded no bonus chapter.
+func (s Student) BonusText() string {
+	if s.Bonus == nil {
+		return ""
+	}
+	return s.Bonus.Text()
+}
+
 func (b *Book) chapter(c Chapter) {
 	for i, have := range b.Chapters {
 		if have.ID == c.ID {
@@ -202,7 +230,12 @@ func (b *Book) chapter(c Chapter) {
 		}
 	}
 	b.Chapters = append(b.Chapters, c)
-	sort.SliceStable(b.Chapters, func(i, j int) bool { return b.Chapters[i].ID < b.Chapters[j].ID })
+	sort.SliceStable(b.Chapters, func(i, j int) bool {
+		if b.Chapters[i].Bonus != b.Chapters[j].Bonus {
+			return !b.Chapters[i].Bonus
+		}
+		return b.Chapters[i].ID < b.Chapters[j].ID
+	})
 }
 
 func (b *Book) clause(c Clause) {

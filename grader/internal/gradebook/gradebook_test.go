@@ -132,7 +132,7 @@ func TestTenReportsMakeOneTable(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	assert.Equal(t, []string{"ada", "bo", "cy", "dee", "eli", "fay", "gus", "hal", "ivy", "jo", "kim"}, names)
-	assert.Equal(t, []Chapter{{"ex01", "One memory", 10}, {"ex02", "The 2:14 a.m. page", 10}, {"ex04", "The write that arrived late", 12}}, book.Chapters)
+	assert.Equal(t, []Chapter{{ID: "ex01", Title: "One memory", Max: 10}, {ID: "ex02", Title: "The 2:14 a.m. page", Max: 10}, {ID: "ex04", Title: "The write that arrived late", Max: 12}}, book.Chapters)
 
 	bo := book.Students[1]
 	assert.Equal(t, 13, bo.Points)
@@ -205,4 +205,45 @@ func golden(t *testing.T, name string, got []byte) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "no golden file: go test ./grader/internal/gradebook -update, then read it")
 	assert.Equal(t, string(want), string(got))
+}
+
+// A bonus chapter gets its column like any other, but its points are the
+// student's bonus, apart from the core points and the clauses: a class
+// graded on the core reads the same points column as before.
+func TestABonusChapterIsABonusColumnApartFromTheCore(t *testing.T) {
+	rep := func(bonus *render.JSONBonus, chs ...render.JSONChapter) *render.JSONReport {
+		r := &render.JSONReport{Schema: render.Schema, Score: render.JSONScore{Points: chs[0].Points, Max: chs[0].Max}, Bonus: bonus, Chapters: chs}
+		r.Clauses = []render.JSONClause{{Clause: 1, Title: "One history, not one machine"}}
+		return r
+	}
+	core := render.JSONChapter{ID: "ex01", Title: "One memory", Status: "pass", Points: 10, Max: 10, Clauses: []int{1}}
+	bonus := render.JSONChapter{ID: "ex12", Title: "The edit that erased a scale", Status: "fail", Bonus: true, Points: 3, Max: 13, Clauses: []int{1, 3}}
+	var book Book
+	book.Add("ada", "ada.json", rep(&render.JSONBonus{Points: 3, Max: 13, Chapters: 1}, core, bonus))
+	book.Add("bo", "bo.json", rep(nil, core))
+
+	require.True(t, book.HasBonus())
+	assert.Equal(t, []Chapter{{ID: "ex01", Title: "One memory", Max: 10}, {ID: "ex12", Title: "The edit that erased a scale", Max: 13, Bonus: true}}, book.Chapters)
+	ada := book.Students[0]
+	assert.Equal(t, 10, ada.Points)
+	assert.Equal(t, &Score{3, 13}, ada.Bonus)
+	assert.Equal(t, map[int]Score{1: {10, 10}}, ada.Clauses, "the clauses count the core chapters only")
+
+	var md bytes.Buffer
+	require.NoError(t, book.Markdown(&md))
+	assert.Contains(t, md.String(), "| student | points | bonus | ex01 (10) | ex12 (13) | clause 1 |")
+	assert.Contains(t, md.String(), "| ada | 10/10 | 3/13 | 10/10 | 3/13 fail | 10/10 |")
+	assert.Contains(t, md.String(), "| bo | 10/10 | — | 10/10 | — | 10/10 |")
+	var csv bytes.Buffer
+	require.NoError(t, book.CSV(&csv))
+	assert.Contains(t, csv.String(), "time,points,max,bonus,bonus max,ex01,ex12,")
+	var html bytes.Buffer
+	require.NoError(t, book.HTML(&html))
+	assert.Contains(t, html.String(), ">bonus</th>")
+
+	var plain Book
+	plain.Add("bo", "bo.json", rep(nil, core))
+	md.Reset()
+	require.NoError(t, plain.Markdown(&md))
+	assert.NotContains(t, md.String(), "bonus", "a class without bonus chapters has no bonus column")
 }

@@ -22,6 +22,9 @@ func (b *Book) Markdown(w io.Writer) error {
 		p.printf("\n")
 	}
 	head := []string{"student", "points"}
+	if b.HasBonus() {
+		head = append(head, "bonus")
+	}
 	for _, ch := range b.Chapters {
 		head = append(head, fmt.Sprintf("%s (%d)", ch.ID, ch.Max))
 	}
@@ -47,6 +50,9 @@ func (b *Book) Markdown(w io.Writer) error {
 			continue
 		}
 		cells := []string{s.Name, Score{s.Points, s.Max}.Text()}
+		if b.HasBonus() {
+			cells = append(cells, orDash(s.BonusText()))
+		}
 		for _, ch := range b.Chapters {
 			cells = append(cells, orDash(s.Cells[ch.ID].Text()))
 		}
@@ -127,12 +133,16 @@ func (p *printer) row(cells []string) {
 }
 
 // CSV writes the table as CSV, a row per student: name, repository, commit,
-// course commit, time, points and max, then each chapter's points, each
+// course commit, time, points and max (the core chapters'), bonus and bonus
+// max when some report graded a bonus chapter, then each chapter's points, each
 // clause's points, and each chapter's status and first failure. A spreadsheet
 // reads it as it is.
 func (b *Book) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"student", "repository", "commit", "course_commit", "time", "points", "max"}
+	if b.HasBonus() {
+		head = append(head, "bonus", "bonus max")
+	}
 	for _, ch := range b.Chapters {
 		head = append(head, ch.ID)
 	}
@@ -150,6 +160,14 @@ func (b *Book) CSV(w io.Writer) error {
 		row := []string{s.Name, s.Repository, s.Commit, s.Course, s.Time, "", ""}
 		if s.Problem == "" {
 			row[5], row[6] = strconv.Itoa(s.Points), strconv.Itoa(s.Max)
+		}
+		if b.HasBonus() {
+			ok := s.Bonus != nil
+			var bonus Score
+			if ok {
+				bonus = *s.Bonus
+			}
+			row = append(row, number(ok, bonus.Points), number(ok, bonus.Max))
 		}
 		for _, ch := range b.Chapters {
 			row = append(row, number(s.Cells[ch.ID].Status != "", s.Cells[ch.ID].Points))
@@ -194,7 +212,13 @@ var page = template.Must(template.New("gradebook").Funcs(template.FuncMap{
 	"total":  func(s Student) Score { return Score{s.Points, s.Max} },
 	"dash":   orDash,
 	"whose":  func(s Student) string { return strings.TrimSpace(s.Repository + " " + s.Commit) },
-	"span":   func(b *Book) int { return len(b.Chapters) + len(b.Clauses) + 1 },
+	"span": func(b *Book) int {
+		n := len(b.Chapters) + len(b.Clauses) + 1
+		if b.HasBonus() {
+			n++
+		}
+		return n
+	},
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -223,13 +247,14 @@ ul.clauses { margin: 0 0 1em; padding-left: 1.2em; color: #333; }
 <p class="caption">{{.Caption}}</p>
 {{with .Clauses}}<ul class="clauses">{{range .}}<li>clause {{.Number}}: {{.Title}}</li>{{end}}</ul>{{end}}
 <table>
-<thead><tr><th class="name">student</th><th>points</th>{{range .Chapters}}<th title="{{.Title}}">{{.ID}} ({{.Max}})</th>{{end}}{{range .Clauses}}<th title="{{.Title}}">clause {{.Number}}</th>{{end}}</tr></thead>
+<thead><tr><th class="name">student</th><th>points</th>{{if .HasBonus}}<th title="the bonus chapters, scored apart from the core">bonus</th>{{end}}{{range .Chapters}}<th title="{{.Title}}">{{.ID}} ({{.Max}})</th>{{end}}{{range .Clauses}}<th title="{{.Title}}">clause {{.Number}}</th>{{end}}</tr></thead>
 <tbody>
 {{- $b := .Book}}
 {{- range $s := .Students}}
 <tr><td class="name"{{with whose $s}} title="{{.}}"{{end}}>{{$s.Name}}</td>
 {{- if $s.Problem}}<td class="unread" colspan="{{span $b}}">unread: {{$s.Problem}}</td>
 {{- else}}<td>{{(total $s).Text}}</td>
+{{- if $b.HasBonus}}<td>{{dash $s.BonusText}}</td>{{end}}
 {{- range $b.Chapters}}{{$c := cell $s .ID}}<td class="{{$c.Status}}"{{with $c.First}} title="{{.}}"{{end}}>{{dash $c.Text}}</td>{{end}}
 {{- range $b.Clauses}}<td>{{dash (clause $s .Number).Text}}</td>{{end}}
 {{- end}}</tr>

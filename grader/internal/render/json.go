@@ -22,8 +22,9 @@ type JSONReport struct {
 	Runs       string         `json:"runs"`                // RUNS given to the suites, "" for their defaults
 	Collected  *JSONCollected `json:"collected,omitempty"` // where grader collect copied the exercises from, if it did
 	Graded     JSONGraded     `json:"graded"`              // whose work, graded with what, and when
-	Passed     bool           `json:"passed"`              // every graded chapter passes
-	Score      JSONScore      `json:"score"`               // the points over all graded chapters
+	Passed     bool           `json:"passed"`              // every graded core chapter passes (every bonus one, when no core chapter was graded)
+	Score      JSONScore      `json:"score"`               // the points over the graded core chapters
+	Bonus      *JSONBonus     `json:"bonus,omitempty"`     // the graded bonus chapters, scored apart; absent when none was graded
 	DurationMS int64          `json:"duration_ms"`         // wall time of the whole run
 	Chapters   []JSONChapter  `json:"chapters"`            // in course order
 	Clauses    []JSONClause   `json:"clauses"`             // the clauses some graded chapter exercises
@@ -60,12 +61,21 @@ type JSONScore struct {
 	Max    int `json:"max"`
 }
 
+// JSONBonus is the bonus chapters' total, kept apart from the core score.
+type JSONBonus struct {
+	Points   int `json:"points"`   // points earned in the graded bonus chapters
+	Max      int `json:"max"`      // points possible in them
+	Passing  int `json:"passing"`  // bonus chapters that pass
+	Chapters int `json:"chapters"` // bonus chapters graded
+}
+
 // JSONChapter is one chapter's result.
 type JSONChapter struct {
 	ID         string       `json:"id"`
 	Title      string       `json:"title"`
 	Dir        string       `json:"dir"`    // the folder graded, relative to the module root
 	Status     string       `json:"status"` // "pass", "fail", "error", "timeout", "not-started"
+	Bonus      bool         `json:"bonus"`  // a bonus chapter: its points count in the report's bonus, not its score
 	Points     int          `json:"points"`
 	Max        int          `json:"max"`
 	Clauses    []int        `json:"clauses"`
@@ -140,6 +150,9 @@ func JSON(w io.Writer, rep *result.Report) error {
 		Chapters:   []JSONChapter{},
 		Clauses:    []JSONClause{},
 	}
+	if b := rep.Bonus; b.Chapters > 0 {
+		out.Bonus = &JSONBonus{Points: b.Points, Max: b.Max, Passing: b.Passing, Chapters: b.Chapters}
+	}
 	if !rep.Graded.Time.IsZero() {
 		out.Graded.Time = rep.Graded.Time.UTC().Format(time.RFC3339)
 	}
@@ -151,7 +164,7 @@ func JSON(w io.Writer, rep *result.Report) error {
 	}
 	for _, ch := range rep.Chapters {
 		jc := JSONChapter{
-			ID: ch.ID, Title: ch.Title, Dir: ch.Dir, Status: string(ch.Status),
+			ID: ch.ID, Title: ch.Title, Dir: ch.Dir, Status: string(ch.Status), Bonus: ch.Bonus,
 			Points: ch.Points, Max: ch.Max, Clauses: []int{}, DurationMS: ms(ch.Duration),
 			Checks: []JSONCheck{}, Replay: ch.Command, OutputCut: ch.Cut,
 			OwnTests: append([]string{}, ch.OwnTests...),

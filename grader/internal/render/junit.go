@@ -77,6 +77,10 @@ func JUnit(w io.Writer, rep *result.Report) error {
 				{"replay", ch.Command},
 			},
 		}
+		if ch.Bonus {
+			// A bonus chapter says so: its points are scored apart from the core.
+			s.Properties = append(s.Properties, junitProperty{"bonus", "true"})
+		}
 		for _, c := range ch.Checks {
 			tc := junitCase{Name: caseName(ch, c), Classname: ch.ID, Time: secs(c.Duration.Seconds())}
 			switch {

@@ -297,3 +297,78 @@ func TestFittingBreaksProseAndKeepsTablesWhole(t *testing.T) {
 		"  720.4ms     ADDED pods/web-dwd5k                controller-b   server-2     6        5  ← too many",
 	}, got)
 }
+
+// withBonus is a class whose learner passes the core chapter ex01 and has
+// started a bonus chapter: the bonus is scored apart, so the core score,
+// the clauses and the verdict are those of the core alone.
+func withBonus() *result.Report {
+	rep := &result.Report{
+		Source: result.Exercises,
+		Chapters: []result.Chapter{
+			{
+				ID: "ex01", Title: "One memory", Dir: "exercises/ex01-one-memory", Clauses: []course.Clause{course.OneHistory},
+				Status: result.Pass, Points: 10, Max: 10, Command: "make ex01",
+				Checks: []result.Check{{Name: "story", Title: "the informer reconnects", Status: result.Pass, Points: 10, Max: 10}},
+			},
+			{
+				ID: "ex12", Title: "The edit that erased a scale", Dir: "exercises/ex12-the-edit-that-erased-a-scale",
+				Clauses: []course.Clause{course.OneHistory, course.AgreementFirst}, Bonus: true,
+				Status: result.Fail, Points: 3, Max: 13, Command: "make ex12",
+				Checks: []result.Check{
+					{Name: "story", Title: "the scale survives the edit", Status: result.Pass, Points: 3, Max: 3},
+					{Name: "no-lost-update", Title: "no increment is lost", Status: result.Fail, Max: 10},
+				},
+			},
+		},
+	}
+	rep.Tally()
+	return rep
+}
+
+// A bonus chapter is scored apart: the core score, the clauses and the
+// verdict are the core's alone, and every output says which chapter is a
+// bonus one.
+func TestABonusChapterIsScoredApartFromTheCore(t *testing.T) {
+	rep := withBonus()
+	assert.Equal(t, 10, rep.Points)
+	assert.Equal(t, 10, rep.Max)
+	assert.Equal(t, 1, rep.Passing)
+	assert.Equal(t, 1, rep.Core)
+	assert.Equal(t, result.BonusTotal{Points: 3, Max: 13, Passing: 0, Chapters: 1}, rep.Bonus)
+	assert.Equal(t, []result.ClauseTotal{{Clause: course.OneHistory, Passing: 1, Chapters: 1, Points: 10, Max: 10}}, rep.Clauses,
+		"the clauses count the core chapters only")
+	assert.True(t, rep.AllPass(), "an unfinished bonus chapter does not fail a run that graded the core")
+
+	var js bytes.Buffer
+	require.NoError(t, JSON(&js, rep))
+	var got JSONReport
+	require.NoError(t, json.Unmarshal(js.Bytes(), &got))
+	assert.Equal(t, JSONScore{Points: 10, Max: 10}, got.Score)
+	assert.True(t, got.Passed)
+	require.NotNil(t, got.Bonus)
+	assert.Equal(t, JSONBonus{Points: 3, Max: 13, Passing: 0, Chapters: 1}, *got.Bonus)
+	assert.False(t, got.Chapters[0].Bonus)
+	assert.True(t, got.Chapters[1].Bonus)
+	var plain bytes.Buffer
+	require.NoError(t, JSON(&plain, class()))
+	assert.NotContains(t, plain.String(), `"bonus": {`, "a report without bonus chapters has no bonus object")
+
+	var text bytes.Buffer
+	Summary(&text, rep, NewPalette(false))
+	assert.Contains(t, text.String(), "Bonus chapters (scored apart from the core)\n  ex12")
+	assert.Contains(t, text.String(), "Score 10/10 points · 1 of 1 chapters pass")
+	assert.Contains(t, text.String(), "Bonus 3/13 points · 0 of 1 bonus chapters pass")
+
+	var xml bytes.Buffer
+	require.NoError(t, JUnit(&xml, rep))
+	assert.Equal(t, 1, strings.Count(xml.String(), `<property name="bonus" value="true">`), "only the bonus chapter carries the property")
+
+	// A run that graded only the bonus chapter passes only when it does.
+	only := &result.Report{Chapters: rep.Chapters[1:]}
+	only.Tally()
+	assert.False(t, only.AllPass())
+	var alone bytes.Buffer
+	Summary(&alone, only, NewPalette(false))
+	assert.NotContains(t, alone.String(), "Score ")
+	assert.Contains(t, alone.String(), "Bonus 3/13 points · 0 of 1 bonus chapters pass")
+}

@@ -25,7 +25,12 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 	if len(rep.Chapters) == 0 {
 		fmt.Fprintln(w, "  No chapters are registered yet.")
 	}
+	bonusHead := false
 	for _, ch := range rep.Chapters {
+		if ch.Bonus && !bonusHead && rep.Core > 0 {
+			fmt.Fprintf(w, "\n%s\n", pal.Bold("Bonus chapters (scored apart from the core)"))
+			bonusHead = true
+		}
 		fmt.Fprintf(w, "  %-4s  %-*s  %s %s\n", ch.ID, titleWidth, ch.Title, pal.Status(ch.Status, 11), points(ch.Points, ch.Max))
 		for _, line := range why(ch, rep.Source) {
 			fmt.Fprintf(w, "        %s\n", line)
@@ -45,8 +50,18 @@ func Summary(w io.Writer, rep *result.Report, pal Palette) {
 			fmt.Fprintf(w, "  %d  %-*s  %-*s  %s points\n", int(c.Clause), width, c.Clause.Title(), counts, points(c.Passing, c.Chapters), points(c.Points, c.Max))
 		}
 	}
-	fmt.Fprintf(w, "\n%s %d/%d points · %d of %d chapters pass · %s\n",
-		pal.Bold("Score"), rep.Points, rep.Max, rep.Passing, len(rep.Chapters), seconds(rep.Duration))
+	if rep.Core > 0 || rep.Bonus.Chapters == 0 {
+		fmt.Fprintf(w, "\n%s %d/%d points · %d of %d chapters pass · %s\n",
+			pal.Bold("Score"), rep.Points, rep.Max, rep.Passing, rep.Core, seconds(rep.Duration))
+	}
+	if b := rep.Bonus; b.Chapters > 0 {
+		if rep.Core > 0 {
+			fmt.Fprintf(w, "%s %d/%d points · %d of %d bonus chapters pass\n", pal.Bold("Bonus"), b.Points, b.Max, b.Passing, b.Chapters)
+		} else {
+			fmt.Fprintf(w, "\n%s %d/%d points · %d of %d bonus chapters pass · %s\n",
+				pal.Bold("Bonus"), b.Points, b.Max, b.Passing, b.Chapters, seconds(rep.Duration))
+		}
+	}
 	if next := nextChapter(rep); next != "" {
 		fmt.Fprintf(w, "%s\n", pal.Dim("Next: make "+next+" tells "+next+"'s story in full."))
 	}

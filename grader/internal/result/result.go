@@ -70,6 +70,7 @@ type Chapter struct {
 	Title    string
 	Dir      string // the folder graded, relative to the module root
 	Clauses  []course.Clause
+	Bonus    bool // a bonus chapter: scored apart from the core, in Report.Bonus
 	Status   Status
 	Points   int
 	Max      int
@@ -145,20 +146,44 @@ type Report struct {
 	Collected *Collection // set when the exercises graded were collected from a student's checkout
 	Graded    Provenance  // whose work, graded with what, and when
 	Chapters  []Chapter
-	Clauses   []ClauseTotal
-	Points    int
-	Max       int
-	Passing   int // chapters that pass
+	Clauses   []ClauseTotal // over the core chapters graded
+	Points    int           // over the core chapters graded
+	Max       int           // over the core chapters graded
+	Passing   int           // core chapters that pass
+	Core      int           // core chapters graded
+	Bonus     BonusTotal    // the bonus chapters graded, scored apart from the core
 	Duration  time.Duration
+}
+
+// BonusTotal is how the bonus chapters graded fared. They are scored apart
+// from the core chapters, so a class graded on the core is unaffected by
+// them.
+type BonusTotal struct {
+	Points   int // points earned in the bonus chapters graded
+	Max      int // points possible in them
+	Passing  int // bonus chapters that pass
+	Chapters int // bonus chapters graded
 }
 
 // Tally fills in the totals from the chapters: points, passing chapters and
 // the per-clause counts and points (a chapter's points count for every
-// clause it exercises). Only clauses some graded chapter exercises appear.
+// clause it exercises), all over the core chapters; and the bonus chapters'
+// own total apart. Only clauses some graded core chapter exercises appear.
 func (r *Report) Tally() {
-	r.Points, r.Max, r.Passing = 0, 0, 0
+	r.Points, r.Max, r.Passing, r.Core = 0, 0, 0, 0
+	r.Bonus = BonusTotal{}
 	r.Clauses = nil
 	for _, ch := range r.Chapters {
+		if ch.Bonus {
+			r.Bonus.Chapters++
+			r.Bonus.Points += ch.Points
+			r.Bonus.Max += ch.Max
+			if ch.Status == Pass {
+				r.Bonus.Passing++
+			}
+			continue
+		}
+		r.Core++
 		r.Points += ch.Points
 		r.Max += ch.Max
 		if ch.Status == Pass {
@@ -168,6 +193,9 @@ func (r *Report) Tally() {
 	for _, k := range course.Clauses {
 		t := ClauseTotal{Clause: k}
 		for _, ch := range r.Chapters {
+			if ch.Bonus {
+				continue
+			}
 			for _, c := range ch.Clauses {
 				if c == k {
 					t.Chapters++
@@ -185,5 +213,12 @@ func (r *Report) Tally() {
 	}
 }
 
-// AllPass reports whether every graded chapter passes.
-func (r *Report) AllPass() bool { return r.Passing == len(r.Chapters) }
+// AllPass reports whether every graded core chapter passes; a run that
+// graded only bonus chapters passes when each of them does. A bonus chapter
+// not yet done never fails a run that graded the core.
+func (r *Report) AllPass() bool {
+	if r.Core == 0 {
+		return r.Bonus.Passing == r.Bonus.Chapters
+	}
+	return r.Passing == r.Core
+}

@@ -188,13 +188,31 @@ func register(c Chapter) {
 	registry[c.ID] = c
 }
 
-// All returns every chapter, ordered by ID.
+// All returns every chapter in course order: the core chapters by ID, then
+// the bonus chapters by ID.
 func All() []Chapter {
 	out := make([]Chapter, 0, len(registry))
 	for _, c := range registry {
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Bonus != out[j].Bonus {
+			return !out[i].Bonus
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Core returns the core chapters, ordered by ID: the course a class is
+// graded on, without the bonus chapters.
+func Core() []Chapter {
+	var out []Chapter
+	for _, c := range All() {
+		if !c.Bonus {
+			out = append(out, c)
+		}
+	}
 	return out
 }
 

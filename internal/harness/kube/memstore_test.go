@@ -153,3 +153,35 @@ func TestMemStoreProposeDecidesAndApplyOrdersAReplicaFollows(t *testing.T) {
 		assert.Equal(t, leader.Objects(), follower.Objects())
 	})
 }
+
+// A deployment has two fields two writers can change apart: Replicas and
+// Image. A whole-object write-back carries both, so a writer that read an
+// old copy erases the other's field; the history records both fields, so
+// the erasure shows in it.
+func TestMemStoreADeploymentsImageIsASecondFieldAWriteBackCarries(t *testing.T) {
+	inWorld(t, func(p *sim.Proc) {
+		s := kube.NewMemStore(0)
+		web := deployment("web", 5)
+		web.Image = "web:v1"
+		read, err := s.Create(p, web)
+		require.NoError(t, err)
+		assert.Equal(t, "deployments/web{replicas=5 image=web:v1 rv=1}", read.String())
+
+		scaled := read
+		scaled.Replicas = 7
+		_, err = s.Update(p, scaled)
+		require.NoError(t, err)
+		edited := read // an older copy: replicas 5
+		edited.Image, edited.ResourceVersion = "web:v2", 0
+		got, err := s.Update(p, edited)
+		require.NoError(t, err, "an unconditional write-back is accepted")
+		assert.Equal(t, 5, got.Replicas, "and it carried the old replica count with it")
+
+		assert.Equal(t, []check.Change{
+			{Version: 1, Key: "deployments/web", Value: "replicas=5 image=web:v1"},
+			{Version: 2, Key: "deployments/web", Value: "replicas=7 image=web:v1"},
+			{Version: 3, Key: "deployments/web", Value: "replicas=5 image=web:v2"},
+		}, s.Changes())
+		assert.Equal(t, 5, deployment("web", 5).Value(), "without an image the history records the replica count, as before")
+	})
+}

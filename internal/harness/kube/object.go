@@ -9,7 +9,8 @@ import (
 )
 
 // Object is a stored API object, reduced to what the story needs: a
-// Deployment with a desired replica count, or a Pod owned by one.
+// Deployment with a desired replica count and an image, or a Pod owned by
+// one.
 type Object struct {
 	Kind string // "deployments", "pods"
 	Name string // "web", "web-x7k2"
@@ -21,6 +22,10 @@ type Object struct {
 	ResourceVersion int64
 	Replicas        int    // deployments: how many pods are desired
 	Owner           string // pods: the key of the owning deployment, "deployments/web"
+	// Image is, for a deployment, the container image its pods run
+	// ("web:v2"): a second field beside Replicas, so that two writers can
+	// change different fields of one object. Empty when no story sets it.
+	Image string
 }
 
 // Key is "kind/name": "deployments/web".
@@ -31,6 +36,9 @@ func (o Object) String() string {
 	var parts []string
 	if o.Kind == "deployments" || o.Replicas != 0 {
 		parts = append(parts, fmt.Sprintf("replicas=%d", o.Replicas))
+	}
+	if o.Image != "" {
+		parts = append(parts, "image="+o.Image)
 	}
 	if o.Owner != "" {
 		parts = append(parts, "owner="+o.Owner)
@@ -149,10 +157,15 @@ type Storage interface {
 // Value is what a history records for the object, for the checkers (check.Change
 // values and the client's recorded operations): the desired Replicas of a
 // deployment, the Owner of any other object that has one (a pod), else
-// Replicas.
+// Replicas. An object with an Image records both fields, as
+// "replicas=7 image=web:v2", so that a write that erased either one is a
+// different value.
 func (o Object) Value() any {
 	if o.Kind != "deployments" && o.Owner != "" {
 		return o.Owner
+	}
+	if o.Image != "" {
+		return fmt.Sprintf("replicas=%d image=%s", o.Replicas, o.Image)
 	}
 	return o.Replicas
 }

@@ -1,0 +1,113 @@
+package ex12suite
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+)
+
+// judged is a world of three servers with none running, whose writers'
+// answers and histories the test writes by hand.
+func judged(t *testing.T) *world {
+	s := scene.New(1, nil, scene.Servers(3))
+	t.Cleanup(s.Close)
+	return &world{Scene: s, events: map[sim.NodeID][]kube.Event{}}
+}
+
+func deployment(name string, replicas int, image string, rv int64) kube.Object {
+	return kube.Object{Kind: "deployments", Name: name, Replicas: replicas, Image: image, ResourceVersion: rv}
+}
+
+// The story's scene gone wrong: both writers read rv 1 and were told
+// accepted, and web ends with the engineer's image and the old replica
+// count. The story names the write that erased the scale, the version it
+// was conditional on, and the write it erased.
+func TestTheStoryTellsWhichWriteErasedTheOther(t *testing.T) {
+	w := judged(t)
+	read := deployment("web", storyReplicas, storyImage, 1)
+	scaled, edited := read, read
+	scaled.Replicas, edited.Image = hpaReplicas, editImage
+	w.story = &storyRun{read: read, reapplyErr: map[string]error{},
+		hpaWrite:  write{who: "hpa", obj: scaled, at: hpaWrites, got: deployment("web", hpaReplicas, storyImage, 2), done: hpaWrites + 368*ms},
+		editWrite: write{who: "kubectl", obj: edited, at: engineerWrites, got: deployment("web", storyReplicas, editImage, 3), done: engineerWrites + 737*ms},
+		final:     deployment("web", storyReplicas, editImage, 3)}
+	f := storyLost(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "lost-update", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, engineerWrites, f.At, "the write that was accepted on a version already superseded")
+	assert.Contains(t, f.Story, "server-1 accepted kubectl's update of deployments/web to replicas=5 image=web:v2 conditional on rv 1, but rv 1 had already been superseded by hpa's update (replicas 7")
+	assert.Contains(t, f.Story, "neither writer heard an error")
+
+	// The right ending: the engineer heard Conflict, applied the image
+	// again to the scaled object, and web has both changes.
+	w.story.editWrite.err = kube.ErrConflict
+	w.story.reapplied = []string{"kubectl"}
+	w.story.reapplyErr["kubectl"] = nil
+	w.story.final = deployment("web", hpaReplicas, editImage, 3)
+	assert.Nil(t, storyLost(w))
+}
+
+// A write that changes nothing, answered with a new version, is a revision
+// every watcher hears of; so is a second change of web in any history.
+func TestANoOpThatMadeARevisionIsNamed(t *testing.T) {
+	w := judged(t)
+	created := deployment("web", storyReplicas, storyImage, 1)
+	w.noop = &noopRun{created: created, tries: []noopTry{{what: "an update of deployments/web to the same replicas=5 image=web:v1, if rv 1", at: 366 * ms, got: created}}}
+	w.events["server-1"] = []kube.Event{{Type: kube.Added, Object: created}}
+	assert.Nil(t, noopRevision(w))
+
+	w.noop.tries[0].got.ResourceVersion = 2
+	f := noopRevision(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-op-revision", f.Name)
+	assert.Contains(t, f.Story, "came back at rv 2, not rv 1")
+
+	w.noop.tries[0].got.ResourceVersion = 1
+	w.events["server-2"] = []kube.Event{{Type: kube.Added, Object: created}, {Type: kube.Modified, Object: deployment("web", storyReplicas, storyImage, 2)}}
+	f = noopRevision(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "server-2's history holds 2 changes of deployments/web")
+}
+
+// The engineer's image change was made, its answer lost; a helper that
+// then reports it unknown is told so, and one that makes it again is told
+// that instead.
+func TestAChangeMadeIsNeitherReportedFailedNorMadeTwice(t *testing.T) {
+	w := judged(t)
+	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{
+		"kubectl": {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 1)}, at: 2319 * ms},
+		"hpa":     {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, at: 2338 * ms},
+	}, editDone: true, editAt: 4185 * ms, editErr: kube.ErrTimeout}
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+	}
+	assert.Nil(t, answerNotLost(w))
+	f := reportedFailed(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "made-reported-failed", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Contains(t, f.Story, "but the change was made at rv 3 (its answer lost at 2319ms)")
+
+	w.lostAnswer.editErr = nil
+	assert.Nil(t, reportedFailed(w))
+	w.events["server-1"] = append(w.events["server-1"], kube.Event{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 5)})
+	f = reportedFailed(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "double-apply", f.Name)
+	assert.Contains(t, f.Story, "(rv 3 and rv 5)")
+
+	// A helper that never sent an update could not be judged: that is a
+	// failure, never a pass.
+	delete(w.lostAnswer.lost, "hpa")
+	f = answerNotLost(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-update-sent", f.Name)
+}

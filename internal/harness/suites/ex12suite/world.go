@@ -1,0 +1,220 @@
+package ex12suite
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/suites/ex12suite/agreed"
+)
+
+const (
+	ms = time.Millisecond
+
+	web = "deployments/web"
+	api = "deployments/api"
+
+	auditor sim.NodeID = "auditor"
+)
+
+// The chapter's network, stated once: clients sit next to the servers, and
+// the servers 150–200ms from the agreed log (the story's followers).
+var (
+	clientLink = [2]time.Duration{ms, 2 * ms}
+	logLink    = sim.Link{Min: 150 * ms, Max: 200 * ms}
+)
+
+// requestTimeout is how long a client waits for an answer: longer than a
+// write takes (a round trip to the log, then the entry's way back) when
+// nothing is lost.
+const requestTimeout = 2 * time.Second
+
+// world is one scene of the chapter and what its writers saw.
+type world struct {
+	*scene.Scene
+	// events is each audited server's whole history, as a watch from 0
+	// returned it.
+	events map[sim.NodeID][]kube.Event
+	// counter is the key whose replicas the writers add to, its replicas
+	// when it was created, and every increment asked of it.
+	counter string
+	initial int64
+	incs    []check.Increment
+
+	story      *storyRun
+	noop       *noopRun
+	lostAnswer *lostAnswerRun
+}
+
+// newWorld builds a scene of three of the learner's servers, link from the
+// agreed log, with the log's node.
+func newWorld(seed int64, impl Impl, link sim.Link) *world {
+	s := scene.New(seed, impl.Serve, scene.Servers(3), scene.Latency(clientLink[0], clientLink[1]),
+		scene.RequestTimeout(requestTimeout))
+	s.W.AddNode(agreed.Node, agreed.Serve)
+	for _, id := range s.Servers {
+		s.W.SetLinks(id, agreed.Node, link)
+	}
+	s.Show(func(e sim.Event) bool {
+		switch e.Kind {
+		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+			return true
+		case sim.EvDisk:
+			return false
+		}
+		// The client's requests show as its notes; of the log's messages,
+		// the proposals.
+		_, propose := e.Msg.(agreed.ProposeRequest)
+		return propose
+	})
+	return &world{Scene: s}
+}
+
+// auditAt reads every server's whole history at the time given (a watch of
+// deployments from 0), then stops the world.
+func (w *world) auditAt(at time.Duration) {
+	w.W.AddNode(auditor, func(p *sim.Proc) {
+		p.Sleep(at)
+		w.events = map[sim.NodeID][]kube.Event{}
+		for _, id := range w.Servers {
+			if !w.W.Up(id) {
+				continue
+			}
+			reply, err := p.Call(id, kube.WatchRequest{Kind: "deployments"}, requestTimeout)
+			if evs, ok := reply.([]kube.Event); err == nil && (ok || reply == nil) {
+				w.events[id] = evs
+				p.Logf("%s holds %d changes", id, len(evs))
+			}
+		}
+		w.Audited, w.AuditedAt = true, p.Now()
+		w.W.Stop()
+	})
+}
+
+// changes is a server's history as the checkers take it: each object's
+// Value, so that a change of either field of a deployment is a change.
+func changes(evs []kube.Event) []check.Change {
+	out := make([]check.Change, 0, len(evs))
+	for _, ev := range evs {
+		out = append(out, check.Change{Version: ev.Object.ResourceVersion, Key: ev.Object.Key(),
+			Value: ev.Object.Value(), Deleted: ev.Type == kube.Deleted})
+	}
+	return out
+}
+
+// longest is the longest audited history: the one history, when the servers
+// hold prefixes of one.
+func (w *world) longest() []kube.Event {
+	var out []kube.Event
+	for _, id := range w.Servers {
+		if evs := w.events[id]; len(evs) > len(out) {
+			out = evs
+		}
+	}
+	return out
+}
+
+// increment adds by to the counter's replicas through the learner's
+// GuaranteedUpdate and records what it reported. It is recorded pending
+// when it begins: one still running when the suite reads the histories
+// may have taken effect.
+func (w *world) increment(impl Impl, p *sim.Proc, api *kube.Client, by int) error {
+	i := len(w.incs)
+	w.incs = append(w.incs, check.Increment{Client: string(p.Node()), Delta: int64(by), Call: p.Now(), Outcome: check.Pending})
+	_, err := impl.Update(api, w.counter, func(o *kube.Object) { o.Replicas += by })
+	w.incs[i].Return, w.incs[i].Outcome = p.Now(), outcomeOf(err)
+	return err
+}
+
+// outcomeOf is what an error of GuaranteedUpdate tells its caller: done,
+// not done (Conflict, NotFound, or a server that was never reached), or not
+// known.
+func outcomeOf(err error) check.Outcome {
+	switch {
+	case err == nil:
+		return check.OK
+	case errors.Is(err, kube.ErrConflict):
+		return check.Conflict
+	case errors.Is(err, kube.ErrNotFound):
+		return check.NotFound
+	}
+	return check.Indefinite
+}
+
+// ran is the first judge of every check: the world ran to its end.
+func ran(w *world) *suite.Failure { return scene.Ran(w.Scene) }
+
+// unaudited: the suite could read no server's history.
+func unaudited(w *world) *suite.Failure {
+	if len(w.events) > 0 {
+		return nil
+	}
+	return &suite.Failure{Name: "history-unread", Clause: course.OneHistory, At: w.W.Now(),
+		Story: fmt.Sprintf("at %s the suite could read no server's history (a watch of deployments from resourceVersion 0): every server was down or did not answer within %s",
+			suite.FormatTime(w.W.Now()), suite.FormatTime(requestTimeout))}
+}
+
+// oneHistory: every server applied the same changes in the same order.
+func oneHistory(w *world) *suite.Failure {
+	hs := map[string][]check.Change{}
+	for id, evs := range w.events {
+		hs[string(id)] = changes(evs)
+	}
+	v := check.OneHistory(hs)
+	if v == nil {
+		return nil
+	}
+	v.Story += ": the servers applied one agreed log and decided its entries differently, so a decision rests on something besides the entries before it"
+	return scene.Violated(v)
+}
+
+// counted: the counter's changes are each one increment, and its final
+// value is the acknowledged increments plus some of the unknown ones.
+func counted(w *world) *suite.Failure {
+	if w.counter == "" {
+		return nil
+	}
+	var cs []check.Change
+	created := false
+	for _, ev := range w.longest() {
+		if ev.Object.Key() != w.counter {
+			continue
+		}
+		if !created && ev.Type == kube.Added {
+			created = true
+			continue
+		}
+		c := check.Change{Version: ev.Object.ResourceVersion, Key: w.counter, Value: ev.Object.Replicas, Deleted: ev.Type == kube.Deleted}
+		c.At = w.appliedAt(ev.Object.ResourceVersion)
+		cs = append(cs, c)
+	}
+	v := check.Counter(w.counter, w.initial, w.incs, cs)
+	if v == nil {
+		return nil
+	}
+	return scene.Violated(v)
+}
+
+// appliedAt is when a client heard of the change at rv: the earliest
+// recorded answer that reports it, or 0.
+func (w *world) appliedAt(rv int64) time.Duration {
+	var at time.Duration
+	for _, op := range w.History.Operations() {
+		if op.Result.Version == rv && op.Result.Outcome == check.OK && (at == 0 || op.Return < at) {
+			at = op.Return
+		}
+	}
+	return at
+}
+
+// clientOn is a recording client for p that sends every request to one of
+// servers, for a client that must not talk to the others.
+func (w *world) clientOn(p *sim.Proc, servers ...sim.NodeID) *kube.Client {
+	return kube.NewClient(p, servers...).Named(string(p.Node())).Record(w.History).Log(w.Requests).WithTimeout(w.Timeout)
+}
