@@ -177,7 +177,7 @@ func faultClass(k sim.FaultKind) string {
 	switch k {
 	case sim.FaultCrash:
 		return "crash"
-	case sim.FaultPartition, sim.FaultCut:
+	case sim.FaultPartition, sim.FaultCut, sim.FaultCutOneWay:
 		return "cut"
 	case sim.FaultSlow, sim.FaultSlowDisk:
 		return "slow"
