@@ -32,9 +32,11 @@ type LogEntry struct {
 // ServerState is what a server of a consensus cluster says about itself:
 // its current term, its role in that term, its log (entry i, counting from
 // 1, is Log[i-1]) and how many entries of it it knows to be committed. A
-// server hands one to sim.Proc.SetStatus after every change, as a fresh
-// value it will not change afterwards; WatchConsensus reads it after every
-// step of the world.
+// server hands one to sim.Proc.SetStatus after every change;
+// WatchConsensus reads it after every step of the world and keeps it until
+// the next one, without copying: the entries of a Log handed over must
+// never change afterwards (append to a log freely, but cut it into a new
+// slice, slices.Clone, rather than overwrite entries in place).
 type ServerState struct {
 	Term   int64
 	Role   Role
@@ -286,7 +288,7 @@ func (c *Consensus) Observe(at time.Duration, id sim.NodeID, st *ServerState) *V
 		c.committedBy = append(c.committedBy, leadership{id, at})
 		fresh = append(fresh, i)
 	}
-	s.last = &ServerState{Term: st.Term, Role: st.Role, Log: slices.Clone(st.Log), Commit: st.Commit}
+	s.last = &ServerState{Term: st.Term, Role: st.Role, Log: st.Log, Commit: st.Commit}
 	// Leader completeness: a leader just elected holds every committed
 	// entry; every leader of a later term holds an entry just committed.
 	if leading && !wasLeading {

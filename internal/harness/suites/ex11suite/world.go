@@ -1,0 +1,526 @@
+package ex11suite
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// The cluster's numbers, stated once.
+const (
+	link          = 5 * time.Millisecond  // the slowest ordinary message
+	spike         = 400 * time.Millisecond // the story's latency spike
+	requestWait   = time.Second            // how long a client waits for any answer
+	electionBound = 3 * time.Second        // after the last fault, a leader and a write within this
+	calmSettle    = 1500 * time.Millisecond
+	// The workload's pauses, beyond scene.WorkloadWrite's and
+	// WorkloadDashboards' own: a few hundred requests a world.
+	writePause = 40 * time.Millisecond
+	readPause  = 40 * time.Millisecond
+)
+
+// world is one scene of the chapter, the monitor that watched it and what
+// the suite noted while it ran.
+type world struct {
+	*scene.Scene
+	mon *check.Consensus
+	// lastFault is when the last fault of a randomized world ended: from
+	// then on the cluster is whole (healed).
+	lastFault time.Duration
+	// terms is every change of the highest term any server said, with when
+	// (calm, isolated).
+	terms []termChange
+	// isolatedNode is the follower the isolated scene cut off, and leader
+	// the leader when it was cut off.
+	isolatedNode, leader sim.NodeID
+	leaderTerm           int64
+	// crashedAt is where the crash-points scene crashed its server.
+	crashedAt string
+}
+
+type termChange struct {
+	term   int64
+	server sim.NodeID
+	at     time.Duration
+}
+
+// newWorld builds n servers over links of 1ms to link and hooks the
+// monitor and the term tracker into the world.
+func newWorld(seed int64, boot scene.Boot, n int) *world {
+	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
+	w := &world{Scene: s}
+	s.Show(w.show)
+	w.mon = check.WatchConsensus(s.W, s.Servers)
+	var highest int64
+	versions := make([]uint64, n)
+	s.W.OnStep(func() {
+		for i, id := range s.Servers {
+			v, version := s.W.Status(id)
+			if version == versions[i] {
+				continue
+			}
+			versions[i] = version
+			if st, ok := state(v); ok && st.Term > highest {
+				highest = st.Term
+				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
+			}
+		}
+	})
+	return w
+}
+
+// state reads a server's status.
+func state(v any) (check.ServerState, bool) {
+	switch st := v.(type) {
+	case check.ServerState:
+		return st, true
+	case *check.ServerState:
+		if st != nil {
+			return *st, true
+		}
+	}
+	return check.ServerState{}, false
+}
+
+// leaderNow is the up server that says it leads the highest term, or "".
+func (w *world) leaderNow() (sim.NodeID, int64) {
+	var leader sim.NodeID
+	var term int64
+	for _, id := range w.Servers {
+		v, _ := w.W.Status(id)
+		if st, ok := state(v); ok && w.W.Up(id) && st.Role == check.Leader && st.Term >= term {
+			leader, term = id, st.Term
+		}
+	}
+	return leader, term
+}
+
+// writer adds a controller that, until end, writes (scene.WorkloadWrite)
+// through a server picked at random each time, first creating the objects
+// that last, retrying through any server until each exists.
+func (w *world) writer(name string, end time.Duration, values func() int) {
+	w.Client(name, func(p *sim.Proc, api *kube.Client) {
+		pick := func() *kube.Client { return api.Pin(w.Servers[p.Rand().Intn(len(w.Servers))]) }
+		for _, key := range scene.WorkloadLasting {
+			_, objName := kube.SplitKey(key)
+			for p.Now() < end {
+				_, err := pick().Create(kube.Object{Kind: "deployments", Name: objName, Replicas: values()})
+				if err == nil || errors.Is(err, kube.ErrAlreadyExists) {
+					break
+				}
+				p.Sleep(50 * time.Millisecond)
+			}
+		}
+		for p.Now() < end {
+			scene.WorkloadWrite(p, pick, values)
+			p.Sleep(writePause)
+		}
+	})
+}
+
+// play adds a dashboard until end, the auditor at audit, and runs.
+func (w *world) play(end, audit time.Duration) *world {
+	w.WorkloadDashboards(1, 0, func(p *sim.Proc) bool {
+		p.Sleep(readPause)
+		return p.Now() < end
+	})
+	w.AuditAt(audit, "deployments", scene.WorkloadKeys...)
+	w.Run(audit + 10*time.Second)
+	return w
+}
+
+// story is the book's scene.
+func story(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		created := false
+		for p.Now() < 7*time.Second {
+			for _, id := range w.Servers {
+				var err error
+				if !created {
+					_, err = api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+					created = err == nil || errors.Is(err, kube.ErrAlreadyExists)
+				} else {
+					_, err = api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+				}
+				if err == nil {
+					break
+				}
+			}
+			p.Sleep(100 * time.Millisecond)
+		}
+	})
+	w.Inject(scene.Crash{Node: "server-1", At: 2 * time.Second, For: 3 * time.Second},
+		scene.SlowLink{A: "server-2", B: "server-3", Link: sim.Link{Min: spike, Max: spike}, From: 2 * time.Second, For: 600 * time.Millisecond})
+	w.lastFault = 5 * time.Second
+	w.AuditAt(8*time.Second, "deployments", "deployments/web")
+	w.Run(20 * time.Second)
+	return w
+}
+
+// churnEnd is when the churn's faults stop; the workload goes on to
+// churnEnd + electionBound, the audit after.
+const churnEnd = 4 * time.Second
+
+// churn is a randomized world: every 0.3–1.5s a crash (of the leader half
+// the time) with its restart 0.5–3s later, a majority/minority partition
+// (the leader in the minority half the time) or a one-way cut, each lasting
+// 0.3–2s, and now and then a slow link.
+func churn(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	end := churnEnd + electionBound + time.Second
+	w.writer("controller", end, values)
+	r := w.W.Rand()
+	pick := func() sim.NodeID { return w.Servers[r.Intn(len(w.Servers))] }
+	var partedUntil time.Duration
+	for t := 300*time.Millisecond + time.Duration(r.Int63n(int64(time.Second))); t < churnEnd; t += 300*time.Millisecond + time.Duration(r.Int63n(int64(1200*time.Millisecond))) {
+		d := 300*time.Millisecond + time.Duration(r.Int63n(int64(1700*time.Millisecond)))
+		leaderFirst := r.Intn(2) == 0
+		switch k := r.Float64(); {
+		case k < 0.4:
+			down := 500*time.Millisecond + time.Duration(r.Int63n(int64(2500*time.Millisecond)))
+			down = min(down, churnEnd-t)
+			other := pick()
+			w.W.At(t, func() {
+				id := other
+				if l, _ := w.leaderNow(); leaderFirst && l != "" {
+					id = l
+				}
+				if !w.W.Up(id) {
+					return
+				}
+				w.W.Crash(id)
+				w.W.After(down, func() {
+					if !w.W.Up(id) {
+						w.W.Restart(id)
+					}
+				})
+			})
+			w.lastFault = max(w.lastFault, t+down)
+		case k < 0.8 && t >= partedUntil:
+			d = min(d, churnEnd-t)
+			partedUntil = t + d
+			other := pick()
+			w.W.At(t, func() {
+				alone := other
+				if l, _ := w.leaderNow(); leaderFirst && l != "" {
+					alone = l
+				}
+				w.W.Partition([]sim.NodeID{alone})
+			})
+			w.W.At(t+d, func() { w.W.Heal() })
+			w.lastFault = max(w.lastFault, t+d)
+		case k < 0.9:
+			a := pick()
+			b := w.Servers[(indexOf(w.Servers, a)+1+r.Intn(len(w.Servers)-1))%len(w.Servers)]
+			d = min(d, churnEnd-t)
+			w.Inject(scene.CutOneWay{Sender: a, Receiver: b, From: t, For: d})
+			w.lastFault = max(w.lastFault, t+d)
+		default:
+			a := pick()
+			b := w.Servers[(indexOf(w.Servers, a)+1+r.Intn(len(w.Servers)-1))%len(w.Servers)]
+			d = min(d, churnEnd-t)
+			w.Inject(scene.SlowLink{A: a, B: b, Link: sim.Link{Min: spike / 2, Max: spike}, From: t, For: d})
+			w.lastFault = max(w.lastFault, t+d)
+		}
+	}
+	return w.play(end, end+500*time.Millisecond)
+}
+
+// churnFaults are the faults the churn's guard counts: all of them.
+func churnFaults(s *scene.Scene) []check.Fault { return s.Faults }
+
+func indexOf(ids []sim.NodeID, id sim.NodeID) int {
+	for i, x := range ids {
+		if x == id {
+			return i
+		}
+	}
+	return 0
+}
+
+// figure8 is five servers whose leader is crashed, again and again, within
+// 13ms of a moment it may have taken a write, while fewer than a majority
+// stays down (the Raft paper's Figure 8; MIT 6.5840's TestFigure83C).
+func figure8(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 5)
+	values := scene.WorkloadValues()
+	const end = 6 * time.Second
+	w.writer("controller", end, values)
+	var step func()
+	step = func() {
+		if w.W.Now() >= end-2*time.Second {
+			for _, id := range w.Servers {
+				if !w.W.Up(id) {
+					w.W.Restart(id)
+				}
+			}
+			return
+		}
+		r := w.W.Rand()
+		if l, _ := w.leaderNow(); l != "" && r.Intn(2) == 0 {
+			w.W.After(time.Duration(r.Int63n(int64(13*time.Millisecond))), func() {
+				if w.W.Up(l) {
+					w.W.Crash(l)
+				}
+			})
+		}
+		if w.up() < 3 {
+			var down []sim.NodeID
+			for _, id := range w.Servers {
+				if !w.W.Up(id) {
+					down = append(down, id)
+				}
+			}
+			w.W.Restart(down[r.Intn(len(down))])
+		}
+		w.W.After(time.Duration(r.Int63n(int64(500*time.Millisecond))), step)
+	}
+	w.W.At(time.Second, step)
+	w.lastFault = end - 2*time.Second
+	return w.play(end, end+500*time.Millisecond)
+}
+
+// up counts the servers up.
+func (w *world) up() int {
+	n := 0
+	for _, id := range w.Servers {
+		if w.W.Up(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// crashPointWorlds is how many crash points the persistence check plays:
+// each server at each of its first pointsPerServer disk writes.
+const (
+	pointsPerServer  = 10
+	crashPointWorlds = 3 * pointsPerServer
+)
+
+// crashPoints is three servers under writes; seed s picks a server and a
+// disk write of it (an append or a sync of any file): the server crashes
+// right after that write's step, and restarts 300ms later. The world then
+// goes on with the server's disk as the crash left it.
+func crashPoints(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	i := int((seed - 1) % crashPointWorlds)
+	target, k := w.Servers[i%3], i/3+1
+	values := scene.WorkloadValues()
+	const end = 4 * time.Second
+	w.writer("controller", end, values)
+	disk := w.W.Disk(target)
+	seen, last := 0, [2]int{}
+	var files []*sim.File
+	var names []string
+	w.W.OnStep(func() {
+		if seen >= k || !w.W.Up(target) {
+			return
+		}
+		if len(files) < 2 { // the log and the votes: until both exist, look again
+			names = disk.Files()
+			files = files[:0]
+			for _, name := range names {
+				files = append(files, disk.Open(name))
+			}
+		}
+		var sig [2]int // every file's size and synced bytes, summed
+		for _, f := range files {
+			sig[0] += f.Size()
+			sig[1] += f.Synced()
+		}
+		if sig == last {
+			return
+		}
+		last = sig
+		seen++
+		if seen == k {
+			var what []string
+			for i, f := range files {
+				what = append(what, fmt.Sprintf("%s: %dB, %dB synced", names[i], f.Size(), f.Synced()))
+			}
+			w.crashedAt = fmt.Sprintf("%s crashed right after its disk write %d (%s) at %s", target, k, strings.Join(what, "; "), suite.FormatTime(w.W.Now()))
+			w.W.Crash(target)
+			w.W.After(300*time.Millisecond, func() { w.W.Restart(target) })
+			w.lastFault = w.W.Now() + 300*time.Millisecond
+		}
+	})
+	return w.play(end, end+500*time.Millisecond)
+}
+
+// calm is three servers and no fault at all.
+func calm(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 6 * time.Second
+	w.writer("controller", end, values)
+	return w.play(end, end+500*time.Millisecond)
+}
+
+// isolated cuts a follower off alone for 5s at 2s, then heals.
+func isolated(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 9 * time.Second
+	w.writer("controller", end, values)
+	w.W.At(2*time.Second, func() {
+		w.leader, w.leaderTerm = w.leaderNow()
+		for _, id := range w.Servers {
+			if id != w.leader {
+				w.isolatedNode = id
+				w.W.Partition([]sim.NodeID{id})
+				return
+			}
+		}
+	})
+	w.W.At(7*time.Second, func() { w.W.Heal() })
+	w.lastFault = 7 * time.Second
+	return w.play(end, end+500*time.Millisecond)
+}
+
+// resumed judges the story's liveness: without server-1, the two healthy
+// servers take writes again once the spike is over, and with it back too.
+func resumed(w *world) *suite.Failure {
+	ops := w.History.Operations()
+	for _, span := range [][2]time.Duration{{2600 * time.Millisecond, 5 * time.Second}, {5 * time.Second, 7 * time.Second}} {
+		ok := false
+		for _, op := range ops {
+			if op.Acknowledged() && op.Input.Kind.Mutates() && op.Return > span[0] && op.Return <= span[1] {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: span[1],
+				Story: fmt.Sprintf("from %s to %s no write was acknowledged: two of three servers were up and connected, a majority, and still no leader took writes",
+					suite.FormatTime(span[0]), suite.FormatTime(span[1])),
+				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+		}
+	}
+	return nil
+}
+
+// healed judges a randomized world's liveness: within electionBound of the
+// last fault's end, one leader, and a write acknowledged.
+func healed(w *world) *suite.Failure {
+	from, by := w.lastFault, w.lastFault+electionBound
+	for _, op := range w.History.Operations() {
+		if op.Acknowledged() && op.Input.Kind.Mutates() && op.Call >= from && op.Return <= by {
+			return nil
+		}
+	}
+	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
+		Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: the cluster did not settle on a leader that takes writes",
+			suite.FormatTime(from), suite.FormatTime(by)),
+		Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+}
+
+// calmTerms judges the calm scene: once a leader has led for calmSettle,
+// no server's term changes again.
+func calmTerms(w *world) *suite.Failure {
+	if len(w.Declared()) > 0 || w.lastFault > 0 {
+		return nil // only the calm world is calm
+	}
+	if len(w.terms) == 0 {
+		return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: w.W.Now(),
+			Story: "in a cluster with no fault at all, no server ever said it was in any term"}
+	}
+	first := w.terms[0]
+	for _, c := range w.terms[1:] {
+		if c.at > first.at+calmSettle {
+			return &suite.Failure{Name: "term-changed-while-calm", Clause: course.DurableAgreement, At: c.at,
+				Story: fmt.Sprintf("with no fault at all, %s moved to term %d at %s, after the cluster had settled: an election in a healthy cluster stops every write while it lasts",
+					c.server, c.term, suite.FormatTime(c.at)),
+				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+		}
+		first = c
+	}
+	return nil
+}
+
+// undisrupted judges the isolated scene: the leader before the cut leads
+// the same term after the heal.
+func undisrupted(w *world) *suite.Failure {
+	if w.leader == "" {
+		return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: 2 * time.Second,
+			Story: "at 2s, in a cluster with no fault yet, no server said it was leader"}
+	}
+	for _, c := range w.terms {
+		if c.term > w.leaderTerm {
+			return &suite.Failure{Name: "leader-deposed-by-rejoin", Clause: course.DurableAgreement, At: c.at,
+				Story: fmt.Sprintf("%s, cut off alone from 2s to 7s, pushed the cluster to term %d at %s (said by %s), deposing %s, a healthy leader of term %d: a server that cannot win should not be able to force an election",
+					w.isolatedNode, c.term, suite.FormatTime(c.at), c.server, w.leader, w.leaderTerm)}
+		}
+	}
+	return nil
+}
+
+// show keeps, in a timeline, every note (each request and its answer, what
+// the servers log), crashes, restarts and faults, and the messages between
+// servers, except the background: an Append that carries no entries (a
+// heartbeat) and the answers to Appends.
+func (w *world) show(e sim.Event) bool {
+	switch e.Kind {
+	case sim.EvDisk:
+		return false
+	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+		return true
+	}
+	if !w.IsServer(e.Node) || !w.IsServer(e.Peer) {
+		return false
+	}
+	v := reflect.ValueOf(e.Msg)
+	if v.Kind() != reflect.Struct {
+		return true
+	}
+	switch v.Type().Name() {
+	case "AppendReply":
+		return false
+	case "Append":
+		f := v.FieldByName("Entries")
+		return !f.IsValid() || f.Kind() != reflect.Slice || f.Len() > 0
+	}
+	return true
+}
+
+// told adds the world's faults, and where a crash point crashed, to the
+// details of every failure judges find.
+func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
+	out := make([]scene.Judge[*world], len(judges))
+	for i, judge := range judges {
+		out[i] = func(w *world) *suite.Failure {
+			f := judge(w)
+			if f == nil {
+				return nil
+			}
+			g := *f
+			var lines []string
+			for _, fault := range w.Faults {
+				lines = append(lines, fmt.Sprintf("  %s from %s to %s", fault.Desc, suite.FormatTime(fault.Start), suite.FormatTime(fault.Last())))
+			}
+			if w.crashedAt != "" {
+				lines = append(lines, "  "+w.crashedAt)
+			}
+			if len(lines) > 0 {
+				if g.Details != "" && !strings.HasSuffix(g.Details, "\n") {
+					g.Details += "\n"
+				}
+				g.Details += fmt.Sprintf("%d servers; faults:\n%s\n", len(w.Servers), strings.Join(lines, "\n"))
+			}
+			return &g
+		}
+	}
+	return out
+}
