@@ -17,7 +17,7 @@ import (
 
 // The cluster's numbers, stated once.
 const (
-	link          = 5 * time.Millisecond  // the slowest ordinary message
+	link          = 5 * time.Millisecond   // the slowest ordinary message
 	spike         = 400 * time.Millisecond // the story's latency spike
 	requestWait   = time.Second            // how long a client waits for any answer
 	electionBound = 3 * time.Second        // after the last fault, a leader and a write within this
