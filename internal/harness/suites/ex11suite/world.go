@@ -20,12 +20,12 @@ const (
 	link          = 5 * time.Millisecond   // the slowest ordinary message
 	spike         = 400 * time.Millisecond // the story's latency spike
 	requestWait   = time.Second            // how long a client waits for any answer
-	electionBound = 3 * time.Second        // after the last fault, a leader and a write within this
+	electionBound = 2 * time.Second        // after the last fault, a leader and a write within this
 	calmSettle    = 1500 * time.Millisecond
 	// The workload's pauses, beyond scene.WorkloadWrite's and
 	// WorkloadDashboards' own: a few hundred requests a world.
-	writePause = 40 * time.Millisecond
-	readPause  = 40 * time.Millisecond
+	writePause = 60 * time.Millisecond
+	readPause  = 60 * time.Millisecond
 )
 
 // world is one scene of the chapter, the monitor that watched it and what
@@ -170,7 +170,7 @@ func story(seed int64, boot scene.Boot) *world {
 
 // churnEnd is when the churn's faults stop; the workload goes on to
 // churnEnd + electionBound, the audit after.
-const churnEnd = 4 * time.Second
+const churnEnd = 3 * time.Second
 
 // churn is a randomized world: every 0.3–1.5s a crash (of the leader half
 // the time) with its restart 0.5–3s later, a majority/minority partition
@@ -179,7 +179,7 @@ const churnEnd = 4 * time.Second
 func churn(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
 	values := scene.WorkloadValues()
-	end := churnEnd + electionBound + time.Second
+	end := churnEnd + electionBound
 	w.writer("controller", end, values)
 	r := w.W.Rand()
 	pick := func() sim.NodeID { return w.Servers[r.Intn(len(w.Servers))] }
@@ -235,7 +235,7 @@ func churn(seed int64, boot scene.Boot) *world {
 			w.lastFault = max(w.lastFault, t+d)
 		}
 	}
-	return w.play(end, end+500*time.Millisecond)
+	return w.play(end, end+100*time.Millisecond)
 }
 
 // churnFaults are the faults the churn's guard counts: all of them.
