@@ -20,6 +20,8 @@
 //   - crash-points: a server crashed at each of its first disk writes
 //     (a vote saved, an entry appended, before and after the sync) and
 //     restarted.
+//   - deposed: the leader cut off with a dashboard that keeps reading
+//     through it, while writes go on through the other two.
 //   - calm: no fault at all: one election, then no term changes.
 //   - isolated: a follower cut off alone for 5s, then back: the leader
 //     is not deposed (pre-vote, check-quorum).
@@ -45,6 +47,7 @@ const (
 	figure8Seeds  = 4
 	calmSeeds     = 2
 	isolatedSeeds = 2
+	deposedSeeds  = 4
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -56,7 +59,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	return scene.Chapter[*world]{
 		ID: "ex11",
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
-			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated)},
+			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -71,7 +74,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(safety, durable, oneHistory),
 		}, {
 			Name:   "linearizable",
-			Plays:  []scene.Play{churnPlay},
+			Plays:  []scene.Play{{World: "deposed", Seeds: scene.Scenes(deposedSeeds)}, churnPlay},
 			Judges: told(safety, linearizable),
 		}, {
 			Name:   "persistence",

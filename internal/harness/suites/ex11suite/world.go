@@ -390,6 +390,48 @@ func isolated(seed int64, boot scene.Boot) *world {
 	return w.play(end, end+500*time.Millisecond)
 }
 
+// deposed cuts the leader off at 1s with a dashboard of its own, which
+// keeps reading (Latest) through it, while the controller writes through
+// the other two: a leader replaced on the other side must not answer a
+// Latest read from what it applied before the cut. The cut heals at 3s.
+func deposed(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 4 * time.Second
+	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
+		for p.Now() < end {
+			id := w.Servers[p.Rand().Intn(len(w.Servers))]
+			if id == w.leader {
+				continue // the other side: the controller cannot reach it
+			}
+			if _, err := api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()}); errors.Is(err, kube.ErrNotFound) {
+				api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+			}
+			p.Sleep(20 * time.Millisecond)
+		}
+	})
+	w.Client("dashboard", func(p *sim.Proc, api *kube.Client) {
+		p.Sleep(time.Second)
+		for p.Now() < end {
+			if w.leader != "" {
+				api.Pin(w.leader).Get("deployments/web", kube.ReadOptions{ResourceVersion: kube.Latest})
+			}
+			p.Sleep(20 * time.Millisecond)
+		}
+	})
+	w.W.At(time.Second, func() {
+		w.leader, w.leaderTerm = w.leaderNow()
+		if w.leader != "" {
+			w.W.Partition([]sim.NodeID{w.leader, "dashboard"})
+		}
+	})
+	w.W.At(3*time.Second, func() { w.W.Heal() })
+	w.lastFault = 3 * time.Second
+	w.AuditAt(end+100*time.Millisecond, "deployments", "deployments/web")
+	w.Run(end + 10*time.Second)
+	return w
+}
+
 // resumed judges the story's liveness: without server-1, the two healthy
 // servers take writes again once the spike is over, and with it back too.
 func resumed(w *world) *suite.Failure {
