@@ -44,7 +44,7 @@ func Run(t *testing.T, serve scene.Boot) { chapter(serve).Run(t) }
 const (
 	storySeeds    = 5
 	churnSeeds    = 40
-	figure8Seeds  = 4
+	figure8Seeds  = 16
 	calmSeeds     = 2
 	isolatedSeeds = 2
 	deposedSeeds  = 4
