@@ -17,6 +17,11 @@
 //     clients writing and reading through every server; then a calm tail.
 //   - figure-8: five servers whose leader is crashed again and again soon
 //     after it takes a write, and brought back (the Raft paper's Figure 8).
+//   - behind: five servers; the leader, hearing one follower only, takes
+//     80 reads it cannot commit, is cut off, and comes back behind two
+//     later terms with a stale tail after more than a batch of entries
+//     that match (a follower that takes the leader's commit beyond what it
+//     knows matches commits its stale tail).
 //   - crash-points: a server crashed at each of its first disk writes
 //     (a vote saved, an entry appended, before and after the sync) and
 //     restarted.
@@ -48,6 +53,7 @@ const (
 	calmSeeds     = 2
 	isolatedSeeds = 2
 	deposedSeeds  = 4
+	behindSeeds   = 2
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -59,7 +65,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	return scene.Chapter[*world]{
 		ID: "ex11",
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
-			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed)},
+			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -70,7 +76,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(safety),
 		}, {
 			Name:   "log-safety",
-			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, churnPlay},
+			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
 			Judges: told(safety, durable, oneHistory),
 		}, {
 			Name:   "linearizable",

@@ -590,3 +590,96 @@ func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
 	}
 	return out
 }
+
+// The behind scene's numbers: behindReads reads reach the leader 1ms apart,
+// and the last follower that hears it is cut off once it holds behindCut of
+// them, more than a batch of a learner's Appends (the solution's 64).
+const (
+	behindReads = 80
+	behindCut   = 70
+	behindHeal  = 3500 * time.Millisecond
+)
+
+// behind is five servers. At 1s the leader stops hearing every follower
+// but one (one-way cuts), and behindReads dashboards each send it one
+// Latest read, 1ms apart: the entries reach the followers but the leader,
+// hearing one of four, commits none. Once the follower it hears holds
+// behindCut of them, the leader and the dashboards are cut off from the
+// four; they elect a leader of a later term, which commits what it holds,
+// and which is crashed 200ms later (back 500ms after) so that another
+// leader, whose log ends in a term the old leader never heard of, takes
+// over. At behindHeal the cut heals: the old leader holds entries of its
+// old term beyond the new leader's, after more than a batch of entries that
+// match, and the new leader's commit index is past them. A follower may
+// take the leader's commit only as far as the entries it knows match the
+// leader's.
+func behind(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 5)
+	values := scene.WorkloadValues()
+	const end = 5 * time.Second
+	w.writer("controller", time.Second, values)
+	var dashboards []sim.NodeID
+	for i := range behindReads {
+		name := fmt.Sprintf("dashboard-%d", i+1)
+		dashboards = append(dashboards, sim.NodeID(name))
+		w.Client(name, func(p *sim.Proc, api *kube.Client) {
+			p.Sleep(time.Second + time.Duration(i+1)*time.Millisecond)
+			if w.leader != "" {
+				api.Pin(w.leader).Get(scene.WorkloadKeys[0], kube.ReadOptions{ResourceVersion: kube.Latest})
+			}
+		})
+	}
+	var heard sim.NodeID
+	base := -1
+	w.W.At(time.Second, func() {
+		w.leader, w.leaderTerm = w.leaderNow()
+		if w.leader == "" {
+			return
+		}
+		v, _ := w.W.Status(w.leader)
+		st, _ := state(v)
+		base = len(st.Log)
+		for _, id := range w.Servers {
+			if id == w.leader {
+				continue
+			}
+			if heard == "" {
+				heard = id
+				continue
+			}
+			w.Inject(scene.CutOneWay{Sender: id, Receiver: w.leader, From: time.Second, For: 2 * time.Second})
+		}
+	})
+	cut := false
+	w.W.OnStep(func() {
+		if cut || base < 0 || heard == "" {
+			return
+		}
+		v, _ := w.W.Status(heard)
+		if st, ok := state(v); ok && len(st.Log) >= base+behindCut {
+			cut = true
+			w.W.Partition(append([]sim.NodeID{w.leader}, dashboards...))
+			w.W.At(behindHeal, func() { w.W.Heal() })
+		}
+	})
+	// The first leader elected on the other side is crashed 200ms after it
+	// leads, and back 500ms later: the next leader's log ends with an entry
+	// of a term the old leader never heard of.
+	deposed := false
+	w.W.OnStep(func() {
+		if !cut || deposed {
+			return
+		}
+		if l, term := w.leaderNow(); l != "" && l != w.leader && term > w.leaderTerm {
+			deposed = true
+			w.W.After(200*time.Millisecond, func() {
+				w.W.Crash(l)
+				w.W.After(500*time.Millisecond, func() { w.W.Restart(l) })
+			})
+		}
+	})
+	w.lastFault = behindHeal
+	w.AuditAt(end, "deployments", scene.WorkloadLasting...)
+	w.Run(end + 10*time.Second)
+	return w
+}
