@@ -6,7 +6,9 @@
 // once per term, only for a candidate whose log is at least as up to date
 // (last entry's term, then length); and steps down on any higher term. A
 // server that hears no leader for a randomized election timeout first asks
-// a pre-vote (would a majority vote for me?), and only then stands. A
+// a pre-vote (would a majority vote for me?), and only then stands; a
+// server in a later term answers a pre-vote with that term, which the
+// candidate moves to (else it would ask forever for a term no one grants). A
 // leader appends a no-op in its term, sends Append{Prev, PrevTerm, Entries,
 // Commit}; a follower takes entries only where its log matches at Prev,
 // cutting off a conflicting suffix it has not committed. The leader commits

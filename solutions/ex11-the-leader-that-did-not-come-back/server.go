@@ -308,6 +308,12 @@ func (s *server) handle(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 func (s *server) vote(p *sim.Proc, r RequestVote) {
 	upToDate := r.LastTerm > s.log.term(s.log.last()) || r.LastTerm == s.log.term(s.log.last()) && r.LastIndex >= s.log.last()
 	if r.Pre {
+		if r.Term <= s.term() {
+			// The candidate is behind a term this server is in: tell it
+			// so, or it would ask again and again for a term no one grants.
+			p.Send(r.Candidate, VoteReply{Term: s.term(), From: s.self})
+			return
+		}
 		// Would I vote? Only if no leader was heard from lately.
 		ok := r.Term > s.term() && upToDate && (s.leader == "" || p.Now()-s.heard >= electionMin) && s.role != check.Leader
 		p.Send(r.Candidate, VoteReply{Term: r.Term, From: s.self, Granted: ok, Pre: true})

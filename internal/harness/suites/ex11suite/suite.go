@@ -17,6 +17,10 @@
 //     clients writing and reading through every server; then a calm tail.
 //   - figure-8: five servers whose leader is crashed again and again soon
 //     after it takes a write, and brought back (the Raft paper's Figure 8).
+//   - figure-8-scripted: the Raft paper's Figure 8, step by step: an
+//     entry of an earlier term on a majority, counted by a later leader,
+//     then a server whose log ends in a still later term elected by that
+//     majority.
 //   - behind: five servers; the leader, hearing one follower only, takes
 //     80 reads it cannot commit, is cut off, and comes back behind two
 //     later terms with a stale tail after more than a batch of entries
@@ -54,6 +58,7 @@ const (
 	isolatedSeeds = 2
 	deposedSeeds  = 4
 	behindSeeds   = 2
+	scriptedSeeds = 3
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -65,7 +70,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	return scene.Chapter[*world]{
 		ID: "ex11",
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
-			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind)},
+			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -76,7 +81,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(safety),
 		}, {
 			Name:   "log-safety",
-			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
+			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "figure-8-scripted", Seeds: scene.Scenes(scriptedSeeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
 			Judges: told(safety, durable, oneHistory),
 		}, {
 			Name:   "linearizable",

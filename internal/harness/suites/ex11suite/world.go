@@ -683,3 +683,130 @@ func behind(seed int64, boot scene.Boot) *world {
 	w.Run(end + 10*time.Second)
 	return w
 }
+
+// figure8Scripted is the Raft paper's Figure 8, scripted, on five servers.
+// At 1s the leader A and one follower B are cut off with behindReads
+// dashboards, which each send A one Latest read: A and B hold the entries,
+// of A's term, and A commits none. On the other side the first server to
+// stand (C) is cut off from the other two (D, E) the moment it has asked
+// their votes: it wins, and its no-op, of a later term, reaches nobody; 20ms
+// later C crashes and the cut between the sides heals. A or B wins the next
+// term with D's and E's votes, and sends D and E A's old entries, a batch
+// at a time; once the first batch is on both, the new leader's messages to
+// them are cut, and 50ms later A and B crash and C restarts. C's log ends in
+// a later term than D's and E's: C can win with their votes, and then
+// overwrite the old entries on them. A leader that counted D and E to commit
+// an entry of an earlier term has committed an entry a later leader lacks.
+func figure8Scripted(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 5)
+	values := scene.WorkloadValues()
+	const end = 6 * time.Second
+	w.writer("controller", end, values)
+	var dashboards []sim.NodeID
+	var a, b, c sim.NodeID
+	var others []sim.NodeID // C, D and E, until C is known; then D and E
+	for i := range behindReads {
+		name := fmt.Sprintf("reader-%d", i+1)
+		dashboards = append(dashboards, sim.NodeID(name))
+		w.Client(name, func(p *sim.Proc, api *kube.Client) {
+			p.Sleep(time.Second + time.Duration(i+1)*time.Millisecond)
+			if a != "" {
+				api.Pin(a).Get(scene.WorkloadKeys[0], kube.ReadOptions{ResourceVersion: kube.Latest})
+			}
+		})
+	}
+	base := -1
+	w.W.At(time.Second, func() {
+		a, w.leaderTerm = w.leaderNow()
+		if a == "" {
+			return
+		}
+		v, _ := w.W.Status(a)
+		st, _ := state(v)
+		base = len(st.Log)
+		for _, id := range w.Servers {
+			switch {
+			case id == a:
+			case b == "":
+				b = id
+			default:
+				others = append(others, id)
+			}
+		}
+		w.W.Partition(append([]sim.NodeID{a, b}, dashboards...))
+	})
+	logLen := func(id sim.NodeID) (int, check.ServerState) {
+		v, _ := w.W.Status(id)
+		st, _ := state(v)
+		return len(st.Log), st
+	}
+	const (
+		standing = iota + 1 // waiting for C to stand
+		winning             // waiting for C to lead
+		electing            // waiting for A or B to lead
+		sending             // waiting for the first batch on D and E
+		done
+	)
+	phase := standing
+	var leader sim.NodeID
+	cutOff := map[sim.NodeID]bool{}
+	w.W.OnStep(func() {
+		if base < 0 || a == "" {
+			return
+		}
+		now := w.W.Now()
+		switch phase {
+		case standing:
+			for i, id := range others {
+				if _, st := logLen(id); st.Role == check.Candidate && w.W.Up(id) {
+					c = id
+					others = append(others[:i:i], others[i+1:]...)
+					for _, o := range others {
+						w.Inject(scene.CutOneWay{Sender: c, Receiver: o, From: now, For: time.Second})
+					}
+					phase = winning
+					return
+				}
+			}
+		case winning:
+			if _, st := logLen(c); st.Role == check.Leader {
+				phase = electing
+				w.W.After(20*time.Millisecond, func() {
+					w.W.Crash(c)
+					w.W.Heal()
+				})
+			}
+		case electing:
+			if w.W.Up(c) {
+				return
+			}
+			for _, id := range []sim.NodeID{a, b} {
+				if _, st := logLen(id); st.Role == check.Leader && st.Term > w.leaderTerm {
+					leader = id
+					phase = sending
+				}
+			}
+		case sending:
+			for _, o := range others {
+				if n, _ := logLen(o); !cutOff[o] && n >= base+64 {
+					cutOff[o] = true
+					w.Inject(scene.CutOneWay{Sender: leader, Receiver: o, From: now, For: time.Second})
+				}
+			}
+			if len(cutOff) == len(others) {
+				phase = done
+				w.W.After(50*time.Millisecond, func() {
+					w.W.Crash(a)
+					w.W.Crash(b)
+					w.W.Restart(c)
+					w.W.After(1500*time.Millisecond, func() {
+						w.W.Restart(a)
+						w.W.Restart(b)
+					})
+				})
+			}
+		}
+	})
+	w.lastFault = 4 * time.Second
+	return w.play(end, end+100*time.Millisecond)
+}
