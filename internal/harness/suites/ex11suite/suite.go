@@ -40,6 +40,7 @@
 package ex11suite
 
 import (
+	"strings"
 	"testing"
 
 	"onehistory/internal/harness/scene"
@@ -68,7 +69,8 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.8, Faults: churnFaults}
 	churnPlay := scene.Play{World: "churn", Seeds: scene.Random(churnSeeds), Guard: guard}
 	return scene.Chapter[*world]{
-		ID: "ex11",
+		ID:  "ex11",
+		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
 			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted)},
 		Checks: []scene.Check[*world]{{
@@ -110,5 +112,32 @@ var (
 	oneHistory   = scene.OnStage[*world](scene.OneHistory)
 )
 
-// safety is the monitor's first violation, found after some step.
-func safety(w *world) *suite.Failure { return scene.Violated(w.mon.Violation()) }
+// ran is scene.Ran, except that a violation the monitor found before the
+// world stopped running (a panic in the learner's code, say) is told
+// first: it is what went wrong first, and a server's own assertion that
+// fires later is only its echo.
+func ran(w *world) *suite.Failure {
+	f := scene.Ran(w.Scene)
+	if v := w.mon.Violation(); f != nil && v != nil && v.At <= f.At {
+		return safety(w)
+	}
+	return f
+}
+
+// safety is the monitor's first violation, found after some step, with
+// its cause when a scripted scene saw it (watchCommits).
+func safety(w *world) *suite.Failure {
+	f := scene.Violated(w.mon.Violation())
+	if f == nil {
+		return nil
+	}
+	switch {
+	case w.earlyCommit != "" && (f.Name == "leader-lacks-committed-entry" || f.Name == "committed-differently"):
+		// The monitor's own last clause blames the vote, which here followed
+		// the rules: the commit did not.
+		f.Story = strings.TrimSuffix(f.Story, "; a server whose log is behind must not win a vote") + ". " + w.earlyCommit
+	case w.blindCommit != "" && f.Name == "committed-differently":
+		f.Story += ". " + w.blindCommit
+	}
+	return f
+}

@@ -45,6 +45,53 @@ type world struct {
 	leaderTerm           int64
 	// crashedAt is where the crash-points scene crashed its server.
 	crashedAt string
+	// commits is what watchCommits saw: the first commit index a leader
+	// moved onto an entry of an earlier term, and the first a follower
+	// moved onto an entry the leader does not hold; each "" until seen.
+	earlyCommit, blindCommit string
+}
+
+// watchCommits notes, after every step, the first leader that moves its
+// commit index onto an entry of an earlier term than its own, and the first
+// follower that moves its commit index onto an entry the leader of the
+// highest term does not hold at that index: the causes the scripted scenes
+// of the log-safety check are built to show.
+func (w *world) watchCommits() {
+	commits := map[sim.NodeID]int64{}
+	versions := map[sim.NodeID]uint64{}
+	w.W.OnStep(func() {
+		for _, id := range w.Servers {
+			v, version := w.W.Status(id)
+			if version == versions[id] {
+				continue
+			}
+			versions[id] = version
+			st, ok := state(v)
+			if !ok || st.Commit <= commits[id] || st.Commit > int64(len(st.Log)) {
+				commits[id] = st.Commit
+				continue
+			}
+			commits[id] = st.Commit
+			e := st.Log[st.Commit-1]
+			at := suite.FormatTime(w.W.Now())
+			if st.Role == check.Leader && e.Term < st.Term && w.earlyCommit == "" {
+				w.earlyCommit = fmt.Sprintf("The cause: at %s %s, leading term %d, moved its commit index to entry %d, %s of term %d: it committed an entry of an earlier term by counting the servers that hold it, and a server whose log ends in a later term can still win their votes and overwrite it (the Raft paper's Figure 8); a leader commits by counting only entries of its own term.",
+					at, id, st.Term, st.Commit, e.What, e.Term)
+			}
+			if st.Role != check.Leader && w.blindCommit == "" {
+				leader, term := w.leaderNow()
+				if leader == "" || term < st.Term {
+					continue
+				}
+				lv, _ := w.W.Status(leader)
+				ls, _ := state(lv)
+				if int64(len(ls.Log)) < st.Commit || ls.Log[st.Commit-1] != e {
+					w.blindCommit = fmt.Sprintf("The cause: at %s %s, a follower of %s in term %d, moved its commit index to entry %d, its own %s of term %d, which %s does not hold there: a follower may take the leader's commit index only as far as the entries it knows match the leader's (those of the Append that carried it).",
+						at, id, leader, term, st.Commit, e.What, e.Term, leader)
+				}
+			}
+		}
+	})
 }
 
 type termChange struct {
@@ -615,6 +662,7 @@ const (
 // leader's.
 func behind(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
+	w.watchCommits()
 	values := scene.WorkloadValues()
 	const end = 5 * time.Second
 	w.writer("controller", time.Second, values)
@@ -699,6 +747,7 @@ func behind(seed int64, boot scene.Boot) *world {
 // an entry of an earlier term has committed an entry a later leader lacks.
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
+	w.watchCommits()
 	values := scene.WorkloadValues()
 	const end = 6 * time.Second
 	w.writer("controller", end, values)
