@@ -638,6 +638,24 @@ func told(judges ...scene.Judge[*world]) []scene.Judge[*world] {
 	return out
 }
 
+// readers is the node of the scripted scenes' readers.
+const readers sim.NodeID = "readers"
+
+// readers adds a client whose behindReads workers each send one Latest
+// read, 1ms apart from 1s on, to the server to names then (none if "").
+func (w *world) readers(to func() sim.NodeID) {
+	w.Client(string(readers), func(p *sim.Proc, api *kube.Client) {
+		for i := range behindReads {
+			p.Go(fmt.Sprintf("read-%d", i+1), func(q *sim.Proc) {
+				q.Sleep(time.Second + time.Duration(i+1)*time.Millisecond - q.Now())
+				if id := to(); id != "" {
+					api.For(q).Pin(id).Get(scene.WorkloadKeys[0], kube.ReadOptions{ResourceVersion: kube.Latest})
+				}
+			})
+		}
+	})
+}
+
 // The behind scene's numbers: behindReads reads reach the leader 1ms apart,
 // and the last follower that hears it is cut off once it holds behindCut of
 // them, more than a batch of a learner's Appends (the solution's 64).
@@ -648,10 +666,10 @@ const (
 )
 
 // behind is five servers. At 1s the leader stops hearing every follower
-// but one (one-way cuts), and behindReads dashboards each send it one
+// but one (one-way cuts), and behindReads readers each send it one
 // Latest read, 1ms apart: the entries reach the followers but the leader,
 // hearing one of four, commits none. Once the follower it hears holds
-// behindCut of them, the leader and the dashboards are cut off from the
+// behindCut of them, the leader and the readers are cut off from the
 // four; they elect a leader of a later term, which commits what it holds,
 // and which is crashed 200ms later (back 500ms after) so that another
 // leader, whose log ends in a term the old leader never heard of, takes
@@ -666,17 +684,7 @@ func behind(seed int64, boot scene.Boot) *world {
 	values := scene.WorkloadValues()
 	const end = 5 * time.Second
 	w.writer("controller", time.Second, values)
-	var dashboards []sim.NodeID
-	for i := range behindReads {
-		name := fmt.Sprintf("dashboard-%d", i+1)
-		dashboards = append(dashboards, sim.NodeID(name))
-		w.Client(name, func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(time.Second + time.Duration(i+1)*time.Millisecond)
-			if w.leader != "" {
-				api.Pin(w.leader).Get(scene.WorkloadKeys[0], kube.ReadOptions{ResourceVersion: kube.Latest})
-			}
-		})
-	}
+	w.readers(func() sim.NodeID { return w.leader })
 	var heard sim.NodeID
 	base := -1
 	w.W.At(time.Second, func() {
@@ -706,7 +714,7 @@ func behind(seed int64, boot scene.Boot) *world {
 		v, _ := w.W.Status(heard)
 		if st, ok := state(v); ok && len(st.Log) >= base+behindCut {
 			cut = true
-			w.W.Partition(append([]sim.NodeID{w.leader}, dashboards...))
+			w.W.Partition([]sim.NodeID{w.leader, readers})
 			w.W.At(behindHeal, func() { w.W.Heal() })
 		}
 	})
@@ -734,7 +742,7 @@ func behind(seed int64, boot scene.Boot) *world {
 
 // figure8Scripted is the Raft paper's Figure 8, scripted, on five servers.
 // At 1s the leader A and one follower B are cut off with behindReads
-// dashboards, which each send A one Latest read: A and B hold the entries,
+// readers, which each send A one Latest read: A and B hold the entries,
 // of A's term, and A commits none. On the other side the first server to
 // stand (C) is cut off from the other two (D, E) the moment it has asked
 // their votes: it wins, and its no-op, of a later term, reaches nobody; 20ms
@@ -751,19 +759,9 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	values := scene.WorkloadValues()
 	const end = 6 * time.Second
 	w.writer("controller", end, values)
-	var dashboards []sim.NodeID
 	var a, b, c sim.NodeID
 	var others []sim.NodeID // C, D and E, until C is known; then D and E
-	for i := range behindReads {
-		name := fmt.Sprintf("reader-%d", i+1)
-		dashboards = append(dashboards, sim.NodeID(name))
-		w.Client(name, func(p *sim.Proc, api *kube.Client) {
-			p.Sleep(time.Second + time.Duration(i+1)*time.Millisecond)
-			if a != "" {
-				api.Pin(a).Get(scene.WorkloadKeys[0], kube.ReadOptions{ResourceVersion: kube.Latest})
-			}
-		})
-	}
+	w.readers(func() sim.NodeID { return a })
 	base := -1
 	w.W.At(time.Second, func() {
 		a, w.leaderTerm = w.leaderNow()
@@ -782,7 +780,7 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 				others = append(others, id)
 			}
 		}
-		w.W.Partition(append([]sim.NodeID{a, b}, dashboards...))
+		w.W.Partition([]sim.NodeID{a, b, readers})
 	})
 	logLen := func(id sim.NodeID) (int, check.ServerState) {
 		v, _ := w.W.Status(id)
