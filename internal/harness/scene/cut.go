@@ -41,3 +41,37 @@ func (f Cut) inject(s *Scene) {
 	})
 	w.At(f.Until(), func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
 }
+
+// CutOneWay cuts the link from Sender to Receiver, and not the way back,
+// from From for For: everything Sender sends Receiver in that time is lost,
+// while Receiver's messages still reach Sender. It is the half-failed switch
+// of a partial partition: Receiver hears nothing from Sender and may decide
+// Sender is gone, while Sender still hears Receiver, and both still reach
+// every other node. It composes with the other faults on that way of the
+// link as Cut does, and is recorded as a fault of kind sim.FaultCutOneWay.
+type CutOneWay struct {
+	Sender, Receiver sim.NodeID
+	From, For        time.Duration
+}
+
+func (f CutOneWay) desc() string {
+	return fmt.Sprintf("link %s → %s cut one way", f.Sender, f.Receiver)
+}
+
+func (f CutOneWay) String() string {
+	return fmt.Sprintf("%s from %s for %s", f.desc(), millis(f.From), millis(f.For))
+}
+
+// Until is when the link is restored: From + For.
+func (f CutOneWay) Until() time.Duration { return f.From + f.For }
+
+func (f CutOneWay) inject(s *Scene) {
+	w := s.W
+	spell := &linkSpell{cut: true}
+	way := [2]sim.NodeID{f.Sender, f.Receiver}
+	w.At(f.From, func() {
+		s.beginSpell(spell, way)
+		w.Fault(sim.Fault{Kind: sim.FaultCutOneWay, Desc: f.desc(), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.Until()})
+	})
+	w.At(f.Until(), func() { s.endSpell(spell, way) })
+}

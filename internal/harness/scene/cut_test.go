@@ -107,3 +107,44 @@ func TestACutOverlappingSlowSpellsLetsNothingThroughUntilItHeals(t *testing.T) {
 	assert.NotZero(t, before, "notes sent in the second spell after the cut arrived")
 	assert.NotZero(t, after, "notes sent after every fault arrived")
 }
+
+// A one-way cut loses what server-1 sends server-2 and nothing else:
+// server-2's call reaches server-1 (which hears it) but its answer, sent
+// server-1 → server-2, is lost; server-1's call never reaches server-2; and
+// the cut is recorded as a fault of its own kind.
+func TestAOneWayCutLosesOnlyOneDirection(t *testing.T) {
+	s := scene.New(1, nil)
+	cut := scene.CutOneWay{Sender: "server-1", Receiver: "server-2", From: 100 * time.Millisecond, For: time.Second}
+	heard := map[sim.NodeID]int{}
+	echo := func(p *sim.Proc) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			heard[p.Node()]++
+			return req, nil
+		})
+	}
+	s.W.AddNode("server-1", echo)
+	s.W.AddNode("server-2", echo)
+	var toTwo, toOne, later error
+	s.W.Go("server-1", "ask", func(p *sim.Proc) {
+		p.Sleep(200 * time.Millisecond)
+		_, toTwo = p.Call("server-2", "ping", 100*time.Millisecond)
+		p.Sleep(time.Second)
+		_, later = p.Call("server-2", "ping", 100*time.Millisecond)
+	})
+	s.W.Go("server-2", "ask", func(p *sim.Proc) {
+		p.Sleep(200 * time.Millisecond)
+		_, toOne = p.Call("server-1", "ping", 100*time.Millisecond)
+	})
+	s.Inject(cut)
+	require.NoError(t, s.Run(3*time.Second))
+	defer s.Close()
+	assert.ErrorIs(t, toTwo, sim.ErrTimeout, "server-1's call to server-2 was lost in the cut")
+	assert.ErrorIs(t, toOne, sim.ErrTimeout, "server-2's call reaches server-1, but the answer travels server-1 → server-2: lost")
+	assert.Equal(t, 1, heard["server-1"], "server-1 heard server-2's call through the cut")
+	assert.NoError(t, later, "after the cut server-1 reaches server-2 again")
+	assert.Equal(t, 1, heard["server-2"], "server-2 heard only the call after the cut")
+	assert.Equal(t, "link server-1 → server-2 cut one way from 100ms for 1000ms", cut.String())
+	require.Len(t, s.Faults, 1)
+	assert.Equal(t, sim.FaultCutOneWay, s.Faults[0].Kind)
+	assert.Equal(t, "one-way cut", s.Faults[0].Kind.String())
+}

@@ -42,9 +42,12 @@ const (
 	// FaultSlowDisk is a node's disk syncing slower (or faster) than the
 	// world's, from World.SetDiskSyncLatency to its reset.
 	FaultSlowDisk
+	// FaultCutOneWay is a link cut one way only: what one node sends the
+	// other is lost, what comes back arrives (a half-failed switch).
+	FaultCutOneWay
 )
 
-var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew", "slow disk"}
+var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew", "slow disk", "one-way cut"}
 
 // String names the kind: "crash", "partition", "slow link".
 func (k FaultKind) String() string {
@@ -63,7 +66,7 @@ func (k FaultKind) Shade() string {
 	switch k {
 	case FaultCrash:
 		return "crash"
-	case FaultPartition, FaultCut:
+	case FaultPartition, FaultCut, FaultCutOneWay:
 		return "cut"
 	case FaultSlow, FaultSlowDisk:
 		return "slow"

@@ -21,6 +21,9 @@ type node struct {
 	disk    *Disk
 	procs   []*Proc
 	losses  []Loss // what each crash did to the disk's unsynced bytes: the world's to tell
+
+	status        any    // what the node last said about itself (Proc.SetStatus); nil after a crash
+	statusVersion uint64 // incremented at every SetStatus and crash
 }
 
 // AddNode adds a node that runs boot as its first process, "<id>/main", when
@@ -98,6 +101,8 @@ func (w *World) Crash(id NodeID) {
 	n.up = false
 	n.epoch++
 	n.handler = nil
+	n.status = nil
+	n.statusVersion++
 	n.disk.crash()
 	w.record(Event{Kind: EvCrash, Node: id, Text: "crash"})
 	w.faultStart(Fault{Kind: FaultCrash, Desc: "crash " + string(id), Nodes: []NodeID{id}})
@@ -131,4 +136,26 @@ func (w *World) Restart(id NodeID) {
 	w.record(Event{Kind: EvRestart, Node: id, Text: "restart"})
 	w.faultEnd(FaultCrash, id)
 	w.spawn(n, "main", n.boot)
+}
+
+// SetStatus says what this node is, now, for a monitor that reads it after
+// every step (World.Status): a server's term, role, log and commit, say. It
+// is the node's word about itself, kept in its memory: a crash forgets it.
+// The world keeps v as given and copies nothing: call SetStatus again after
+// every change, with a value the node will not change afterwards (a fresh
+// copy), and the monitor sees every change at the step that made it.
+func (p *Proc) SetStatus(v any) {
+	p.mustBeCurrent()
+	n := p.node
+	n.status = v
+	n.statusVersion++
+}
+
+// Status is what node id last said about itself with Proc.SetStatus (nil if
+// nothing since it last booted), and a version that changes whenever that
+// does, at every SetStatus and every crash: a monitor compares versions to
+// look only at the nodes that changed since the step before.
+func (w *World) Status(id NodeID) (v any, version uint64) {
+	n := w.node(id, "Status")
+	return n.status, n.statusVersion
 }

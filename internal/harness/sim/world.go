@@ -80,6 +80,8 @@ type World struct {
 	stopped bool
 	err     error
 
+	onStep []func() // OnStep's hooks, in the order added
+
 	running  atomic.Bool
 	switches atomic.Uint64
 }
@@ -141,6 +143,19 @@ func (w *World) After(d time.Duration, f func()) {
 	w.schedule(w.now+d, f)
 }
 
+// OnStep adds f to the hooks the world runs after every step, outside any
+// process, in the order they were added: the place for a monitor that checks
+// an invariant after everything that happens (each delivery, each timer,
+// each process's run up to its next wait). A hook only reads the world (Now,
+// Up, Status) and may call Stop; it must not block. A hook that panics ends
+// the run as a world event's panic does.
+func (w *World) OnStep(f func()) {
+	if f == nil {
+		misuse("OnStep(nil): a hook must be a function")
+	}
+	w.onStep = append(w.onStep, f)
+}
+
 // Stop ends the run after the current event; Run returns nil. A process may
 // call it, for example when its workload is done.
 func (w *World) Stop() { w.stopped = true }
@@ -173,6 +188,12 @@ func (w *World) Run(limit time.Duration) error {
 		w.now = e.at
 		w.steps++
 		w.exec(e.fn)
+		for _, f := range w.onStep {
+			if w.err != nil {
+				break
+			}
+			w.exec(f)
+		}
 	}
 	return w.err
 }

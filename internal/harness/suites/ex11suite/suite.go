@@ -1,0 +1,143 @@
+// Package ex11suite is the hidden suite of chapter ex11, "The leader that
+// did not come back". It runs the learner's server on every server of a
+// cluster whose leader must be chosen by the servers themselves, and checks
+// after every step of every world what each server says about itself
+// (check.ServerState, told with p.SetStatus): one leader per term across
+// all servers, crashed and cut-off ones included; log matching; a leader
+// that only appends; every committed entry in every later leader's log; one
+// committed history; terms that never go back (check.Consensus). Its worlds:
+//
+//   - story: the book's scene. Three servers; a controller scales web
+//     every 100ms; at 2s server-1, the leader, crashes; from 2s to 2.6s the
+//     link server-2 ↔ server-3 takes 400ms each way; at 5s server-1
+//     restarts. One leader per term, and writes resume without server-1.
+//   - churn: randomized worlds of three servers: crashes (the leader half
+//     the time) and restarts, majority/minority partitions (the leader in
+//     the minority half the time), one-way cuts and slow links, under
+//     clients writing and reading through every server; then a calm tail.
+//   - figure-8: five servers whose leader is crashed again and again soon
+//     after it takes a write, and brought back (the Raft paper's Figure 8).
+//   - figure-8-scripted: the Raft paper's Figure 8, step by step: an
+//     entry of an earlier term on a majority, counted by a later leader,
+//     then a server whose log ends in a still later term elected by that
+//     majority.
+//   - behind: five servers; the leader, hearing one follower only, takes
+//     80 reads it cannot commit, is cut off, and comes back behind two
+//     later terms with a stale tail after more than a batch of entries
+//     that match (a follower that takes the leader's commit beyond what it
+//     knows matches commits its stale tail).
+//   - crash-points: a server crashed at each of its first disk writes
+//     (a vote saved, an entry appended, before and after the sync) and
+//     restarted.
+//   - deposed: the leader cut off with a dashboard that keeps reading
+//     through it, while writes go on through the other two.
+//   - calm: no fault at all: one election, then no term changes.
+//   - isolated: a follower cut off alone for 5s, then back: the leader
+//     is not deposed (pre-vote, check-quorum).
+//
+// RUNS widens only the churn; the scripted scenes, figure-8 and the crash
+// points are a fixed set.
+package ex11suite
+
+import (
+	"strings"
+	"testing"
+
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/suite"
+)
+
+// Run runs the chapter's checks against serve, the exercise's Serve.
+func Run(t *testing.T, serve scene.Boot) { chapter(serve).Run(t) }
+
+// Default seeds.
+const (
+	storySeeds    = 5
+	churnSeeds    = 40
+	figure8Seeds  = 16
+	calmSeeds     = 2
+	isolatedSeeds = 2
+	deposedSeeds  = 4
+	behindSeeds   = 2
+	scriptedSeeds = 3
+)
+
+func chapter(serve scene.Boot) scene.Chapter[*world] {
+	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
+		return func(seed int64) *world { return build(seed, serve) }
+	}
+	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.8, Faults: churnFaults}
+	churnPlay := scene.Play{World: "churn", Seeds: scene.Random(churnSeeds), Guard: guard}
+	return scene.Chapter[*world]{
+		ID:  "ex11",
+		Ran: ran,
+		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
+			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted)},
+		Checks: []scene.Check[*world]{{
+			Name:   "story",
+			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
+			Judges: told(safety, linearizable, durable, oneHistory, resumed),
+		}, {
+			Name:   "election-safety",
+			Plays:  []scene.Play{churnPlay},
+			Judges: told(safety),
+		}, {
+			Name:   "log-safety",
+			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "figure-8-scripted", Seeds: scene.Scenes(scriptedSeeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
+			Judges: told(safety, durable, oneHistory),
+		}, {
+			Name:   "linearizable",
+			Plays:  []scene.Play{{World: "deposed", Seeds: scene.Scenes(deposedSeeds)}, churnPlay},
+			Judges: told(safety, linearizable),
+		}, {
+			Name:   "persistence",
+			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}},
+			Judges: told(safety, durable, linearizable),
+		}, {
+			Name:   "liveness",
+			Plays:  []scene.Play{{World: "calm", Seeds: scene.Scenes(calmSeeds)}, churnPlay},
+			Judges: told(safety, calmTerms, healed),
+		}, {
+			Name:   "no-disruption",
+			Plays:  []scene.Play{{World: "isolated", Seeds: scene.Scenes(isolatedSeeds)}},
+			Judges: told(safety, undisrupted),
+		}},
+	}
+}
+
+// The judges every chapter shares.
+var (
+	linearizable = scene.OnStage[*world](scene.Linearizable)
+	durable      = scene.OnStage[*world](scene.Durable)
+	oneHistory   = scene.OnStage[*world](scene.OneHistory)
+)
+
+// ran is scene.Ran, except that a violation the monitor found before the
+// world stopped running (a panic in the learner's code, say) is told
+// first: it is what went wrong first, and a server's own assertion that
+// fires later is only its echo.
+func ran(w *world) *suite.Failure {
+	f := scene.Ran(w.Scene)
+	if v := w.mon.Violation(); f != nil && v != nil && v.At <= f.At {
+		return safety(w)
+	}
+	return f
+}
+
+// safety is the monitor's first violation, found after some step, with
+// its cause when a scripted scene saw it (watchCommits).
+func safety(w *world) *suite.Failure {
+	f := scene.Violated(w.mon.Violation())
+	if f == nil {
+		return nil
+	}
+	switch {
+	case w.earlyCommit != "" && (f.Name == "leader-lacks-committed-entry" || f.Name == "committed-differently"):
+		// The monitor's own last clause blames the vote, which here followed
+		// the rules: the commit did not.
+		f.Story = strings.TrimSuffix(f.Story, "; a server whose log is behind must not win a vote") + ". " + w.earlyCommit
+	case w.blindCommit != "" && f.Name == "committed-differently":
+		f.Story += ". " + w.blindCommit
+	}
+	return f
+}
