@@ -448,6 +448,10 @@ func (j *journal) resurrected(c *crashRec) *suite.Failure {
 		deleted := fmt.Sprintf("%s deleted %s (answered ok, rv %d, at %s), yet the boot at %s after the crash at %s recovered ",
 			a.client, d.Key, a.obj.ResourceVersion, suite.FormatTime(a.answered), suite.FormatTime(b.at), suite.FormatTime(c.at))
 		why := "the log was replayed without the deletion's meaning"
+		if rv := a.obj.ResourceVersion; rv > b.head || b.skipped(rv) {
+			why = fmt.Sprintf("the deletion's record (rv %d) was synced to the log, and the boot's history of changes, up to rv %d, "+
+				"has no rv %d: Open either stopped reading before that record or read it and did not replay it as a deletion", rv, b.head, rv)
+		}
 		if !a.appended {
 			why = "the deletion was never written to the log, so the replay knew nothing of it"
 		}
