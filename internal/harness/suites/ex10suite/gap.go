@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
@@ -50,25 +51,10 @@ func pastAGap(w *world) *suite.Failure {
 	written, _ := w.disks.WrittenLog(f)
 	held := int64(len(written)) // the entries f's log holds, synced or not
 	events := w.W.Trace().Events()
-	took := -1 // the Append f took last before the panic that skipped past its log
-	for i, e := range events {
-		if e.At > pe.At {
-			break
-		}
-		if a, ok := readAppend(e.Msg); ok && e.Kind == sim.EvRecv && e.Node == f && e.Peer == leader && !a.heartbeat() && a.from > held+1 {
-			took = i
-		}
-	}
+	// the Append f took last before the panic that skipped past its log
+	took, a, sent := lastAppendTaken(events, pe.At, leader, f, func(a appendMsg) bool { return a.from > held+1 })
 	if took < 0 {
 		return nil
-	}
-	a, _ := readAppend(events[took].Msg)
-	sent := ""
-	for i := took - 1; i >= 0; i-- {
-		if e := events[i]; e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && reflect.DeepEqual(e.Msg, events[took].Msg) {
-			sent = fmt.Sprintf(" (sent at %s)", suite.FormatTime(e.At))
-			break
-		}
 	}
 	lacked := appendMsg{from: held + 1, to: a.from - 1}
 	carried := fmt.Sprintf("the leader had not sent %s %s before", f, lacked.entries())
@@ -120,25 +106,10 @@ func appendedTwice(w *world) *suite.Failure {
 	written, _ := w.disks.WrittenLog(f)
 	held, durable := int64(len(written)), len(w.disks.Log(f))
 	events := w.W.Trace().Events()
-	took := -1 // the Append f took last before the panic that carried entries its log held
-	for i, e := range events {
-		if e.At > pe.At {
-			break
-		}
-		if a, ok := readAppend(e.Msg); ok && e.Kind == sim.EvRecv && e.Node == f && e.Peer == leader && !a.heartbeat() && a.from <= held {
-			took = i
-		}
-	}
+	// the Append f took last before the panic that carried entries its log held
+	took, a, sent := lastAppendTaken(events, pe.At, leader, f, func(a appendMsg) bool { return a.from <= held })
 	if took < 0 {
 		return nil
-	}
-	a, _ := readAppend(events[took].Msg)
-	sent := ""
-	for i := took - 1; i >= 0; i-- {
-		if e := events[i]; e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && reflect.DeepEqual(e.Msg, events[took].Msg) {
-			sent = fmt.Sprintf(" (sent at %s)", suite.FormatTime(e.At))
-			break
-		}
 	}
 	twice := appendMsg{from: a.from, to: min(a.to, held)}
 	return &suite.Failure{Name: "appended-twice", Clause: course.DurableAgreement, At: pe.At,
@@ -147,4 +118,30 @@ func appendedTwice(w *world) *suite.Failure {
 			"it takes only those that follow on from its log, and answers what it holds",
 			f, a.entries(), suite.FormatTime(events[took].At), sent, entriesUpTo(int(held)), durable, twice.entries(), suite.FormatTime(pe.At), outOfOrder),
 		Details: "faults:\n" + w.Describe() + "\n\nthe panic that stopped the world:\n" + pe.Stack}
+}
+
+// lastAppendTaken finds the last Append, not a heartbeat, that follower f
+// received from leader by the instant until and that matches: its index in
+// events (-1 if none), the Append, and " (sent at 80ms)" when the leader's
+// send of it is in the trace.
+func lastAppendTaken(events []sim.Event, until time.Duration, leader, f sim.NodeID, match func(appendMsg) bool) (int, appendMsg, string) {
+	took := -1
+	for i, e := range events {
+		if e.At > until {
+			break
+		}
+		if a, ok := readAppend(e.Msg); ok && e.Kind == sim.EvRecv && e.Node == f && e.Peer == leader && !a.heartbeat() && match(a) {
+			took = i
+		}
+	}
+	if took < 0 {
+		return -1, appendMsg{}, ""
+	}
+	a, _ := readAppend(events[took].Msg)
+	for i := took - 1; i >= 0; i-- {
+		if e := events[i]; e.Kind == sim.EvSend && e.Node == leader && e.Peer == f && reflect.DeepEqual(e.Msg, events[took].Msg) {
+			return took, a, fmt.Sprintf(" (sent at %s)", suite.FormatTime(e.At))
+		}
+	}
+	return took, a, ""
 }
