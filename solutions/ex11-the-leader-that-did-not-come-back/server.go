@@ -225,11 +225,12 @@ func (s *server) won(p *sim.Proc) {
 
 // stepDown moves to a higher term as a follower, the vote saved first.
 func (s *server) stepDown(p *sim.Proc, term int64) {
+	// The role goes first: saving the term waits for the disk, and a
+	// leader's heartbeat running meanwhile must not send its log as the
+	// leader of the new term.
+	s.role = check.Follower
 	if term > s.term() {
 		s.votes.save(p, Vote{Term: term})
-	}
-	if s.role != check.Follower {
-		s.role = check.Follower
 	}
 	s.applied.Broadcast()
 	s.tell(p)
