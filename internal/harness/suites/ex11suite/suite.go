@@ -40,9 +40,11 @@
 package ex11suite
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/suite"
 )
@@ -121,7 +123,25 @@ func ran(w *world) *suite.Failure {
 	if v := w.mon.Violation(); f != nil && v != nil && v.At <= f.At {
 		return safety(w)
 	}
-	return f
+	if f != nil {
+		return f
+	}
+	return silent(w)
+}
+
+// silent: a server that never told its term, role, log and commit
+// (p.SetStatus, as the given code does at boot and at every change) leaves
+// the monitor nothing to judge, and a check that cannot judge fails.
+func silent(w *world) *suite.Failure {
+	for _, id := range w.Servers {
+		if !w.said[id] {
+			return &suite.Failure{Name: "server-said-nothing", Clause: course.OneHistory, At: w.W.Now(),
+				Story: fmt.Sprintf("%s never told its term, role, log and commit (p.SetStatus, which the given server.go calls at boot and "+
+					"after every change): the checks of one leader per term and of the logs judge what each server says of itself, "+
+					"and cannot judge a server that says nothing, so this world counts as failed", id)}
+		}
+	}
+	return nil
 }
 
 // safety is the monitor's first violation, found after some step, with

@@ -33,6 +33,8 @@ const (
 type world struct {
 	*scene.Scene
 	mon *check.Consensus
+	// said is every server that told its state (p.SetStatus) at least once.
+	said map[sim.NodeID]bool
 	// lastFault is when the last fault of a randomized world ended: from
 	// then on the cluster is whole (healed).
 	lastFault time.Duration
@@ -104,7 +106,7 @@ type termChange struct {
 // monitor and the term tracker into the world.
 func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
-	w := &world{Scene: s}
+	w := &world{Scene: s, said: map[sim.NodeID]bool{}}
 	s.Show(w.show)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	var highest int64
@@ -116,7 +118,9 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 				continue
 			}
 			versions[i] = version
-			if st, ok := state(v); ok && st.Term > highest {
+			st, ok := state(v)
+			w.said[id] = w.said[id] || ok
+			if ok && st.Term > highest {
 				highest = st.Term
 				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
 			}
