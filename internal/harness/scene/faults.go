@@ -254,6 +254,9 @@ func describeLink(l sim.Link) string {
 	if l.Duplicate > 0 {
 		s += fmt.Sprintf(", %g%% duplicated", 100*l.Duplicate)
 	}
+	if l.Tail > 0 {
+		s += fmt.Sprintf(", %g%% up to %s", 100*l.Tail, millis(l.TailMax))
+	}
 	return s
 }
 
@@ -270,16 +273,25 @@ func signed(d time.Duration) string {
 
 // SlowDisk makes every Sync on Node's disk take Sync from From on, for For
 // (0: to the end of the world), instead of the world's sync latency: a disk
-// that is slow next to the others, as a follower's may be.
+// that is slow next to the others, as a follower's may be. With Upto above
+// Sync, each Sync takes its own latency, drawn in [Sync, Upto]: a disk
+// that is slow by turns, as a busy one is. Several SlowDisks on one node
+// make its disk slow over time, episode by episode; they must not overlap
+// (the end of one puts back the world's latency).
 type SlowDisk struct {
 	Node sim.NodeID
 	Sync time.Duration
+	Upto time.Duration // the longest a Sync takes; 0 or Sync: every Sync takes Sync
 	From time.Duration
 	For  time.Duration
 }
 
 func (f SlowDisk) String() string {
-	s := fmt.Sprintf("disk of %s syncing in %s from %s", f.Node, millis(f.Sync), millis(f.From))
+	span := millis(f.Sync)
+	if f.Upto > f.Sync {
+		span = strings.TrimSuffix(span, "ms") + "–" + millis(f.Upto)
+	}
+	s := fmt.Sprintf("disk of %s syncing in %s from %s", f.Node, span, millis(f.From))
 	if f.For > 0 {
 		s += " for " + millis(f.For)
 	}
@@ -288,7 +300,13 @@ func (f SlowDisk) String() string {
 
 func (f SlowDisk) inject(s *Scene) {
 	w := s.W
-	w.At(f.From, func() { w.SetDiskSyncLatency(f.Node, f.Sync) })
+	w.At(f.From, func() {
+		if f.Upto > f.Sync {
+			w.SetDiskSyncLatencies(f.Node, f.Sync, f.Upto)
+		} else {
+			w.SetDiskSyncLatency(f.Node, f.Sync)
+		}
+	})
 	if f.For > 0 {
 		w.At(f.From+f.For, func() { w.SetDiskSyncLatency(f.Node, 0) })
 	}

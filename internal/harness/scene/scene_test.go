@@ -88,6 +88,10 @@ func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
 	assert.Equal(t, "disk of server-2 syncing in 300ms from 0ms", scene.SlowDisk{Node: "server-2", Sync: 300 * time.Millisecond}.String())
 	assert.Equal(t, "disk of server-2 syncing in 300ms from 1000ms for 500ms",
 		scene.SlowDisk{Node: "server-2", Sync: 300 * time.Millisecond, From: time.Second, For: 500 * time.Millisecond}.String())
+	assert.Equal(t, "disk of store syncing in 200–2000ms from 1000ms for 500ms",
+		scene.SlowDisk{Node: "store", Sync: 200 * time.Millisecond, Upto: 2 * time.Second, From: time.Second, For: 500 * time.Millisecond}.String())
+	assert.Equal(t, "slow link a ↔ b (10–100ms, 5% up to 25000ms) from 0ms for 1ms",
+		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 10 * time.Millisecond, Max: 100 * time.Millisecond, Tail: 0.05, TailMax: 25 * time.Second}, For: time.Millisecond}.String())
 }
 
 // A slow disk makes every sync on it take its time while it lasts, and the
@@ -107,6 +111,37 @@ func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
 	s.Inject(scene.SlowDisk{Node: "server-1", Sync: 300 * time.Millisecond, From: 100 * time.Millisecond, For: time.Second})
 	require.NoError(t, s.W.Run(3*time.Second))
 	assert.Equal(t, []time.Duration{300 * time.Millisecond, time.Millisecond}, took, "slow from 100ms to 1100ms, the world's 1ms after")
+}
+
+// A disk slow over time: two episodes on one node, the first slow by
+// turns (each sync in 200–2000ms), the second steadily; between and after
+// them, the world's 1ms. Each episode is a slow-disk fault of its own.
+func TestADiskSlowInEpisodesSyncsAsEachEpisodeSays(t *testing.T) {
+	var took []time.Duration
+	syncs := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		for _, at := range []time.Duration{5 * time.Second, 12 * time.Second, 21 * time.Second, 30 * time.Second} {
+			p.Sleep(at - p.Now())
+			start := p.Now()
+			p.Disk().Open("f").Sync(p)
+			took = append(took, p.Now()-start)
+		}
+	}
+	s := scene.New(1, syncs, scene.Servers(1))
+	defer s.Close()
+	s.Inject(scene.SlowDisk{Node: "server-1", Sync: 200 * time.Millisecond, Upto: 2 * time.Second, From: time.Second, For: 9 * time.Second},
+		scene.SlowDisk{Node: "server-1", Sync: 500 * time.Millisecond, From: 20 * time.Second, For: 5 * time.Second})
+	require.NoError(t, s.W.Run(time.Minute))
+	require.Len(t, took, 4)
+	assert.GreaterOrEqual(t, took[0], 200*time.Millisecond)
+	assert.LessOrEqual(t, took[0], 2*time.Second)
+	assert.Equal(t, []time.Duration{time.Millisecond, 500 * time.Millisecond, time.Millisecond}, took[1:])
+	faults := s.W.Faults()
+	require.Len(t, faults, 2)
+	for _, f := range faults {
+		assert.Equal(t, sim.FaultSlowDisk, f.Kind)
+		assert.Equal(t, "slow", f.Kind.Shade())
+	}
+	assert.Equal(t, "disk of server-1 syncing in 200–2000ms", faults[0].Desc)
 }
 
 func TestCrashAndPartitionTakeEffectAndEnd(t *testing.T) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,8 +19,10 @@ type Disk struct {
 	// the crash loses; nil: drawn.
 	lose func(unsynced int) int
 	// syncLatency, when not 0, is how long a Sync of this disk takes
-	// instead of the world's (SetDiskSyncLatency).
-	syncLatency time.Duration
+	// instead of the world's (SetDiskSyncLatency); syncUpto, when above it,
+	// the longest a Sync takes, each drawn in [syncLatency, syncUpto]
+	// (SetDiskSyncLatencies).
+	syncLatency, syncUpto time.Duration
 }
 
 // SetDiskSyncLatency makes a Sync on node id's disk take d from now on,
@@ -28,13 +31,32 @@ type Disk struct {
 // recorded as a fault of kind FaultSlowDisk, from now on.
 func (w *World) SetDiskSyncLatency(id NodeID, d time.Duration) {
 	checkDuration("SetDiskSyncLatency", d)
-	disk := w.node(id, "SetDiskSyncLatency").disk
-	disk.syncLatency = d
-	w.faultEnd(FaultSlowDisk, id)
-	if d != 0 {
-		w.faultStart(Fault{Kind: FaultSlowDisk, Desc: fmt.Sprintf("disk of %s syncing in %s", id, FormatTime(d)), Nodes: []NodeID{id}})
+	w.setDiskSync("SetDiskSyncLatency", id, d, d)
+}
+
+// SetDiskSyncLatencies makes each Sync on node id's disk take a latency
+// drawn uniformly from [min, max] from now on, instead of the world's: a
+// disk whose syncs vary from one to the next, as a busy disk's do (min and
+// max 0: the world's again). It is recorded as a fault of kind
+// FaultSlowDisk, as SetDiskSyncLatency's is; a disk with a single latency
+// draws nothing.
+func (w *World) SetDiskSyncLatencies(id NodeID, min, max time.Duration) {
+	checkRange("SetDiskSyncLatencies", min, max)
+	w.setDiskSync("SetDiskSyncLatencies", id, min, max)
+}
+
+func (w *World) setDiskSync(what string, id NodeID, min, max time.Duration) {
+	disk := w.node(id, what).disk
+	disk.syncLatency, disk.syncUpto = min, max
+	span := FormatTime(min)
+	if max > min {
+		span = strings.TrimSuffix(span, "ms") + "–" + FormatTime(max)
 	}
-	w.record(Event{Kind: EvFault, Node: id, Text: fmt.Sprintf("disk sync latency %s", FormatTime(d))})
+	w.faultEnd(FaultSlowDisk, id)
+	if max != 0 {
+		w.faultStart(Fault{Kind: FaultSlowDisk, Desc: fmt.Sprintf("disk of %s syncing in %s", id, span), Nodes: []NodeID{id}})
+	}
+	w.record(Event{Kind: EvFault, Node: id, Text: fmt.Sprintf("disk sync latency %s", span)})
 }
 
 // Loss is what one crash did to one file's unsynced bytes: of Unsynced
@@ -124,8 +146,11 @@ func (f *File) Sync(p *Proc) {
 	f.d.mustBeUp("Sync")
 	target := len(f.data)
 	latency := f.d.w.syncLatency
-	if f.d.syncLatency != 0 {
+	if f.d.syncUpto != 0 {
 		latency = f.d.syncLatency
+		if f.d.syncUpto > latency {
+			latency += time.Duration(f.d.w.rng.Int63n(int64(f.d.syncUpto-latency) + 1))
+		}
 	}
 	p.Sleep(latency)
 	if target > f.synced {

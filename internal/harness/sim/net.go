@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"math/rand"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,20 +15,61 @@ import (
 // Link describes the network from one node to another: each message takes a
 // delay drawn uniformly from [Min, Max] (so messages can overtake each other),
 // is lost with probability Drop, and arrives twice with probability Duplicate.
+//
+// A link may also have a long tail: with probability Tail a message falls in
+// it and takes a delay between Max and TailMax instead, drawn log-uniformly
+// (a delay between 1s and 2s as likely as one between 2s and 4s), so that
+// most messages are quick, a few are late by seconds and a rare one by tens
+// of seconds. On such a link a message that has not arrived yet may still
+// arrive: a silent sender is slow or gone, and only how long silences
+// usually last tells which is likelier. A link with no tail (Tail 0) draws
+// exactly what it drew before tails existed.
 type Link struct {
 	Min, Max  time.Duration
 	Drop      float64
 	Duplicate float64
+	Tail      float64       // the probability that a message falls in the tail
+	TailMax   time.Duration // the longest delay in the tail; at least Max when Tail > 0
+}
+
+// check panics with a MisuseError naming what when l is not a link.
+func (l Link) check(what string) {
+	checkDuration(what, l.Min)
+	checkDuration(what, l.Max)
+	if l.Max < l.Min {
+		misuse("%s: Max %v is below Min %v", what, l.Max, l.Min)
+	}
+	if l.Drop < 0 || l.Drop > 1 || l.Duplicate < 0 || l.Duplicate > 1 || l.Tail < 0 || l.Tail > 1 {
+		misuse("%s: Drop, Duplicate and Tail are probabilities in [0, 1]", what)
+	}
+	if l.Tail > 0 && l.TailMax < l.Max {
+		misuse("%s: a tail of %g ends at TailMax %v, below Max %v", what, l.Tail, l.TailMax, l.Max)
+	}
+}
+
+// delay draws one message's delay on the link from r: uniform in [Min, Max],
+// or, with probability Tail, log-uniform in [Max, TailMax]. A link without a
+// tail makes no draw for it.
+func (l Link) delay(r *rand.Rand) time.Duration {
+	if l.Tail > 0 && r.Float64() < l.Tail {
+		lo := max(l.Max, time.Microsecond)
+		if l.TailMax <= lo {
+			return l.TailMax
+		}
+		return time.Duration(float64(lo) * math.Pow(float64(l.TailMax)/float64(lo), r.Float64()))
+	}
+	d := l.Min
+	if l.Max > l.Min {
+		d += time.Duration(r.Int63n(int64(l.Max-l.Min) + 1))
+	}
+	return d
 }
 
 // SetLink sets the link from one node to another (one direction).
 func (w *World) SetLink(from, to NodeID, l Link) {
 	w.node(from, "SetLink")
 	w.node(to, "SetLink")
-	checkRange("SetLink", l.Min, l.Max)
-	if l.Drop < 0 || l.Drop > 1 || l.Duplicate < 0 || l.Duplicate > 1 {
-		misuse("SetLink(%s→%s): Drop and Duplicate are probabilities in [0, 1]", from, to)
-	}
+	l.check(fmt.Sprintf("SetLink(%s→%s)", from, to))
 	w.links[[2]NodeID{from, to}] = l
 }
 
@@ -53,7 +96,7 @@ func (w *World) ResetLinks(a, b NodeID) {
 
 // SetDefaultLink sets the link used between nodes that have none of their own.
 func (w *World) SetDefaultLink(l Link) {
-	checkRange("SetDefaultLink", l.Min, l.Max)
+	l.check("SetDefaultLink")
 	w.defaultLink = l
 }
 
@@ -180,11 +223,7 @@ func (w *World) send(m message) {
 			w.record(Event{Kind: EvDrop, Node: m.from, Peer: m.to, Msg: m.payload, Text: "lost"})
 			continue
 		}
-		delay := l.Min
-		if l.Max > l.Min {
-			delay += time.Duration(w.rng.Int63n(int64(l.Max-l.Min) + 1))
-		}
-		w.schedule(w.now+delay, func() { w.deliver(m) })
+		w.schedule(w.now+l.delay(w.rng), func() { w.deliver(m) })
 	}
 }
 
