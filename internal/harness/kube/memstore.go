@@ -79,8 +79,8 @@ func (s *MemStore) Create(p *sim.Proc, obj Object) (Object, error) {
 
 // Update replaces the object at obj.Key(). A non-zero obj.ResourceVersion is
 // a precondition: Conflict unless the stored object still has that version.
-// An absent object is NotFound. An update that changes nothing (same Replicas
-// and Owner) makes no new version and returns the stored object.
+// An absent object is NotFound. An update that changes nothing (same Replicas,
+// Owner, NodeName and Status) makes no new version and returns the stored object.
 func (s *MemStore) Update(p *sim.Proc, obj Object) (Object, error) {
 	return s.write(p, UpdateRequest{Object: obj})
 }
@@ -133,7 +133,7 @@ func (s *MemStore) Propose(req any) (ev Event, changed bool, err error) {
 		if o.ResourceVersion != 0 && o.ResourceVersion != cur.ResourceVersion {
 			return Event{}, false, Conflict(o.Key(), o.ResourceVersion, cur.ResourceVersion)
 		}
-		if o.Replicas == cur.Replicas && o.Owner == cur.Owner {
+		if o.Replicas == cur.Replicas && o.Owner == cur.Owner && o.NodeName == cur.NodeName && o.Status == cur.Status {
 			return Event{Type: Modified, Object: cur}, false, nil
 		}
 		o.ResourceVersion = next

@@ -26,6 +26,12 @@ type Object struct {
 	// ("web:v2"): a second field beside Replicas, so that two writers can
 	// change different fields of one object. Empty when no story sets it.
 	Image string
+	// NodeName is, for a pod, the node it is bound to ("node-3"): the node
+	// whose kubelet runs it. Empty: not bound (see node.go).
+	NodeName string
+	// Status is, for a node ("nodes/node-3"), what its kubelet and the node
+	// controller say of it: its Ready condition and last heartbeat.
+	Status NodeStatus
 }
 
 // Key is "kind/name": "deployments/web".
@@ -42,6 +48,12 @@ func (o Object) String() string {
 	}
 	if o.Owner != "" {
 		parts = append(parts, "owner="+o.Owner)
+	}
+	if o.NodeName != "" {
+		parts = append(parts, "node="+o.NodeName)
+	}
+	if o.Kind == "nodes" || o.Status != (NodeStatus{}) {
+		parts = append(parts, o.Status.String())
 	}
 	parts = append(parts, fmt.Sprintf("rv=%d", o.ResourceVersion))
 	return o.Key() + "{" + strings.Join(parts, " ") + "}"
@@ -159,8 +171,11 @@ type Storage interface {
 // deployment, the Owner of any other object that has one (a pod), else
 // Replicas. An object with an Image records both fields, as
 // "replicas=7 image=web:v2", so that a write that erased either one is a
-// different value.
+// different value. A node records its status, "ready=True heartbeat=10000ms".
 func (o Object) Value() any {
+	if o.Kind == "nodes" {
+		return o.Status.String()
+	}
 	if o.Kind != "deployments" && o.Owner != "" {
 		return o.Owner
 	}
