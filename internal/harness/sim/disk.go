@@ -127,7 +127,7 @@ func (f *File) Sync(p *Proc) {
 	if f.d.syncLatency != 0 {
 		latency = f.d.syncLatency
 	}
-	p.Sleep(latency)
+	p.sleep(latency)
 	if target > f.synced {
 		f.synced = target
 	}
