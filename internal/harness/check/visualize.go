@@ -103,6 +103,8 @@ func faultColor(kind sim.FaultKind) string {
 		return "#e1f5fe"
 	case "skew":
 		return "#ede7f6"
+	case "pause":
+		return "#e8f5e9"
 	}
 	return "#eeeeee"
 }

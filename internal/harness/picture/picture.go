@@ -292,7 +292,8 @@ func (p *Page) writeLegend(b *strings.Builder) {
 <span><i class="sw crash"></i>crash</span>
 <span><i class="sw cut"></i>cut link or partition</span>
 <span><i class="sw slow"></i>slow link or disk</span>
-<span><i class="sw skew"></i>clock skew</span>
+<span><i class="sw skew"></i>clock skew or rate</span>
+<span><i class="sw pause"></i>node paused</span>
 <span><i class="sw torn"></i>torn disk</span>
 <span><i class="sw op"></i>operation that breaks the contract</span>
 <span><i class="sw failure"></i>the failure's instant</span>
@@ -546,6 +547,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace;fo
 .cut rect,.chip.cut,.sw.cut{fill:#ffcf99;background:#ffcf99}
 .slow rect,.chip.slow,.sw.slow{fill:#b9e2f5;background:#b9e2f5}
 .skew rect,.chip.skew,.sw.skew{fill:#d9c7f0;background:#d9c7f0}
+.pause rect,.chip.pause,.sw.pause{fill:#c8e6c9;background:#c8e6c9}
 .other rect,.chip.other{fill:#ddd;background:#ddd}
 .torn rect,.chip.torn,.sw.torn{fill:url(#torn);background:repeating-linear-gradient(45deg,#8d3b1f 0 3px,#f1d3c4 3px 6px)}
 .chip.torn{color:#fff}

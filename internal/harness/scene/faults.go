@@ -3,6 +3,7 @@ package scene
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -309,5 +310,56 @@ func (f SlowDisk) inject(s *Scene) {
 	})
 	if f.For > 0 {
 		w.At(f.From+f.For, func() { w.SetDiskSyncLatency(f.Node, 0) })
+	}
+}
+
+// Pause freezes Node from From for For (zero: to the end of the world), its
+// memory kept: messages to it queue and its timers fire late, at the resume
+// (a long garbage collection, a stopped virtual machine; see sim.World.Pause).
+// A paused node is not a crashed one: it wakes still believing what it
+// believed.
+type Pause struct {
+	Node      sim.NodeID
+	From, For time.Duration
+}
+
+func (f Pause) String() string {
+	s := fmt.Sprintf("pause %s from %s", f.Node, millis(f.From))
+	if f.For > 0 {
+		s += " for " + millis(f.For)
+	}
+	return s
+}
+
+func (f Pause) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() { w.Pause(f.Node) })
+	if f.For > 0 {
+		w.At(f.From+f.For, func() { w.Resume(f.Node) })
+	}
+}
+
+// ClockRate makes Node's clock run at Rate (1.5: fast, 0.5: slow) from From
+// on, for For (zero: to the end of the world): its Clock and its own sleeps
+// and timeouts are measured at that rate (see sim.World.SetClockRate).
+type ClockRate struct {
+	Node      sim.NodeID
+	Rate      float64
+	From, For time.Duration
+}
+
+func (f ClockRate) String() string {
+	s := fmt.Sprintf("clock of %s running at %s× from %s", f.Node, strconv.FormatFloat(f.Rate, 'g', -1, 64), millis(f.From))
+	if f.For > 0 {
+		s += " for " + millis(f.For)
+	}
+	return s
+}
+
+func (f ClockRate) inject(s *Scene) {
+	w := s.W
+	w.At(f.From, func() { w.SetClockRate(f.Node, f.Rate) })
+	if f.For > 0 {
+		w.At(f.From+f.For, func() { w.SetClockRate(f.Node, 1) })
 	}
 }

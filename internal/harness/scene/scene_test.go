@@ -92,6 +92,41 @@ func TestFaultsDescribeThemselvesFromTheirOwnValues(t *testing.T) {
 		scene.SlowDisk{Node: "store", Sync: 200 * time.Millisecond, Upto: 2 * time.Second, From: time.Second, For: 500 * time.Millisecond}.String())
 	assert.Equal(t, "slow link a ↔ b (10–100ms, 5% up to 25000ms) from 0ms for 1ms",
 		scene.SlowLink{A: "a", B: "b", Link: sim.Link{Min: 10 * time.Millisecond, Max: 100 * time.Millisecond, Tail: 0.05, TailMax: 25 * time.Second}, For: time.Millisecond}.String())
+	assert.Equal(t, "pause controller-a from 60000ms for 20000ms",
+		scene.Pause{Node: "controller-a", From: time.Minute, For: 20 * time.Second}.String())
+	assert.Equal(t, "clock of controller-b running at 1.5× from 0ms", scene.ClockRate{Node: "controller-b", Rate: 1.5}.String())
+	assert.Equal(t, "clock of controller-b running at 0.5× from 1000ms for 2000ms",
+		scene.ClockRate{Node: "controller-b", Rate: 0.5, From: time.Second, For: 2 * time.Second}.String())
+}
+
+// A paused server answers nothing while the pause lasts and everything
+// after, with what it held in memory; the world records the pause as a
+// fault of its own kind, and a clock rate as another.
+func TestAPauseAndAClockRateAreFaultsOfTheirOwn(t *testing.T) {
+	var answered []time.Duration
+	s := scene.New(1, func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			answered = append(answered, p.Now())
+			return "ok", nil
+		})
+	}, scene.Servers(1))
+	defer s.Close()
+	s.W.AddNode("client", func(p *sim.Proc) {
+		p.Sleep(200 * time.Millisecond)
+		_, err := p.Call("server-1", "ping", 5*time.Second)
+		assert.NoError(t, err)
+	})
+	s.Inject(scene.Pause{Node: "server-1", From: 100 * time.Millisecond, For: time.Second},
+		scene.ClockRate{Node: "client", Rate: 2, From: 50 * time.Millisecond, For: 10 * time.Millisecond})
+	require.NoError(t, s.W.Run(3*time.Second))
+	require.Len(t, answered, 1)
+	assert.Equal(t, 1100*time.Millisecond, answered[0], "the request queued through the pause and was handled at its end")
+	var kinds []sim.FaultKind
+	for _, f := range s.W.Faults() {
+		kinds = append(kinds, f.Kind)
+	}
+	assert.Equal(t, []sim.FaultKind{sim.FaultClockRate, sim.FaultPause}, kinds)
+	assert.Len(t, scene.DeclaredOf[scene.Pause](s), 1)
 }
 
 // A slow disk makes every sync on it take its time while it lasts, and the

@@ -152,7 +152,7 @@ func (f *File) Sync(p *Proc) {
 			latency += time.Duration(f.d.w.rng.Int63n(int64(f.d.syncUpto-latency) + 1))
 		}
 	}
-	p.Sleep(latency)
+	p.sleep(latency)
 	if target > f.synced {
 		f.synced = target
 	}

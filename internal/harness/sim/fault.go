@@ -45,9 +45,16 @@ const (
 	// FaultCutOneWay is a link cut one way only: what one node sends the
 	// other is lost, what comes back arrives (a half-failed switch).
 	FaultCutOneWay
+	// FaultPause is a node paused, from World.Pause to World.Resume: its
+	// processes frozen with their memory kept (a long garbage collection, a
+	// stopped virtual machine), which is not a crash.
+	FaultPause
+	// FaultClockRate is a node's clock running fast or slow, from
+	// World.SetClockRate to the rate's reset to 1.
+	FaultClockRate
 )
 
-var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew", "slow disk", "one-way cut"}
+var faultKinds = [...]string{"fault", "crash", "partition", "slow link", "cut link", "clock skew", "slow disk", "one-way cut", "pause", "clock rate"}
 
 // String names the kind: "crash", "partition", "slow link".
 func (k FaultKind) String() string {
@@ -57,9 +64,10 @@ func (k FaultKind) String() string {
 	return "fault"
 }
 
-// Shade is the shade a drawing gives the kind, one of five: "crash";
+// Shade is the shade a drawing gives the kind, one of six: "crash";
 // "cut", a cut link or a partition; "slow", a slow link or a slow disk;
-// "skew", a clock set off; and "other". The failure's picture and
+// "skew", a clock set off or running at its own rate; "pause", a node
+// frozen; and "other". The failure's picture and
 // porcupine's view of a history both colour a fault by it, so that the two
 // never tell one fault as two kinds.
 func (k FaultKind) Shade() string {
@@ -70,8 +78,10 @@ func (k FaultKind) Shade() string {
 		return "cut"
 	case FaultSlow, FaultSlowDisk:
 		return "slow"
-	case FaultSkew:
+	case FaultSkew, FaultClockRate:
 		return "skew"
+	case FaultPause:
+		return "pause"
 	}
 	return "other"
 }

@@ -183,7 +183,7 @@ func (p *Proc) Call(to NodeID, req any, timeout time.Duration) (any, error) {
 	k := p.waker()
 	w.calls[id] = &pending{caller: p, k: k}
 	w.send(message{id: id, from: p.node.id, to: to, payload: req})
-	k.wakeAt(w.now+timeout, wakeMsg{err: ErrTimeout})
+	k.wakeAt(w.now+p.node.local(timeout), wakeMsg{err: ErrTimeout})
 	msg := p.block("Call("+string(to)+", "+TypeName(req)+")", false)
 	delete(w.calls, id)
 	if msg.err == ErrTimeout {
@@ -234,6 +234,9 @@ func (w *World) deliver(m message) {
 		return
 	}
 	n := w.byID[m.to]
+	if !m.reply && n.held(func() { w.handle(n, m) }) {
+		return // the node is paused: the request waits for its Resume
+	}
 	if m.reply {
 		c, ok := w.calls[m.id]
 		if !ok || !c.k.pending() || !n.up {
@@ -244,6 +247,11 @@ func (w *World) deliver(m message) {
 		c.k.wakeNow(wakeMsg{val: val, err: err})
 		return
 	}
+	w.handle(n, m)
+}
+
+// handle serves a request that arrived at n.
+func (w *World) handle(n *node, m message) {
 	if !n.up || n.handler == nil {
 		err := ErrNodeDown
 		if n.up {

@@ -24,6 +24,13 @@ type node struct {
 
 	status        any    // what the node last said about itself (Proc.SetStatus); nil after a crash
 	statusVersion uint64 // incremented at every SetStatus and crash
+
+	paused   bool     // frozen by World.Pause: nothing of the node runs
+	deferred []func() // what would have run while paused, in order: run at Resume
+
+	rate      float64       // the clock's rate (SetClockRate); 0: never set, the true rate
+	rateFrom  time.Duration // the virtual time the rate was set
+	driftBase time.Duration // how far rates had moved the clock by rateFrom
 }
 
 // AddNode adds a node that runs boot as its first process, "<id>/main", when
@@ -100,6 +107,7 @@ func (w *World) Crash(id NodeID) {
 	}
 	n.up = false
 	n.epoch++
+	w.unpause(n) // a crash ends a pause: what waited for the node is lost with it
 	n.handler = nil
 	n.status = nil
 	n.statusVersion++

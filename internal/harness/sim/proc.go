@@ -65,11 +65,16 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	p.resume = r.resume
 	w.procs = append(w.procs, p)
 	n.procs = append(n.procs, p)
-	w.schedule(w.now, func() {
+	var start func()
+	start = func() {
+		if p.state == created && !p.killed && n.held(start) {
+			return
+		}
 		if p.state == created {
 			w.resume(p, wakeMsg{})
 		}
-	})
+	}
+	w.schedule(w.now, start)
 	return p
 }
 
@@ -199,6 +204,9 @@ func (k waker) wakeAt(t time.Duration, msg wakeMsg) {
 
 func (k waker) wakeNow(msg wakeMsg) {
 	if k.p.state == blocked && k.p.waitSeq == k.seq && !k.p.killed {
+		if k.p.node.held(func() { k.wakeNow(msg) }) {
+			return // the node is paused: the wake comes due at its Resume
+		}
 		k.p.w.resume(k.p, msg)
 	}
 }
@@ -232,9 +240,9 @@ func (p *Proc) Node() NodeID { return p.node.id }
 func (p *Proc) Now() time.Duration { return p.w.now }
 
 // Clock is the node's own clock: the virtual time plus the node's skew
-// (SetSkew). Two nodes' clocks may disagree; timestamps from Clock are not
-// an order.
-func (p *Proc) Clock() time.Duration { return p.w.now + p.node.skew }
+// (SetSkew) and what its rate has moved it by (SetClockRate). Two nodes'
+// clocks may disagree; timestamps from Clock are not an order.
+func (p *Proc) Clock() time.Duration { return p.w.now + p.node.skew + p.node.drift(p.w.now) }
 
 // Rand is the process's share of the world's seeded randomness: draws
 // from the world's generator, with no way to reseed it (see Rand).
@@ -243,9 +251,15 @@ func (p *Proc) Rand() *Rand {
 	return p.w.draws
 }
 
-// Sleep blocks the process for d of virtual time.
+// Sleep blocks the process for d as its node's clock measures it: d of
+// virtual time, unless the clock runs at a rate of its own (SetClockRate).
 func (p *Proc) Sleep(d time.Duration) {
 	checkDuration("Sleep", d)
+	p.sleep(p.node.local(d))
+}
+
+// sleep blocks the process for d of virtual time, whatever its clock's rate.
+func (p *Proc) sleep(d time.Duration) {
 	k := p.waker()
 	k.wakeAt(p.w.now+d, wakeMsg{})
 	p.block("Sleep", false)

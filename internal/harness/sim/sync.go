@@ -47,7 +47,7 @@ func (q *Queue[T]) Get(p *Proc) T {
 // GetTimeout is Get that gives up after d; ok is false if it gave up.
 func (q *Queue[T]) GetTimeout(p *Proc, d time.Duration) (v T, ok bool) {
 	checkDuration("GetTimeout", d)
-	deadline := p.w.now + d
+	deadline := p.w.now + p.node.local(d)
 	for {
 		if v, ok := q.TryGet(); ok {
 			return v, true
@@ -82,7 +82,7 @@ func (c *Cond) WaitTimeout(p *Proc, d time.Duration) bool {
 	checkDuration("WaitTimeout", d)
 	k := p.waker()
 	c.waiters = append(c.waiters, k)
-	k.wakeAt(p.w.now+d, wakeMsg{err: ErrTimeout})
+	k.wakeAt(p.w.now+p.node.local(d), wakeMsg{err: ErrTimeout})
 	return p.block("Cond.WaitTimeout("+c.Name+")", false).err == nil
 }
 

@@ -138,6 +138,7 @@ func TestEachFaultKindHasItsShade(t *testing.T) {
 	for kind, shade := range map[sim.FaultKind]string{
 		sim.FaultCrash: "crash", sim.FaultPartition: "cut", sim.FaultCut: "cut",
 		sim.FaultSlow: "slow", sim.FaultSlowDisk: "slow", sim.FaultSkew: "skew", sim.FaultOther: "other",
+		sim.FaultClockRate: "skew", sim.FaultPause: "pause",
 	} {
 		assert.Equal(t, shade, kind.Shade(), kind.String())
 	}

@@ -217,7 +217,7 @@ func (w *World) exec(fn func()) {
 func (w *World) quiesce() {
 	var stuck []Blocked
 	for _, p := range w.procs {
-		if p.state == blocked && !p.idle {
+		if p.state == blocked && !p.idle && !p.node.paused {
 			stuck = append(stuck, Blocked{Proc: p.name, Wait: p.waitWhat})
 		}
 	}
