@@ -17,6 +17,16 @@
 // ErrGone (410): relist. Reads are Latest ("", consistent) or Any ("0",
 // whatever the server has). Test errors with errors.Is.
 //
+// # Leases and fencing
+//
+// A lease ("leases/controller") is an object whose LeaseSpec says who holds
+// it, for how long from its last renewal, and when it was acquired and
+// renewed, by the writer's own clock; Transitions counts its holders. Taking
+// and renewing it are conditional updates like any other. A write may carry
+// a Fence (a lease's key and the Transitions its writer held it at): a
+// fencing store (MemStore) refuses it with ErrFenced (409) once the lease has
+// passed on, in the one order of its history, however late the write comes.
+//
 // # Serving a store
 //
 // Storage is what a chapter's store implements; Serve turns a node into an

@@ -55,9 +55,13 @@ func (e StatusError) As(target any) bool {
 // value: changing the copy a variable of yours holds changes nothing anyone
 // else sees.
 var (
-	ErrNotFound        = StatusError{404, "NotFound", "the object does not exist"}
-	ErrAlreadyExists   = StatusError{409, "AlreadyExists", "the object already exists"}
-	ErrConflict        = StatusError{409, "Conflict", "the object has been modified; please apply your changes to the latest version and try again"}
+	ErrNotFound      = StatusError{404, "NotFound", "the object does not exist"}
+	ErrAlreadyExists = StatusError{409, "AlreadyExists", "the object already exists"}
+	ErrConflict      = StatusError{409, "Conflict", "the object has been modified; please apply your changes to the latest version and try again"}
+	// ErrFenced is a write refused because the lease its Fence names has
+	// passed to another holder (or to a later term) since the writer
+	// took it: the writer is no longer the leader it acted as.
+	ErrFenced          = StatusError{409, "Fenced", "the write's lease token is no longer the lease's: another holder has taken it since"}
 	ErrGone            = StatusError{410, "Gone", "too old resource version: the history no longer holds it; relist"}
 	ErrTooManyRequests = StatusError{429, "TooManyRequests", "storage is (re)initializing"}
 	ErrUnavailable     = StatusError{500, "Unavailable", "storage is unreachable"}
@@ -78,6 +82,12 @@ func AlreadyExists(key string) error {
 // Conflict says key is no longer at the resourceVersion the writer had read.
 func Conflict(key string, want, have int64) error {
 	return StatusError{409, "Conflict", fmt.Sprintf("operation on %s cannot be fulfilled: the object has been modified (you had resourceVersion %d, it is now %d); please apply your changes to the latest version and try again", key, want, have)}
+}
+
+// Fenced says a write to key carried fence, but the lease is now at token
+// have, held by holder.
+func Fenced(key string, fence Fence, have int64, holder string) error {
+	return StatusError{409, "Fenced", fmt.Sprintf("write to %s fenced off: it carries token %d of %s, but the lease is at token %d, held by %q", key, fence.Token, fence.LeaseKey, have, holder)}
 }
 
 // Gone says the history no longer holds resourceVersion rv.

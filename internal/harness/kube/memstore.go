@@ -80,7 +80,7 @@ func (s *MemStore) Create(p *sim.Proc, obj Object) (Object, error) {
 // Update replaces the object at obj.Key(). A non-zero obj.ResourceVersion is
 // a precondition: Conflict unless the stored object still has that version.
 // An absent object is NotFound. An update that changes nothing (same Replicas,
-// Owner, NodeName and Status) makes no new version and returns the stored object.
+// Owner, NodeName, Status and Lease) makes no new version and returns the stored object.
 func (s *MemStore) Update(p *sim.Proc, obj Object) (Object, error) {
 	return s.write(p, UpdateRequest{Object: obj})
 }
@@ -108,7 +108,12 @@ func (s *MemStore) write(p *sim.Proc, req any) (Object, error) {
 // or DeleteRequest) would make now, numbered s.ResourceVersion()+1, without
 // making it. It returns the event to Apply and true; the stored object and
 // false for a write that changes nothing; or the error the write would get
-// (NotFound, AlreadyExists, Conflict).
+// (NotFound, AlreadyExists, Conflict, Fenced).
+//
+// A create or update that carries a Fence is decided against the lease it
+// names, as it stands at this point of the history: Fenced unless the lease
+// exists and its Transitions equal the fence's Token. The fence is not
+// stored.
 //
 // A replicated server decides with Propose, replicates the event, and applies
 // it everywhere with Apply; between the two, other writes may have been
@@ -119,6 +124,10 @@ func (s *MemStore) Propose(req any) (ev Event, changed bool, err error) {
 	switch r := req.(type) {
 	case CreateRequest:
 		o := r.Object
+		if err := s.fenced(o); err != nil {
+			return Event{}, false, err
+		}
+		o.Fence = Fence{}
 		if _, ok := s.objects[o.Key()]; ok {
 			return Event{}, false, AlreadyExists(o.Key())
 		}
@@ -133,7 +142,11 @@ func (s *MemStore) Propose(req any) (ev Event, changed bool, err error) {
 		if o.ResourceVersion != 0 && o.ResourceVersion != cur.ResourceVersion {
 			return Event{}, false, Conflict(o.Key(), o.ResourceVersion, cur.ResourceVersion)
 		}
-		if o.Replicas == cur.Replicas && o.Owner == cur.Owner && o.NodeName == cur.NodeName && o.Status == cur.Status {
+		if err := s.fenced(o); err != nil {
+			return Event{}, false, err
+		}
+		o.Fence = Fence{}
+		if o.Replicas == cur.Replicas && o.Owner == cur.Owner && o.Lease == cur.Lease && o.NodeName == cur.NodeName && o.Status == cur.Status {
 			return Event{Type: Modified, Object: cur}, false, nil
 		}
 		o.ResourceVersion = next
@@ -150,6 +163,23 @@ func (s *MemStore) Propose(req any) (ev Event, changed bool, err error) {
 		return Event{Type: Deleted, Object: cur}, true, nil
 	}
 	return Event{}, false, fmt.Errorf("kube: Propose: %T is not a write request", req)
+}
+
+// fenced is the error a write of o gets from its fence: nil when it carries
+// none, or when the lease it names is at its token.
+func (s *MemStore) fenced(o Object) error {
+	f := o.Fence
+	if f == (Fence{}) {
+		return nil
+	}
+	lease, ok := s.objects[f.LeaseKey]
+	if !ok {
+		return Fenced(o.Key(), f, 0, "")
+	}
+	if lease.Lease.Transitions != f.Token {
+		return Fenced(o.Key(), f, lease.Lease.Transitions, lease.Lease.Holder)
+	}
+	return nil
 }
 
 // Apply applies a change that was already decided and ordered:

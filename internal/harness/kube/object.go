@@ -32,7 +32,51 @@ type Object struct {
 	// Status is, for a node ("nodes/node-3"), what its kubelet and the node
 	// controller say of it: its Ready condition and last heartbeat.
 	Status NodeStatus
+	// Lease is, for an object of kind "leases", the lease's record: who
+	// holds it, for how long, and since when by the holder's clock.
+	Lease LeaseSpec
+	// Fence, on a write (Create or Update), is a condition: the store
+	// refuses the write with ErrFenced unless the lease at Fence.LeaseKey
+	// still carries Fence.Token. It is never stored. The zero Fence
+	// writes unfenced.
+	Fence Fence
 }
+
+// LeaseSpec is a lease's record, as coordination.k8s.io/v1 Lease keeps it:
+// who holds it, for how many seconds from its last renewal, and the times it
+// was acquired and last renewed, each read from the writer's own clock
+// (p.Clock()): another node's clock may disagree with them by any amount.
+// Transitions counts the changes of holder: the first holder makes it 1,
+// every other who takes it over adds one, and a holder renewing leaves it as
+// it is. Since every holder's term has its own count, it is the token a
+// holder's writes carry (Fence).
+type LeaseSpec struct {
+	Holder               string // "controller-a"; empty: released
+	LeaseDurationSeconds int
+	AcquireTime          time.Duration // the writer's Clock when its holder took it
+	RenewTime            time.Duration // the writer's Clock at its last renewal
+	Transitions          int64
+}
+
+// String is "holder=controller-a duration=15s acquired=1000ms renewed=3000ms transitions=1".
+func (l LeaseSpec) String() string {
+	return fmt.Sprintf("holder=%s duration=%ds acquired=%s renewed=%s transitions=%d",
+		l.Holder, l.LeaseDurationSeconds, sim.FormatTime(l.AcquireTime), sim.FormatTime(l.RenewTime), l.Transitions)
+}
+
+// Fence is what a write carries to be fenced by a lease: the lease's key and
+// the token (the lease's Transitions) its writer held it with. A store that
+// fences (MemStore does) accepts the write only while the lease is at that
+// token, deciding in the one order of its history: a writer whose lease has
+// passed to another since it decided is refused, however late its write
+// arrives. The zero Fence fences nothing.
+type Fence struct {
+	LeaseKey string // "leases/controller"
+	Token    int64
+}
+
+// String is "leases/controller#2".
+func (f Fence) String() string { return fmt.Sprintf("%s#%d", f.LeaseKey, f.Token) }
 
 // Key is "kind/name": "deployments/web".
 func (o Object) Key() string { return o.Kind + "/" + o.Name }
@@ -54,6 +98,12 @@ func (o Object) String() string {
 	}
 	if o.Kind == "nodes" || o.Status != (NodeStatus{}) {
 		parts = append(parts, o.Status.String())
+	}
+	if o.Kind == "leases" {
+		parts = append(parts, o.Lease.String())
+	}
+	if o.Fence != (Fence{}) {
+		parts = append(parts, "fence="+o.Fence.String())
 	}
 	parts = append(parts, fmt.Sprintf("rv=%d", o.ResourceVersion))
 	return o.Key() + "{" + strings.Join(parts, " ") + "}"
@@ -168,13 +218,17 @@ type Storage interface {
 
 // Value is what a history records for the object, for the checkers (check.Change
 // values and the client's recorded operations): the desired Replicas of a
-// deployment, the Owner of any other object that has one (a pod), else
-// Replicas. An object with an Image records both fields, as
-// "replicas=7 image=web:v2", so that a write that erased either one is a
-// different value. A node records its status, "ready=True heartbeat=10000ms".
+// deployment, the Owner of any other object that has one (a pod), a lease's
+// record as LeaseSpec.String prints it, a node's status ("ready=True
+// heartbeat=10000ms"), else Replicas. An object with an Image records both
+// fields, as "replicas=7 image=web:v2", so that a write that erased either
+// one is a different value.
 func (o Object) Value() any {
 	if o.Kind == "nodes" {
 		return o.Status.String()
+	}
+	if o.Kind == "leases" {
+		return o.Lease.String()
 	}
 	if o.Kind != "deployments" && o.Owner != "" {
 		return o.Owner

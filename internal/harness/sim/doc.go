@@ -44,8 +44,11 @@
 // Time is virtual. It stands still while processes compute and jumps to the
 // next pending event when they all wait. p.Now is the true virtual time (use
 // it to record histories); p.Clock is what the node believes, which differs
-// by the node's skew (SetSkew). A run of thirty virtual seconds over 400ms
-// links costs well under a millisecond of wall time.
+// by the node's skew (SetSkew, a constant) and drifts when its clock runs at
+// a rate of its own (SetClockRate). A node's own waits (Sleep, a Call's
+// timeout, GetTimeout, WaitTimeout) are measured on its own clock. A run of
+// thirty virtual seconds over 400ms links costs well under a millisecond of
+// wall time.
 //
 // # Processes and blocking
 //
@@ -93,6 +96,12 @@
 // what was synced (File.Sync, which takes virtual time), and of what was
 // appended after the last sync a random prefix survives, possibly ending
 // mid-record — a torn write a recovery must detect and Truncate.
+//
+// Pause is not a crash: a paused node's processes stop where they are with
+// their memory kept, messages to it queue, and what comes due meanwhile (a
+// sleep's end, a timeout, an arrived reply) runs at Resume: a long garbage
+// collection or a stopped virtual machine. The node wakes believing what it
+// believed; only its clock tells it time has passed.
 //
 // # When a run ends
 //

@@ -11,10 +11,12 @@ import (
 // machine). While it lasts nothing of the node runs: messages to it queue and
 // are handled after Resume, and its timers and sleeps that come due fire
 // late, at Resume, all in an order drawn from the seed. The node does not
-// know it was paused, except by reading its clock. A process of the node that
-// is running when Pause is called (a harness callback) freezes at its next
-// wait. It is recorded as a fault of kind FaultPause until Resume. Pausing a
-// paused or crashed node does nothing; a crash ends a pause.
+// know it was paused, except by reading its clock. Called by harness code
+// running in a process of the node itself (a client's callback), Pause
+// freezes that process right there, between one statement and the next: the
+// pause that falls between a decision and the write it leads to. It is
+// recorded as a fault of kind FaultPause until Resume. Pausing a paused or
+// crashed node does nothing; a crash ends a pause.
 func (w *World) Pause(id NodeID) {
 	n := w.node(id, "Pause")
 	if !n.up || n.paused {
@@ -23,6 +25,11 @@ func (w *World) Pause(id NodeID) {
 	n.paused = true
 	w.record(Event{Kind: EvFault, Node: id, Text: "pause"})
 	w.faultStart(Fault{Kind: FaultPause, Desc: "pause " + string(id), Nodes: []NodeID{id}})
+	if p := w.current; p != nil && p.node == n {
+		k := p.waker()
+		n.held(func() { k.wakeNow(wakeMsg{}) })
+		p.block("paused", false)
+	}
 }
 
 // Resume lets a paused node run again from where it stopped: what came due

@@ -139,3 +139,22 @@ func TestAClockRateChangesTheClockWithoutAJump(t *testing.T) {
 	require.Len(t, f, 1)
 	assert.Equal(t, "clock of controller-a running at 0.5× from 0ms to 3000ms", f[0].String())
 }
+
+// Harness code running in the node's own process (a client's callback) may
+// pause it between two statements: what follows runs after the resume, with
+// what the process held before.
+func TestAPauseFromTheNodesOwnProcessFreezesItThere(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	var before, after time.Duration
+	w.AddNode("controller-a", func(p *sim.Proc) {
+		p.Sleep(60 * time.Second)
+		before = p.Now() // decided
+		w.Pause("controller-a")
+		after = p.Now() // writes
+	})
+	w.At(80*time.Second, func() { w.Resume("controller-a") })
+	require.NoError(t, w.Run(2*time.Minute))
+	assert.Equal(t, 60*time.Second, before)
+	assert.Equal(t, 80*time.Second, after)
+}
