@@ -1,0 +1,106 @@
+package ex14suite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+)
+
+// evictsAt is a node controller that, at the given time, taints every node
+// in order and evicts its pod at once: the verdict of a controller that
+// takes every silence, or none, for death.
+func evictsAt(at time.Duration, taintFirst bool) Impl {
+	return Impl{Control: func(p *sim.Proc, api *kube.Client, nodes []string) {
+		p.Sleep(at)
+		for _, name := range nodes {
+			if taintFirst {
+				n, err := api.Get(kube.NodeKey(name), kube.ReadOptions{})
+				if err == nil {
+					n.Status.NoSchedule = true
+					_, _ = api.Update(n)
+				}
+			}
+			_, _ = api.Delete("pods/"+podName(name), 0)
+		}
+		for {
+			p.Sleep(time.Hour)
+		}
+	}}
+}
+
+// A controller that evicts every pod 30s in, when every node is alive: the
+// first eviction is told, with the node's kind, its link and its
+// heartbeats around it, and it is the named failure of the chapter.
+func TestEvictingALiveNodeIsSlowTakenForDead(t *testing.T) {
+	w := storyWorld(1, evictsAt(30*time.Second, true))
+	defer w.Close()
+	require.NoError(t, w.Err)
+	f := slowTakenForDead(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "slow-taken-for-dead", f.Name)
+	assert.Equal(t, course.DurableAgreement, f.Clause)
+	assert.Contains(t, f.Story, "evicted pods/web-node-1 from node-1, which was alive: node-1 is a LAN node")
+	assert.Contains(t, f.Details, "what the store accepted about node-1")
+	assert.Contains(t, f.Details, "evicts pods/web-node-1")
+}
+
+// Evicting without a taint first, or the moment the taint is set, is
+// conviction without suspicion.
+func TestEvictingWithoutSuspicionIsNamed(t *testing.T) {
+	for _, taint := range []bool{false, true} {
+		w := storyWorld(1, evictsAt(300*time.Second, taint))
+		f := convictedOnSuspicion(w)
+		w.Close()
+		require.NotNil(t, f)
+		assert.Equal(t, "convicted-on-suspicion", f.Name)
+		if taint {
+			assert.Contains(t, f.Story, "after it tainted the node NoSchedule")
+		} else {
+			assert.Contains(t, f.Story, "without having tainted it NoSchedule first")
+		}
+	}
+}
+
+// A controller that does nothing never evicts a live node, and never finds
+// a dead one: node-2's crash goes unsuspected, and node-4's story names the
+// clock a minute ahead that makes its last heartbeat look fresh.
+func TestADeadNodeLeftAloneIsNamed(t *testing.T) {
+	w := storyWorld(1, idle)
+	defer w.Close()
+	assert.Nil(t, slowTakenForDead(w))
+	assert.Nil(t, convictedOnSuspicion(w))
+	f := deadUnsuspected(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "dead-node-unsuspected", f.Name)
+	assert.Contains(t, f.Story, "node-2 crashed at 200000ms")
+	assert.Contains(t, f.Story, "A crashed LAN node must be suspected within 25000ms")
+	f = deadKept(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "dead-node-kept", f.Name)
+	assert.Contains(t, f.Story, "and it was never evicted")
+	w.names = []string{"node-4"}
+	f = deadKept(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "which ran 60000ms ahead")
+}
+
+// Evicting while every node is cut off is the disruption's failure; doing
+// nothing through the cut passes.
+func TestEvictingDuringTheCutIsNamed(t *testing.T) {
+	w := disruptionWorld(1, evictsAt(170*time.Second, true))
+	f := evictedInDisruption(w)
+	w.Close()
+	require.NotNil(t, f)
+	assert.Equal(t, "evicted-in-disruption", f.Name)
+	assert.Contains(t, f.Story, "every node was cut off from the store from 150000ms to 210000ms")
+	w = disruptionWorld(1, idle)
+	defer w.Close()
+	assert.Nil(t, evictedInDisruption(w))
+	assert.Nil(t, slowTakenForDead(w))
+}

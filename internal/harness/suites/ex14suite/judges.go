@@ -1,0 +1,289 @@
+package ex14suite
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// slowTakenForDead: the controller evicted the pod of a node that was up.
+// The story names what made the node fall silent: its link's long tail, a
+// pause, or a clock that reads differently from the controller's.
+func slowTakenForDead(w *world) *suite.Failure {
+	for _, node := range w.byEviction() {
+		t, evicted := w.eviction(node)
+		if !evicted || !w.upAt(node, t) {
+			continue
+		}
+		return &suite.Failure{Name: "slow-taken-for-dead", Clause: course.DurableAgreement, At: t,
+			Story: fmt.Sprintf("at %s the node controller evicted pods/%s from %s, which was alive: %s. Slow is not dead: the controller convicted a node that was only late",
+				suite.FormatTime(t), podName(node), node, w.silence(node, t)),
+			Details: w.record(node, t)}
+	}
+	return nil
+}
+
+// byEviction is the nodes in the order the controller evicted their pods,
+// the nodes it never evicted last: a judge tells the first eviction.
+func (w *world) byEviction() []string {
+	out := slices.Clone(w.names)
+	slices.SortStableFunc(out, func(a, b string) int {
+		ta, oka := w.eviction(a)
+		tb, okb := w.eviction(b)
+		switch {
+		case oka && okb:
+			return cmp.Compare(ta, tb)
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// silence tells what node's heartbeats did around t, and why it was silent.
+func (w *world) silence(node string, t time.Duration) string {
+	hb := w.heartbeats(node)
+	var last, next time.Duration
+	longest, prev := time.Duration(0), time.Duration(-1)
+	for _, at := range hb {
+		if at > t {
+			next = at
+			break
+		}
+		if prev >= 0 {
+			longest = max(longest, at-prev)
+		}
+		prev, last = at, at
+	}
+	pop := w.pop[node]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is a %s node (heartbeats every %s of its clock, over a link of %s)", node, pop.Name, suite.FormatTime(interval), describeLink(pop.Up))
+	fmt.Fprintf(&b, "; its last heartbeat had reached the store at %s, %s before", suite.FormatTime(last), suite.FormatTime(t-last))
+	if next > 0 {
+		fmt.Fprintf(&b, ", and the next arrived at %s", suite.FormatTime(next))
+	}
+	if longest > 0 {
+		fmt.Fprintf(&b, " (its longest gap until then: %s)", suite.FormatTime(longest))
+	}
+	if p, ok := w.pausedAround(node, t); ok && p.From+p.For >= last-interval {
+		fmt.Fprintf(&b, "; it was paused from %s for %s, a long garbage collection, its memory kept", suite.FormatTime(p.From), suite.FormatTime(p.For))
+	}
+	if sk := w.skewOf(node, t); sk != 0 && (sk >= time.Second || sk <= -time.Second) {
+		dir := "ahead of"
+		if sk < 0 {
+			dir = "behind"
+		}
+		fmt.Fprintf(&b, "; its clock ran %s %s the world's, and the heartbeat's time is written on that clock", suite.FormatTime(abs(sk)), dir)
+	}
+	for _, f := range w.Faults {
+		if f.Kind == sim.FaultSlowDisk && f.Start <= t && t <= f.End+interval*3 {
+			fmt.Fprintf(&b, "; the store's disk was slow from %s to %s, and every heartbeat waited for it", suite.FormatTime(f.Start), suite.FormatTime(f.End))
+			break
+		}
+	}
+	return b.String()
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// describeLink is "100–10000ms, 5% up to 35000ms".
+func describeLink(l sim.Link) string {
+	s := fmt.Sprintf("%s–%s", strings.TrimSuffix(suite.FormatTime(l.Min), "ms"), suite.FormatTime(l.Max))
+	if l.Tail > 0 {
+		s += fmt.Sprintf(", %g%% up to %s", 100*l.Tail, suite.FormatTime(l.TailMax))
+	}
+	return s
+}
+
+// record is what the store accepted about node around t (from a minute
+// before to half a minute after): its heartbeats, and what the controller
+// wrote about it, one a line.
+func (w *world) record(node string, t time.Duration) string {
+	var lines []string
+	for _, a := range w.accepted {
+		if a.at < t-time.Minute || a.at > t+30*time.Second {
+			continue
+		}
+		switch {
+		case a.obj.Key() == kube.NodeKey(node) && a.from == sim.NodeID(node):
+			lines = append(lines, fmt.Sprintf("  %10s  heartbeat of %s (its clock: %s)", suite.FormatTime(a.at), node, suite.FormatTime(a.obj.Status.Heartbeat)))
+		case a.obj.Key() == kube.NodeKey(node):
+			lines = append(lines, fmt.Sprintf("  %10s  %s sets %s", suite.FormatTime(a.at), a.from, a.obj.Status))
+		case a.delete && a.obj.NodeName == node:
+			lines = append(lines, fmt.Sprintf("  %10s  %s evicts pods/%s", suite.FormatTime(a.at), a.from, a.obj.Name))
+		}
+	}
+	return fmt.Sprintf("what the store accepted about %s from %s to %s:\n", node, suite.FormatTime(max(t-time.Minute, 0)), suite.FormatTime(t+30*time.Second)) + strings.Join(lines, "\n")
+}
+
+// convictedOnSuspicion: an eviction that did not follow a suspicion (a
+// NoSchedule taint) held for tolerance at least.
+func convictedOnSuspicion(w *world) *suite.Failure {
+	for _, node := range w.byEviction() {
+		t, evicted := w.eviction(node)
+		if !evicted {
+			continue
+		}
+		var since time.Duration = -1
+		for _, at := range w.taints(node) {
+			if at <= t {
+				since = at
+			}
+		}
+		if since >= 0 && t-since >= tolerance {
+			continue
+		}
+		how := "without having tainted it NoSchedule first"
+		if since >= 0 {
+			how = fmt.Sprintf("%s after it tainted the node NoSchedule", suite.FormatTime(t-since))
+		}
+		return &suite.Failure{Name: "convicted-on-suspicion", Clause: course.DurableAgreement, At: t,
+			Story: fmt.Sprintf("at %s the node controller evicted pods/%s from %s %s: suspicion must come before conviction, by %s at least, so that a node that is only late can answer",
+				suite.FormatTime(t), podName(node), node, how, suite.FormatTime(tolerance)),
+			Details: w.record(node, t)}
+	}
+	return nil
+}
+
+// taintedAt reports whether node's object carried the NoSchedule taint at t.
+func (w *world) taintedAt(node string, t time.Duration) bool {
+	tainted := false
+	for _, a := range w.accepted {
+		if a.at > t {
+			break
+		}
+		if a.obj.Key() == kube.NodeKey(node) && !a.delete {
+			tainted = a.obj.Status.NoSchedule
+		}
+	}
+	return tainted
+}
+
+// deadUnsuspected: a crashed node not suspected within its population's bound.
+func deadUnsuspected(w *world) *suite.Failure {
+	for _, node := range w.names {
+		c, crashed := w.silentFrom(node)
+		pop := w.pop[node]
+		by := c + pop.SuspectWithin
+		if !crashed || by > w.end {
+			continue
+		}
+		if _, evicted := w.eviction(node); evicted && w.evictedBy(node, by) {
+			continue
+		}
+		if w.taintedAt(node, by) {
+			continue
+		}
+		return &suite.Failure{Name: "dead-node-unsuspected", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, the node controller had still not tainted it NoSchedule: %s. A crashed %s node must be suspected within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.SuspectWithin)),
+			Details: w.record(node, by)}
+	}
+	return nil
+}
+
+// silentFrom is when a crashed node fell silent for good: its crash, or
+// the arrival of a heartbeat it sent before and the store accepted after
+// (a heartbeat in flight outlives its sender), whichever is later. The
+// bounds count from there: no detector can know of a crash before.
+func (w *world) silentFrom(node string) (time.Duration, bool) {
+	c, crashed := w.crashedAt(node)
+	if !crashed {
+		return 0, false
+	}
+	for _, at := range w.heartbeats(node) {
+		c = max(c, at)
+	}
+	return c, true
+}
+
+// evictedBy reports whether node's pod was evicted at or before t.
+func (w *world) evictedBy(node string, t time.Duration) bool {
+	at, ok := w.eviction(node)
+	return ok && at <= t
+}
+
+// deadKept: a crashed node whose pod was not evicted within its
+// population's bound.
+func deadKept(w *world) *suite.Failure {
+	for _, node := range w.names {
+		c, crashed := w.silentFrom(node)
+		pop := w.pop[node]
+		by := c + pop.EvictWithin
+		if !crashed || by > w.end || w.evictedBy(node, by) {
+			continue
+		}
+		when := "and it was never evicted"
+		if at, ok := w.eviction(node); ok {
+			when = fmt.Sprintf("and it was evicted only at %s, %s after that", suite.FormatTime(at), suite.FormatTime(at-c))
+		}
+		return &suite.Failure{Name: "dead-node-kept", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, its pod pods/%s was still bound to it, %s: %s. The pods of a crashed %s node must be evicted within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.EvictWithin), podName(node), when, w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.EvictWithin)),
+			Details: w.record(node, by)}
+	}
+	return nil
+}
+
+// fellSilent is "at 200000ms", or, when a heartbeat it sent before its crash
+// arrived after, "at 198731.2ms, and its last heartbeat arrived at 219992.9ms".
+func (w *world) fellSilent(node string, from time.Duration) string {
+	c, _ := w.crashedAt(node)
+	if from == c {
+		return "at " + suite.FormatTime(c)
+	}
+	return fmt.Sprintf("at %s, and a heartbeat it had sent before arrived at %s", suite.FormatTime(c), suite.FormatTime(from))
+}
+
+// deadSilence tells what a crashed node's last heartbeat said.
+func (w *world) deadSilence(node string, c time.Duration) string {
+	var last time.Duration
+	var stamp time.Duration
+	for _, a := range w.accepted {
+		if a.from == sim.NodeID(node) && !a.delete && a.at <= c {
+			last, stamp = a.at, a.obj.Status.Heartbeat
+		}
+	}
+	s := fmt.Sprintf("its last heartbeat reached the store at %s", suite.FormatTime(last))
+	if sk := w.skewOf(node, c); sk >= time.Second {
+		s += fmt.Sprintf(", stamped %s on its clock, which ran %s ahead: judged by the writer's timestamp, a dead node looks alive for a minute more", suite.FormatTime(stamp), suite.FormatTime(sk))
+	}
+	return s
+}
+
+// evictedInDisruption: an eviction during, or after, a cut of every node
+// from the store, when no node was dead.
+func evictedInDisruption(w *world) *suite.Failure {
+	for _, node := range w.byEviction() {
+		t, evicted := w.eviction(node)
+		if !evicted || t < w.cutFrom || !w.upAt(node, t) {
+			continue
+		}
+		n := 0
+		for _, other := range w.names {
+			if _, ok := w.eviction(other); ok {
+				n++
+			}
+		}
+		return &suite.Failure{Name: "evicted-in-disruption", Clause: course.DurableAgreement, At: t,
+			Story: fmt.Sprintf("every node was cut off from the store from %s to %s, all %d silent at once, and at %s the node controller evicted pods/%s from %s, which was alive (%d of %d nodes' pods evicted in all): when most nodes fall silent together, the likelier fault is the controller's own network, and a controller that evicts then empties a healthy cluster",
+				suite.FormatTime(w.cutFrom), suite.FormatTime(w.cutTo), nodeCount, suite.FormatTime(t), podName(node), node, n, nodeCount),
+			Details: w.record(node, t)}
+	}
+	return nil
+}
