@@ -75,6 +75,11 @@ func (w *world) silence(node string, t time.Duration) string {
 	if longest > 0 {
 		fmt.Fprintf(&b, " (its longest gap until then: %s)", suite.FormatTime(longest))
 	}
+	for _, f := range w.spells {
+		if string(f.Node) == node && f.From <= t && t <= f.From+f.For+f.Delay {
+			fmt.Fprintf(&b, "; from %s its link to the store took %s for %s, and the heartbeat it sent then was %s on the way", suite.FormatTime(f.From), suite.FormatTime(f.Delay), suite.FormatTime(f.For), suite.FormatTime(f.Delay))
+		}
+	}
 	if p, ok := w.pausedAround(node, t); ok && p.From+p.For >= last-interval {
 		fmt.Fprintf(&b, "; it was paused from %s for %s, a long garbage collection, its memory kept", suite.FormatTime(p.From), suite.FormatTime(p.For))
 	}
@@ -260,8 +265,8 @@ func (w *world) deadSilence(node string, c time.Duration) string {
 		}
 	}
 	s := fmt.Sprintf("its last heartbeat reached the store at %s", suite.FormatTime(last))
-	if sk := w.skewOf(node, c); sk >= time.Second {
-		s += fmt.Sprintf(", stamped %s on its clock, which ran %s ahead: judged by the writer's timestamp, a dead node looks alive for a minute more", suite.FormatTime(stamp), suite.FormatTime(sk))
+	if sk := w.skewOf(node, c); sk >= interval {
+		s += fmt.Sprintf(", stamped %s on its clock, which ran %s ahead: judged by the writer's timestamp, a dead node looks alive %s longer", suite.FormatTime(stamp), suite.FormatTime(sk), suite.FormatTime(sk))
 	}
 	return s
 }

@@ -70,6 +70,8 @@ type world struct {
 	// cutFrom and cutTo, in the disruption world, bound the span in which
 	// every node was cut off from the store.
 	cutFrom, cutTo time.Duration
+	// spells are the story's spells of late heartbeats, for the stories.
+	spells []lateHeartbeats
 }
 
 // accepted is one write the store accepted: when, from whom, and the

@@ -35,6 +35,7 @@ func (f lateHeartbeats) String() string {
 
 // inject schedules the spell in w's world, recorded as a slow link.
 func (f lateHeartbeats) inject(w *world) {
+	w.spells = append(w.spells, f)
 	normal := w.pop[string(f.Node)].Up
 	w.W.At(f.From, func() {
 		w.W.SetLink(f.Node, store, sim.Link{Min: f.Delay, Max: f.Delay})
