@@ -52,8 +52,11 @@ func (t Table) Fit(width int) string {
 			widths[i] = max(widths[i], runes(c))
 		}
 	}
-	if width > 0 && t.total(widths) > width && !t.narrow(widths, width) {
-		return t.paragraphs(width)
+	if width > 0 && t.total(widths) > width {
+		if !t.narrow(widths, width) {
+			return t.paragraphs(width)
+		}
+		t.tighten(widths)
 	}
 	var b strings.Builder
 	for _, r := range t.rows() {
@@ -118,6 +121,24 @@ func (t Table) narrow(widths []int, width int) bool {
 		}
 	}
 	return t.total(widths) <= width
+}
+
+// tighten makes each column as wide as the widest line its cells wrap to,
+// so that a narrowed column keeps no margin its lines do not use.
+func (t Table) tighten(widths []int) {
+	used := make([]int, len(widths))
+	for _, r := range t.rows() {
+		for i, c := range r {
+			lines := []string{c}
+			if runes(c) > widths[i] {
+				lines = wrap(c, widths[i])
+			}
+			for _, l := range lines {
+				used[i] = max(used[i], runes(l))
+			}
+		}
+	}
+	copy(widths, used)
 }
 
 // least is the narrowest column i is made.

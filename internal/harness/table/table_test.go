@@ -36,15 +36,16 @@ func TestATableTooWideWrapsItsWidestColumns(t *testing.T) {
 		"  #0  kubectl             apiserver  create deployments/web=5    46.9ms (rv 1)\n"+
 		"  #1  controller-manager  apiserver  create                      1026.3ms (rv 2)\n"+
 		"                                     pods/web-1=deployments/web\n", got)
-	// ... then inside words, after a "/" or "=" where there is one.
+	// ... then inside words, after a "/" or "=" where there is one; a
+	// narrowed column keeps no margin its lines do not use.
 	got = lostChanges().Fit(70)
 	fits(t, got, 70)
 	assert.Equal(t, ""+
-		"  op  client              server     change               acknowledged\n"+
-		"  #0  kubectl             apiserver  create               46.9ms (rv\n"+
-		"                                     deployments/web=5    1)\n"+
-		"  #1  controller-manager  apiserver  create               1026.3ms (rv\n"+
-		"                                     pods/web-1=          2)\n"+
+		"  op  client              server     change             acknowledged\n"+
+		"  #0  kubectl             apiserver  create             46.9ms (rv\n"+
+		"                                     deployments/web=5  1)\n"+
+		"  #1  controller-manager  apiserver  create             1026.3ms (rv\n"+
+		"                                     pods/web-1=        2)\n"+
 		"                                     deployments/web\n", got)
 }
 
@@ -60,10 +61,10 @@ func TestRightAlignedColumnsKeepTheirFigures(t *testing.T) {
 		"  126ms     ADDED pods/web-mcmvz     3\n"+
 		"  720.4ms   ADDED pods/web-dwd5k     6  ← too many\n", tb.Fit(0))
 	assert.Equal(t, ""+
-		"  accepted  change           pods\n"+
-		"  126ms     ADDED               3\n"+
+		"  accepted  change          pods\n"+
+		"  126ms     ADDED              3\n"+
 		"            pods/web-mcmvz\n"+
-		"  720.4ms   ADDED               6  ← too many\n"+
+		"  720.4ms   ADDED              6  ← too many\n"+
 		"            pods/web-dwd5k\n", tb.Fit(45))
 }
 
@@ -103,4 +104,19 @@ func TestATableWrappedTooTallIsToldRowByRow(t *testing.T) {
 		"  deployments (rv=0), answer 3 items @rv=9\n"+
 		"  deployments/batch deployments/job-0\n"+
 		"  deployments/web\n", got)
+}
+
+// The servers' histories side by side, as ex07 tells them: the servers'
+// columns wrap alike, each as wide as its widest line.
+func TestSideBySideColumnsWrapAlike(t *testing.T) {
+	tb := Table{Indent: "  ", Header: []string{"", "position", "server-1", "server-2", "server-3"}, Rows: [][]string{
+		{"", "1", "rv 1 deployments/web=3", "rv 1 deployments/web=3", "rv 1 deployments/web=3"},
+		{"≠", "2", "rv 2 deployments/web=5", "rv 2 deployments/web=5", "rv 2 deployments/web=2"},
+	}}
+	assert.Equal(t, ""+
+		"     position  server-1           server-2           server-3\n"+
+		"     1         rv 1               rv 1               rv 1\n"+
+		"               deployments/web=3  deployments/web=3  deployments/web=3\n"+
+		"  ≠  2         rv 2               rv 2               rv 2\n"+
+		"               deployments/web=5  deployments/web=5  deployments/web=2\n", tb.Fit(78))
 }
