@@ -199,7 +199,11 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 			fmt.Fprintf(w, "%s", indent(wrap(OneLine(*c.Failure), min(100, pal.lineWidth()-StoryIndent)), storyIndent))
 			fmt.Fprintf(w, "  %s\n", pal.Dim("replay: "+c.Failure.Replay))
 			if c.Failure.HTML != "" {
-				fmt.Fprintf(w, "  %s\n", pal.Dim("history visualization: "+c.Failure.HTML))
+				// A long path goes on under its label rather than past
+				// the terminal's edge.
+				for _, l := range strings.Split(wrap("history visualization: "+c.Failure.HTML, pal.lineWidth()-StoryIndent), "\n") {
+					fmt.Fprintf(w, "  %s\n", pal.Dim(l))
+				}
 			}
 		default:
 			fmt.Fprintf(w, "%s", indent(firstLines(strings.TrimSpace(c.Output), 60), "  "))

@@ -2,11 +2,11 @@ package check
 
 import (
 	"fmt"
-	"onehistory/internal/harness/sim"
-	"strings"
 	"time"
 
 	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/sim"
+	tablefit "onehistory/internal/harness/table"
 )
 
 // Violation is one broken promise found by a checker, as data. Its fields
@@ -39,26 +39,8 @@ type Fault = sim.Fault
 func formatTime(d time.Duration) string { return sim.FormatTime(d) }
 
 // table renders rows as left-aligned columns, each line indented by two
-// spaces. The first row is the header.
+// spaces, fitted to the report's width (package table). The first row is
+// the header.
 func table(rows [][]string) string {
-	width := map[int]int{}
-	for _, row := range rows {
-		for i, cell := range row {
-			if n := len([]rune(cell)); n > width[i] {
-				width[i] = n
-			}
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		line := "  "
-		for i, cell := range row {
-			if i < len(row)-1 {
-				cell += strings.Repeat(" ", width[i]-len([]rune(cell))+2)
-			}
-			line += cell
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-	return b.String()
+	return tablefit.Table{Indent: "  ", Header: rows[0], Rows: rows[1:]}.String()
 }

@@ -11,6 +11,7 @@ import (
 	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/table"
 )
 
 // The story's scene, stated once: the page, the registry's title and the
@@ -564,21 +565,23 @@ func logUntil(log []change, at time.Duration) []change {
 	return log[:n]
 }
 
-// logTable renders the last n changes.
+// logTable renders the last n changes, fitted to the report's width.
 func logTable(log []change, n int) string {
 	var b strings.Builder
 	if len(log) > n {
 		fmt.Fprintf(&b, "  … %d earlier changes\n", len(log)-n)
 		log = log[len(log)-n:]
 	}
-	fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4s  %7s\n", "accepted", "change", "by", "via", "pods", "desired")
+	t := table.Table{Indent: "  ", Header: []string{"accepted", "change", "by", "via", "pods", "desired", ""},
+		Right: []bool{4: true, 5: true}}
 	for _, c := range log {
 		mark := ""
 		if c.overshot {
-			mark = "  ← too many"
+			mark = "← too many"
 		}
-		fmt.Fprintf(&b, "  %-10s  %-34s  %-13s  %-8s  %4d  %7d%s\n", suite.FormatTime(c.at), c.what, c.by, c.via, c.pods, c.desired, mark)
+		t.Rows = append(t.Rows, []string{suite.FormatTime(c.at), c.what, string(c.by), string(c.via), fmt.Sprint(c.pods), fmt.Sprint(c.desired), mark})
 	}
+	b.WriteString(t.String())
 	return b.String()
 }
 

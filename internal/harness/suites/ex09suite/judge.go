@@ -14,6 +14,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/table"
 )
 
 // failure is a named failure of the chapter and the clause it breaks.
@@ -1139,11 +1140,12 @@ func (r *run) caughtUp() *suite.Failure {
 
 // outageFigure is what kubectl and the pipeline asked, through which
 // server, and what they got: one request a line, in the order they were
-// sent, with the outage marked.
+// sent, with the outage marked, fitted to the report's width.
 func (r *run) outageFigure() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (seed %d)\n", r.sc.cut, r.s.Seed)
-	fmt.Fprintf(&b, "%9s  %-8s  %-8s  %-42s  %9s  %8s  %s\n", "sent", "client", "via", "request", "answered", "after", "answer")
+	t := table.Table{Header: []string{"sent ", "client", "via", "request", "answered", "after", "answer"},
+		Right: []bool{0: true, 4: true, 5: true}}
 	reqs := slices.Clone(r.requests) // sorted by when they were sent, for the figure only
 	slices.SortStableFunc(reqs, func(a, b request) int { return int(a.Call - b.Call) })
 	for _, q := range reqs {
@@ -1154,8 +1156,9 @@ func (r *run) outageFigure() string {
 		if q.Server == r.sc.cut.A && r.sc.cut.During(q.Call) {
 			mark = "✂"
 		}
-		fmt.Fprintf(&b, "%9s%s %-8s  %-8s  %-42s  %9s  %8s  %s\n", suite.FormatTime(q.Call), mark, q.Client, q.Server, q.what(), suite.FormatTime(q.Return), suite.FormatTime(q.took()), q.answer())
+		t.Rows = append(t.Rows, []string{suite.FormatTime(q.Call) + mark, q.Client, string(q.Server), q.what(), suite.FormatTime(q.Return), suite.FormatTime(q.took()), q.answer()})
 	}
+	b.WriteString(t.String())
 	b.WriteString("✂ sent through server-1 while its link to etcd was cut")
 	return b.String()
 }

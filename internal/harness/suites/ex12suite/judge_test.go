@@ -2,10 +2,12 @@ package ex12suite
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/scene"
@@ -110,4 +112,50 @@ func TestAChangeMadeIsNeitherReportedFailedNorMadeTwice(t *testing.T) {
 	f = answerNotLost(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "no-update-sent", f.Name)
+}
+
+// The heal world gone wrong: writer-b heard one Conflict and its
+// GuaranteedUpdate gave up, so web never got its image. The story names
+// the writer, the change, and the Conflict it stopped at; a Timeout is
+// forgiven only where a read could not tell, because web moved after the
+// write that went unanswered.
+func TestAWriterThatGaveUpItsChangeIsNamed(t *testing.T) {
+	w := judged(t)
+	b := &change{who: "writer-b", key: web, field: "image", to: editImage,
+		made: func(o kube.Object) bool { return o.Image == editImage },
+		err:  kube.ErrConflict, at: 1203400 * time.Microsecond, done: true}
+	w.heal = &healRun{changes: []*change{b}}
+	sent := w.History.Call("writer-b", "server-1", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 803*ms)
+	w.History.Return(sent, check.Fail(check.Conflict), b.at)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Modified, Object: deployment("web", hpaReplicas, storyImage, 2)},
+	}
+	f := changeGivenUp(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "change-given-up", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Equal(t, b.at, f.At, "the Conflict it stopped at")
+	assert.Equal(t, "writer-b gave up its change to web's image after one Conflict at 1203.4ms; nothing retried it, so the change the writer was asked to make never reached the history", f.Story)
+	assert.Contains(t, f.Details, "an update conditional on rv 2, would have taken effect")
+
+	// Told Timeout for a write conditional on rv 1, after which web moved
+	// to rv 2: a read cannot tell whether the change was made, and
+	// Timeout is the honest answer.
+	b.err = kube.ErrTimeout
+	unanswered := w.History.Call("writer-b", "server-1", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 1300*ms)
+	w.History.Return(unanswered, check.Result{Outcome: check.Indefinite}, 3300*ms)
+	assert.Nil(t, changeGivenUp(w))
+
+	// The same Timeout where web never moved: sending the write again was
+	// safe, and giving up left the change undone.
+	w.events["server-1"] = w.events["server-1"][:1]
+	f = changeGivenUp(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "after a Timeout at 3300ms")
+	assert.Contains(t, f.Story, "was never written after rv 1")
+
+	// The change in the history, whatever was said of it: nothing to judge.
+	w.events["server-1"] = append(w.events["server-1"], kube.Event{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 2)})
+	assert.Nil(t, changeGivenUp(w))
 }

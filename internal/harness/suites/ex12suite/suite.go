@@ -21,6 +21,11 @@
 //     to api's replicas, each through GuaranteedUpdate, through a load
 //     balancer that loses the answer to each one's first update after the
 //     server made it.
+//   - heal: two writers change web's replicas and its image through
+//     GuaranteedUpdate at once, so that one hears Conflict, and a third
+//     sets api's replicas through a balancer that loses its first update
+//     before any server sees it; then nothing is lost and no one else
+//     writes.
 //
 // The checks, their worlds and their judges, in order, are declared once,
 // in chapter.
@@ -51,6 +56,7 @@ const (
 	faultSeeds      = 60
 	noopSeeds       = 2
 	lostAnswerSeeds = 3
+	healSeeds       = 20
 )
 
 // chapter is the chapter declared.
@@ -63,7 +69,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 		ID:  "ex12",
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(storyWorld), "faults": built(faultWorld),
-			"no-op": built(noopWorld), "lost-answer": built(lostAnswerWorld)},
+			"no-op": built(noopWorld), "lost-answer": built(lostAnswerWorld), "heal": built(healWorld)},
 		Checks: []scene.Check[*world]{{
 			// Both writers' changes survive, or the one that heard
 			// Conflict applied its change again.
@@ -87,6 +93,13 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			Name:   "no-op-no-revision",
 			Plays:  []scene.Play{{World: "no-op", Seeds: scene.Scenes(noopSeeds)}},
 			Judges: []scene.Judge[*world]{unaudited, noopRevision},
+		}, {
+			// Every writer's change reaches the history once the lost
+			// request and the Conflicts are behind it.
+			Name:   "changes-made",
+			Plays:  []scene.Play{{World: "heal", Seeds: scene.Random(healSeeds)}},
+			Judges: []scene.Judge[*world]{unaudited, changeGivenUp, oneHistory},
+			Sum:    &scene.Sum[*world]{Count: healCounts, Judge: healedEnough},
 		}, {
 			// A write whose answer was lost is neither reported failed when
 			// a read can tell it was made, nor made twice.

@@ -50,6 +50,7 @@ type world struct {
 	story      *storyRun
 	noop       *noopRun
 	lostAnswer *lostAnswerRun
+	heal       *healRun
 }
 
 // newWorld builds a scene of three of the learner's servers, link from the
