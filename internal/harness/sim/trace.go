@@ -173,6 +173,26 @@ func (t *Trace) Events() []Event {
 	return out
 }
 
+// Since returns the events recorded from the i-th on (counting from 0), a
+// copy; none when i is Len or more. A hook run after every step (OnStep)
+// reads what happened in that step with it, at the cost of what is new.
+func (t *Trace) Since(i int) []Event {
+	if i >= t.n {
+		return nil
+	}
+	i = max(i, 0)
+	out := make([]Event, 0, t.n-i)
+	for _, c := range t.chunks {
+		if i >= len(c) {
+			i -= len(c)
+			continue
+		}
+		out = append(out, c[i:]...)
+		i = 0
+	}
+	return out
+}
+
 // String is the whole trace, one event a line.
 func (t *Trace) String() string {
 	var b strings.Builder

@@ -33,6 +33,8 @@ const (
 type world struct {
 	*scene.Scene
 	mon *check.Consensus
+	// ballots follows the votes granted and received.
+	ballots *ballots
 	// said is every server that told its state (p.SetStatus) at least once.
 	said map[sim.NodeID]bool
 	// lastFault is when the last fault of a randomized world ended: from
@@ -109,6 +111,7 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 	w := &world{Scene: s, said: map[sim.NodeID]bool{}}
 	s.Show(w.show)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
+	w.ballots = w.watchBallots()
 	var highest int64
 	versions := make([]uint64, n)
 	s.W.OnStep(func() {
