@@ -2,7 +2,9 @@
 // did not come back". It runs the learner's server on every server of a
 // cluster whose leader must be chosen by the servers themselves, and checks
 // after every step of every world what each server says about itself
-// (check.ServerState, told with p.SetStatus): one leader per term across
+// (check.ServerState, told with p.SetStatus), and what it does: a server
+// that sends an Append of term T acts as leader of T, whatever it says
+// (check.Consensus.Led). One leader per term across
 // all servers, crashed and cut-off ones included; log matching; a leader
 // that only appends; every committed entry in every later leader's log; one
 // committed history; terms that never go back (check.Consensus). It also
@@ -40,6 +42,11 @@
 //     arrive late; the first server to answer a candidate and then write
 //     to its disk in the same step crashes right there, losing what it
 //     had not synced, and comes back at once.
+//   - slow-deposed: the leader cut off alone for 700ms, its disk slow to
+//     sync (300ms) from then on for 2s: the other two elect a leader of a
+//     later term, and the old one, deposed by the first message of that
+//     term it hears, must stop acting as leader before it waits for its
+//     disk to save the term.
 //   - calm: no fault at all: one election, then no term changes.
 //   - isolated: a follower cut off alone for 5s, then back: the leader
 //     is not deposed (pre-vote, check-quorum).
@@ -72,6 +79,7 @@ const (
 	behindSeeds   = 2
 	scriptedSeeds = 3
 	splitSeeds    = 16
+	slowSeeds     = 6
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -86,14 +94,14 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
 			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted),
-			"split-vote": built(splitVote)},
+			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: told(voting, safety, linearizable, durable, oneHistory, resumed),
 		}, {
 			Name:   "election-safety",
-			Plays:  []scene.Play{splitPlay, churnPlay},
+			Plays:  []scene.Play{splitPlay, {World: "slow-deposed", Seeds: scene.Scenes(slowSeeds)}, churnPlay},
 			Judges: told(voting, safety),
 		}, {
 			Name:   "log-safety",

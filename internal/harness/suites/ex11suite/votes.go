@@ -69,6 +69,23 @@ func fieldsOfVote(t reflect.Type) *[2]int {
 	return &[2]int{term, grant}
 }
 
+// readAppendTerm reads msg as the given code's Append, a struct named
+// Append with an integer field Term: only a leader of that term sends one.
+func readAppendTerm(msg any) (int64, bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct || v.Type().Name() != "Append" {
+		return 0, false
+	}
+	term := v.FieldByName("Term")
+	if !term.IsValid() || !isInt(term.Kind()) {
+		return 0, false
+	}
+	return term.Int(), true
+}
+
 func isInt(k reflect.Kind) bool {
 	switch k {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -134,6 +151,10 @@ func (b *ballots) step() {
 		}
 		switch e.Kind {
 		case sim.EvSend, sim.EvReply:
+			if term, ok := readAppendTerm(e.Msg); ok {
+				b.w.mon.Led(e.At, e.Node, term)
+				continue
+			}
 			b.sent(e)
 		case sim.EvRecv, sim.EvRecvReply:
 			b.received(e)
@@ -343,4 +364,39 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// The slow-deposed scene's numbers: the leader is cut off alone for
+// slowCut from slowFrom, and its disk takes slowSync to sync from then until
+// slowFrom + slowFor.
+const (
+	slowFrom = time.Second
+	slowCut  = 700 * time.Millisecond
+	slowSync = 300 * time.Millisecond
+	slowFor  = 2 * time.Second
+)
+
+// slowDeposed is three servers. At slowFrom the leader is cut off alone
+// and its disk turns slow; the other two elect a leader of a later term;
+// slowCut later the cut heals, while the old leader may still think it
+// leads: the first message of the later term it hears deposes it, and it
+// must stop acting as leader before it waits for its disk, not after.
+func slowDeposed(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 4 * time.Second
+	w.writer("controller", end, values)
+	w.W.At(slowFrom, func() {
+		w.leader, w.leaderTerm = w.leaderNow()
+		if w.leader == "" {
+			return
+		}
+		w.W.Partition([]sim.NodeID{w.leader})
+		w.W.SetDiskSyncLatency(w.leader, slowSync)
+		id := w.leader
+		w.W.After(slowFor, func() { w.W.SetDiskSyncLatency(id, 0) })
+	})
+	w.W.At(slowFrom+slowCut, func() { w.W.Heal() })
+	w.lastFault = slowFrom + slowFor
+	return w.play(end, end+100*time.Millisecond)
 }

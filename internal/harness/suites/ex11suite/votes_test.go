@@ -172,3 +172,43 @@ func TestTheSplitVoteSceneCrashesAVoterOnlyBetweenItsAnswerAndItsWrite(t *testin
 		w.Close()
 	}
 }
+
+// Append is the given code's message, as the suite reads it.
+type Append struct {
+	Term    int64
+	Leader  sim.NodeID
+	Entries []string
+}
+
+// A server that says it follows but sends an Append of term 2 acts as
+// leader of term 2, which server-1 leads: two leaders of one term, found
+// from what server-2 sent, not from what it said.
+func TestAServerThatSendsAnAppendLeadsItsTerm(t *testing.T) {
+	term, ok := readAppendTerm(&Append{Term: 4})
+	assert.True(t, ok)
+	assert.Equal(t, int64(4), term)
+	_, ok = readAppendTerm(ballotMsg{Term: 4})
+	assert.False(t, ok, "only an Append")
+
+	w := newWorld(1, func(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
+		switch self {
+		case "server-1":
+			say(p, 2, check.Leader)
+		case "server-2":
+			say(p, 2, check.Follower)
+			p.Go("heartbeat", func(p *sim.Proc) {
+				p.Sleep(10 * time.Millisecond)
+				p.Send("server-3", Append{Term: 2, Leader: self})
+			})
+		default:
+			say(p, 2, check.Follower)
+		}
+		p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+	}, 3)
+	defer w.Close()
+	require.NoError(t, w.W.Run(time.Second))
+	v := w.mon.Violation()
+	require.NotNil(t, v)
+	assert.Equal(t, "two-leaders-one-term", v.Name)
+	assert.Equal(t, "at 10ms server-2 sent an Append as leader of term 2, but server-1 has led term 2 since 0ms: two leaders of one term can each put a different change at the same index", v.Story)
+}
