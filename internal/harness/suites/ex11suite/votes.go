@@ -120,15 +120,16 @@ type ballots struct {
 	// it received while it stood, for the story.
 	got   map[sim.NodeID]map[int64][]ballot
 	stale map[sim.NodeID]ballot
-	// led is the highest term each server was seen to lead.
-	led   map[sim.NodeID]int64
-	first *suite.Failure
+	// stood is the highest term each server was seen to stand in (say it
+	// is a candidate), led the highest it was seen to lead.
+	stood, led map[sim.NodeID]int64
+	first      *suite.Failure
 }
 
 // watchBallots hooks a ballots watcher into w.
 func (w *world) watchBallots() *ballots {
 	b := &ballots{w: w, given: map[sim.NodeID]map[int64]ballot{}, got: map[sim.NodeID]map[int64][]ballot{},
-		stale: map[sim.NodeID]ballot{}, led: map[sim.NodeID]int64{}}
+		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{}}
 	w.W.OnStep(b.step)
 	return b
 }
@@ -164,9 +165,16 @@ func (b *ballots) step() {
 		}
 	}
 	for _, id := range b.w.Servers {
-		if st, ok := b.said(id); ok && st.Role == check.Leader && st.Term > b.led[id] {
+		st, ok := b.said(id)
+		switch {
+		case !ok:
+		case st.Role == check.Candidate:
+			b.stood[id] = max(b.stood[id], st.Term)
+		case st.Role == check.Leader && st.Term > b.led[id]:
 			b.led[id] = st.Term
-			b.elected(id, st.Term)
+			if b.stood[id] == st.Term {
+				b.elected(id, st.Term)
+			}
 			if b.first != nil {
 				return
 			}
@@ -199,7 +207,10 @@ func (b *ballots) sent(e sim.Event) {
 	}
 }
 
-// received notes a vote of its term a candidate receives.
+// received notes a vote of its term a candidate receives: any answer that
+// grants the term the candidate stands in counts (a pre-vote that arrives
+// late, too: the judge errs on the side of the candidate). A vote of an
+// earlier term that arrives while it stands is kept for the story.
 func (b *ballots) received(e sim.Event) {
 	v, ok := readVote(e.Msg)
 	if !ok || !v.granted {
@@ -209,19 +220,17 @@ func (b *ballots) received(e sim.Event) {
 	if !ok || st.Role == check.Follower {
 		return
 	}
-	given, ok := b.given[e.Peer][v.term]
-	if !ok || given.candidate != e.Node {
-		return // not a vote of that term: a pre-vote, say
-	}
 	if v.term != st.Term {
-		b.stale[e.Node] = given
+		if given, ok := b.given[e.Peer][v.term]; ok && given.candidate == e.Node && v.term < st.Term {
+			b.stale[e.Node] = given
+		}
 		return
 	}
 	if b.got[e.Node] == nil {
 		b.got[e.Node] = map[int64][]ballot{}
 	}
 	if !slices.ContainsFunc(b.got[e.Node][v.term], func(x ballot) bool { return x.voter == e.Peer }) {
-		b.got[e.Node][v.term] = append(b.got[e.Node][v.term], given)
+		b.got[e.Node][v.term] = append(b.got[e.Node][v.term], ballot{voter: e.Peer, candidate: e.Node, term: v.term, at: e.At})
 	}
 }
 
@@ -229,9 +238,10 @@ func (b *ballots) received(e sim.Event) {
 // leader elected without a majority of its term's votes.
 func voting(w *world) *suite.Failure { return w.ballots.first }
 
-// elected judges a server just seen leading term: it holds the votes of a
-// majority granted in that term, its own included. It judges only worlds
-// whose servers' votes it can read (some vote was granted).
+// elected judges a server just seen leading a term it was seen standing
+// in: it received the votes of a majority granted in that term, its own
+// included. It judges only worlds whose servers' votes it can read (some
+// vote was granted).
 func (b *ballots) elected(id sim.NodeID, term int64) {
 	if len(b.given) == 0 {
 		return
@@ -251,7 +261,7 @@ func (b *ballots) elected(id sim.NodeID, term int64) {
 	story := fmt.Sprintf("at %s %s became leader of term %d holding %d %s granted in term %d (%s), fewer than the %d a majority of %d servers needs",
 		suite.FormatTime(b.w.W.Now()), id, term, len(votes), plural(len(votes), "vote"), term, own, need, len(b.w.Servers))
 	if s, ok := b.stale[id]; ok {
-		story += fmt.Sprintf("; it counted the vote %s had granted it in term %d, at %s", s.voter, s.term, suite.FormatTime(s.at))
+		story += fmt.Sprintf("; the vote it received from %s was granted in term %d, at %s", s.voter, s.term, suite.FormatTime(s.at))
 	}
 	story += ": a vote counts only in the term it was granted in, and a leader without a majority of one term's votes can share that term with another leader"
 	b.first = &suite.Failure{Name: "leader-without-majority", Clause: course.OneHistory, At: b.w.W.Now(), Story: story}

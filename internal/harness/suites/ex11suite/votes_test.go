@@ -133,7 +133,7 @@ func TestALeaderWithoutAMajorityOfItsTermsVotesIsTold(t *testing.T) {
 	require.NotNil(t, f)
 	assert.Equal(t, "leader-without-majority", f.Name)
 	assert.Equal(t, "at 60ms server-1 became leader of term 3 holding 1 vote granted in term 3 (its own), fewer than the 2 a majority of 3 servers needs; "+
-		"it counted the vote server-2 had granted it in term 2, at 10ms: a vote counts only in the term it was granted in, and a leader without a majority of one term's votes can share that term with another leader", f.Story)
+		"the vote it received from server-2 was granted in term 2, at 10ms: a vote counts only in the term it was granted in, and a leader without a majority of one term's votes can share that term with another leader", f.Story)
 	assert.Nil(t, election(2))
 }
 
