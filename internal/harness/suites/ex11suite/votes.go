@@ -76,15 +76,28 @@ func readAppendTerm(msg any) (int64, bool) {
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
-	if v.Kind() != reflect.Struct || v.Type().Name() != "Append" {
+	if v.Kind() != reflect.Struct {
 		return 0, false
 	}
-	term := v.FieldByName("Term")
-	if !term.IsValid() || !isInt(term.Kind()) {
-		return 0, false
+	f, ok := appendFields.Load(v.Type())
+	if !ok {
+		at := -1
+		if t := v.Type(); t.Name() == "Append" {
+			if field, ok := t.FieldByName("Term"); ok && field.IsExported() && len(field.Index) == 1 && isInt(field.Type.Kind()) {
+				at = field.Index[0]
+			}
+		}
+		f, _ = appendFields.LoadOrStore(v.Type(), at)
 	}
-	return term.Int(), true
+	if at := f.(int); at >= 0 {
+		return v.Field(at).Int(), true
+	}
+	return 0, false
 }
+
+// appendFields is where an Append keeps its Term, by type; -1: the type
+// is no Append.
+var appendFields sync.Map // reflect.Type → int
 
 func isInt(k reflect.Kind) bool {
 	switch k {
