@@ -137,14 +137,50 @@ type ballots struct {
 	// is a candidate), led the highest it was seen to lead.
 	stood, led map[sim.NodeID]int64
 	first      *suite.Failure
+	// versions is each server's status version last read; kinds the kind
+	// of each message type met.
+	versions []uint64
+	kinds    map[reflect.Type]msgKind
 }
 
 // watchBallots hooks a ballots watcher into w.
 func (w *world) watchBallots() *ballots {
 	b := &ballots{w: w, given: map[sim.NodeID]map[int64]ballot{}, got: map[sim.NodeID]map[int64][]ballot{},
-		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{}}
+		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{},
+		versions: make([]uint64, len(w.Servers)), kinds: map[reflect.Type]msgKind{}}
 	w.W.OnStep(b.step)
 	return b
+}
+
+// msgKind is what a message is to the ballots: an Append, an answer to a
+// vote, or neither.
+type msgKind int
+
+const (
+	isOther msgKind = iota
+	isAppend
+	isVote
+)
+
+// kind is what msg is, found once per type.
+func (b *ballots) kind(msg any) msgKind {
+	t := reflect.TypeOf(msg)
+	k, ok := b.kinds[t]
+	if !ok {
+		s := t
+		for s.Kind() == reflect.Pointer {
+			s = s.Elem()
+		}
+		if s.Kind() == reflect.Struct {
+			if fieldsOfVote(s) != nil {
+				k = isVote
+			} else if f, ok := s.FieldByName("Term"); ok && s.Name() == "Append" && f.IsExported() && len(f.Index) == 1 && isInt(f.Type.Kind()) {
+				k = isAppend
+			}
+		}
+		b.kinds[t] = k
+	}
+	return k
 }
 
 // said is what server id last said of itself, if anything.
@@ -160,24 +196,37 @@ func (b *ballots) step() {
 		return
 	}
 	for _, e := range events {
-		if !b.w.IsServer(e.Node) || !b.w.IsServer(e.Peer) || e.Node == e.Peer {
-			continue
+		if e.Kind > sim.EvRecvReply || e.Msg == nil {
+			continue // not a message
 		}
-		switch e.Kind {
-		case sim.EvSend, sim.EvReply:
-			if term, ok := readAppendTerm(e.Msg); ok {
-				b.w.mon.Led(e.At, e.Node, term)
+		switch b.kind(e.Msg) {
+		case isAppend:
+			if e.Kind == sim.EvSend && b.w.IsServer(e.Node) && b.w.IsServer(e.Peer) {
+				if term, ok := readAppendTerm(e.Msg); ok {
+					b.w.mon.Led(e.At, e.Node, term)
+				}
+			}
+		case isVote:
+			if e.Node == e.Peer || !b.w.IsServer(e.Node) || !b.w.IsServer(e.Peer) {
 				continue
 			}
-			b.sent(e)
-		case sim.EvRecv, sim.EvRecvReply:
-			b.received(e)
+			switch e.Kind {
+			case sim.EvSend, sim.EvReply:
+				b.sent(e)
+			case sim.EvRecv, sim.EvRecvReply:
+				b.received(e)
+			}
 		}
 		if b.first != nil {
 			return
 		}
 	}
-	for _, id := range b.w.Servers {
+	for i, id := range b.w.Servers {
+		if _, version := b.w.W.Status(id); version == b.versions[i] {
+			continue
+		} else {
+			b.versions[i] = version
+		}
 		st, ok := b.said(id)
 		switch {
 		case !ok:
