@@ -122,7 +122,9 @@ type ballot struct {
 // only sees the consequences of, if at all: a server that grants its vote
 // in one term to two candidates (after a restart that forgot the first,
 // say), and a server that leads a term without the votes of a majority in
-// that term (it counted a vote granted in an earlier one).
+// that term (it counted a vote granted in an earlier one). It also hands
+// every Append a server sends to the monitor (check.Consensus.Led): the
+// sender acts as leader of the Append's term, whatever it says.
 type ballots struct {
 	w    *world
 	read int
