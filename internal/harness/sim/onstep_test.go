@@ -108,4 +108,8 @@ func TestTraceSinceGivesWhatIsNewAfterEveryStep(t *testing.T) {
 	assert.Empty(t, w.Trace().Since(len(all)))
 	assert.Equal(t, all[len(all)-3:], w.Trace().Since(len(all)-3))
 	assert.Equal(t, all, w.Trace().Since(-1), "a negative index counts from the first event")
+	buf := make([]sim.Event, 0, 8)
+	buf = w.Trace().AppendSince(buf[:0], len(all)-2)
+	assert.Equal(t, all[len(all)-2:], buf)
+	assert.Empty(t, w.Trace().AppendSince(buf[:0], len(all)), "nothing new: the buffer comes back empty")
 }

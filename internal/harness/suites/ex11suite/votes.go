@@ -143,6 +143,8 @@ type ballots struct {
 	// of each message type met.
 	versions []uint64
 	kinds    map[reflect.Type]msgKind
+	// buf holds the events of the step being read.
+	buf []sim.Event
 }
 
 // watchBallots hooks a ballots watcher into w.
@@ -192,7 +194,8 @@ func (b *ballots) said(id sim.NodeID) (check.ServerState, bool) {
 }
 
 func (b *ballots) step() {
-	events := b.w.W.Trace().Since(b.read)
+	b.buf = b.w.W.Trace().AppendSince(b.buf[:0], b.read)
+	events := b.buf
 	b.read += len(events)
 	if b.first != nil {
 		return
