@@ -12,7 +12,11 @@ import (
 )
 
 // The messages between servers. Each goes one way (p.Send); an answer is a
-// message of its own. Add your own (a vote request and its answer).
+// message of its own. Add your own (a vote request and its answer). The
+// hidden suite reads a vote's answer by two of its fields, an integer Term
+// and a boolean Granted (or VoteGranted), to check that every server votes
+// at most once per term and every leader holds a majority of its term's
+// votes.
 type (
 	// Append carries the leader's entries after position Prev, and how far
 	// the leader has committed. Term is the sender's epoch.

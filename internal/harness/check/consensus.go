@@ -68,7 +68,7 @@ type ServerState struct {
 // It keeps the first violation; later observations check nothing.
 type Consensus struct {
 	servers map[sim.NodeID]*watched
-	leaders map[int64]leadership // every leader ever seen, by term
+	leaders map[int64][]leadership // every leader ever seen, by term, in the order seen
 	// committed is the one committed prefix, as far as any server has
 	// said: entry i is committed[i-1], first committed by committedBy[i-1].
 	committed   []LogEntry
@@ -87,10 +87,23 @@ type watched struct {
 	maxSince time.Duration
 }
 
-// leadership is who led (or committed) and since when.
+// leadership is who led (or committed) and since when; sent: the monitor
+// knows it from a message the server sent as leader (Led), not from what
+// it said of itself.
 type leadership struct {
 	server sim.NodeID
 	at     time.Duration
+	sent   bool
+}
+
+// since is "since 2290ms", or for a leadership known from a message
+// "since 2290ms (it sent an Append as leader of term 2)".
+func (l leadership) since(term int64) string {
+	s := "since " + formatTime(l.at)
+	if l.sent {
+		s += fmt.Sprintf(" (it sent an Append as leader of term %d)", term)
+	}
+	return s
 }
 
 // matched is the first entry seen at an (index, term) and where.
@@ -104,7 +117,7 @@ type matched struct {
 // NewConsensus returns a Consensus monitor of a cluster with nothing
 // observed yet.
 func NewConsensus() *Consensus {
-	return &Consensus{servers: map[sim.NodeID]*watched{}, leaders: map[int64]leadership{}, entries: map[[2]int64]matched{}}
+	return &Consensus{servers: map[sim.NodeID]*watched{}, leaders: map[int64][]leadership{}, entries: map[[2]int64]matched{}}
 }
 
 // WatchConsensus hooks a Consensus monitor into w: after every step it
@@ -148,7 +161,10 @@ func (c *Consensus) Steps() int { return c.steps }
 // Violation is the first violation found, or nil.
 func (c *Consensus) Violation() *Violation { return c.first }
 
-// Leaders lists every (term, leader) seen, by term: "term 2: server-3 from 1.210s".
+// Leaders lists every leader seen, by term, one line a term, every leader
+// of the term on it in the order seen: "term 2: server-3 from 1210ms", or
+// for a term with two, "term 2: server-2 from 2290ms and server-3 from
+// 2310ms". A leader known from an Append it sent (Led) is marked so.
 func (c *Consensus) Leaders() []string {
 	terms := make([]int64, 0, len(c.leaders))
 	for t := range c.leaders {
@@ -157,10 +173,49 @@ func (c *Consensus) Leaders() []string {
 	slices.Sort(terms)
 	out := make([]string, len(terms))
 	for i, t := range terms {
-		l := c.leaders[t]
-		out[i] = fmt.Sprintf("term %d: %s from %s", t, l.server, formatTime(l.at))
+		var each []string
+		for _, l := range c.leaders[t] {
+			one := fmt.Sprintf("%s from %s", l.server, formatTime(l.at))
+			if l.sent {
+				one += " (by an Append it sent)"
+			}
+			each = append(each, one)
+		}
+		out[i] = fmt.Sprintf("term %d: %s", t, strings.Join(each, " and "))
 	}
 	return out
+}
+
+// Led tells the monitor that server id, at virtual time at, sent a message
+// only a leader of term sends (an Append): whatever it says of itself, it
+// acted as leader of term, and election safety counts it so. It returns
+// the first violation so far.
+func (c *Consensus) Led(at time.Duration, id sim.NodeID, term int64) *Violation {
+	if c.first != nil {
+		return c.first
+	}
+	c.lead(term, leadership{id, at, true})
+	return c.first
+}
+
+// lead notes l as a leader of term, and finds a second leader of it.
+func (c *Consensus) lead(term int64, l leadership) {
+	ls := c.leaders[term]
+	if slices.ContainsFunc(ls, func(x leadership) bool { return x.server == l.server }) {
+		return
+	}
+	c.leaders[term] = append(ls, l)
+	if len(ls) == 0 {
+		return
+	}
+	first := ls[0]
+	became := "became leader of term " + fmt.Sprint(term)
+	if l.sent {
+		became = fmt.Sprintf("sent an Append as leader of term %d", term)
+	}
+	c.fail(&Violation{Clause: course.OneHistory, Name: "two-leaders-one-term", At: l.at, Servers: []string{string(l.server), string(first.server)},
+		Story: fmt.Sprintf("at %s %s %s, but %s has led term %d %s: two leaders of one term can each put a different change at the same index",
+			formatTime(l.at), l.server, became, first.server, term, first.since(term))})
 }
 
 // Terms is how many distinct terms had a leader.
@@ -229,13 +284,8 @@ func (c *Consensus) Observe(at time.Duration, id sim.NodeID, st *ServerState) *V
 		return c.first
 	}
 	if leading {
-		if l, ok := c.leaders[st.Term]; ok && l.server != id {
-			c.fail(&Violation{Clause: course.OneHistory, Name: "two-leaders-one-term", At: at, Servers: []string{string(id), string(l.server)},
-				Story: fmt.Sprintf("at %s %s became leader of term %d, but %s has led term %d since %s: two leaders of one term can each put a different change at the same index",
-					formatTime(at), id, st.Term, l.server, st.Term, formatTime(l.at))})
+		if c.lead(st.Term, leadership{server: id, at: at}); c.first != nil {
 			return c.first
-		} else if !ok {
-			c.leaders[st.Term] = leadership{id, at}
 		}
 	}
 	// Log matching, for the entries that changed.
@@ -285,7 +335,7 @@ func (c *Consensus) Observe(at time.Duration, id sim.NodeID, st *ServerState) *V
 			continue
 		}
 		c.committed = append(c.committed, e)
-		c.committedBy = append(c.committedBy, leadership{id, at})
+		c.committedBy = append(c.committedBy, leadership{server: id, at: at})
 		fresh = append(fresh, i)
 	}
 	s.last = &ServerState{Term: st.Term, Role: st.Role, Log: st.Log, Commit: st.Commit}

@@ -51,7 +51,32 @@ func TestConsensusCatchesTwoLeadersInOneTerm(t *testing.T) {
 	assert.Equal(t, "two-leaders-one-term", v.Name)
 	assert.Equal(t, "at 2310ms server-3 became leader of term 2, but server-2 has led term 2 since 2290ms: "+
 		"two leaders of one term can each put a different change at the same index", v.Story)
-	assert.Contains(t, v.Details, "term 2: server-2 from 2290ms")
+	assert.Contains(t, v.Details, "term 2: server-2 from 2290ms and server-3 from 2310ms", "the list of leaders names both leaders of term 2")
+}
+
+// A server that says it follows but sends an Append as leader of term 3
+// leads term 3 all the same: server-1, deposed, saves term 3 before it
+// steps down, and its heartbeat goes out meanwhile as leader of term 3,
+// which server-2 leads.
+func TestConsensusCountsALeaderByTheAppendsItSends(t *testing.T) {
+	c := check.NewConsensus()
+	require.Nil(t, c.Observe(800*msec, "server-2", state(3, check.Leader, 0)))
+	require.Nil(t, c.Observe(805*msec, "server-1", state(2, check.Leader, 0)))
+	require.Nil(t, c.Led(805*msec, "server-2", 3), "server-2 leads term 3: its own Append says nothing new")
+	v := c.Led(812*msec, "server-1", 3)
+	require.NotNil(t, v)
+	assert.Equal(t, "two-leaders-one-term", v.Name)
+	assert.Equal(t, "at 812ms server-1 sent an Append as leader of term 3, but server-2 has led term 3 since 800ms: "+
+		"two leaders of one term can each put a different change at the same index", v.Story)
+	assert.Equal(t, []string{"term 2: server-1 from 805ms", "term 3: server-2 from 800ms and server-1 from 812ms (by an Append it sent)"}, c.Leaders())
+
+	// The other way round: the Append came first.
+	c = check.NewConsensus()
+	require.Nil(t, c.Led(812*msec, "server-1", 3))
+	v = c.Observe(900*msec, "server-2", state(3, check.Leader, 0))
+	require.NotNil(t, v)
+	assert.Equal(t, "at 900ms server-2 became leader of term 3, but server-1 has led term 3 since 812ms (it sent an Append as leader of term 3): "+
+		"two leaders of one term can each put a different change at the same index", v.Story)
 }
 
 // A crashed leader still counts: server-1 led term 3 and crashed; server-2

@@ -84,3 +84,32 @@ func TestAHookMayStopTheRun(t *testing.T) {
 	require.NoError(t, w.Run(time.Second))
 	assert.Equal(t, 50*ms, w.Now())
 }
+
+// A hook that reads the trace with Since after every step sees each event
+// once, in order, whatever the chunk it sits in: a sender of 1000 messages
+// (more than the trace's first chunks hold) seen step by step gives the
+// same events as the whole trace read at the end.
+func TestTraceSinceGivesWhatIsNewAfterEveryStep(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", kvServer)
+	w.AddNode("client", func(p *sim.Proc) {
+		for i := range 1000 {
+			p.Send("server-1", Put{Key: "k", Value: i})
+			p.Sleep(ms)
+		}
+	})
+	var seen []sim.Event
+	w.OnStep(func() { seen = append(seen, w.Trace().Since(len(seen))...) })
+	require.NoError(t, w.Run(2*time.Second))
+	all := w.Trace().Events()
+	require.GreaterOrEqual(t, len(all), 2000)
+	assert.Equal(t, all, seen)
+	assert.Empty(t, w.Trace().Since(len(all)))
+	assert.Equal(t, all[len(all)-3:], w.Trace().Since(len(all)-3))
+	assert.Equal(t, all, w.Trace().Since(-1), "a negative index counts from the first event")
+	buf := make([]sim.Event, 0, 8)
+	buf = w.Trace().AppendSince(buf[:0], len(all)-2)
+	assert.Equal(t, all[len(all)-2:], buf)
+	assert.Empty(t, w.Trace().AppendSince(buf[:0], len(all)), "nothing new: the buffer comes back empty")
+}

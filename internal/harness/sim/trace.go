@@ -173,6 +173,30 @@ func (t *Trace) Events() []Event {
 	return out
 }
 
+// Since returns the events recorded from the i-th on (counting from 0), a
+// copy; none when i is Len or more. A hook run after every step (OnStep)
+// reads what happened in that step with it, at the cost of what is new.
+func (t *Trace) Since(i int) []Event { return t.AppendSince(nil, i) }
+
+// AppendSince is Since appended to dst: a hook that reads the trace after
+// every step hands back the same buffer each time, emptied (dst[:0]), and
+// allocates nothing once it is large enough.
+func (t *Trace) AppendSince(dst []Event, i int) []Event {
+	if i >= t.n {
+		return dst
+	}
+	i = max(i, 0)
+	for _, c := range t.chunks {
+		if i >= len(c) {
+			i -= len(c)
+			continue
+		}
+		dst = append(dst, c[i:]...)
+		i = 0
+	}
+	return dst
+}
+
 // String is the whole trace, one event a line.
 func (t *Trace) String() string {
 	var b strings.Builder

@@ -2,10 +2,16 @@
 // did not come back". It runs the learner's server on every server of a
 // cluster whose leader must be chosen by the servers themselves, and checks
 // after every step of every world what each server says about itself
-// (check.ServerState, told with p.SetStatus): one leader per term across
+// (check.ServerState, told with p.SetStatus), and what it does: a server
+// that sends an Append of term T acts as leader of T, whatever it says
+// (check.Consensus.Led). One leader per term across
 // all servers, crashed and cut-off ones included; log matching; a leader
 // that only appends; every committed entry in every later leader's log; one
-// committed history; terms that never go back (check.Consensus). Its worlds:
+// committed history; terms that never go back (check.Consensus). It also
+// reads, off the trace, every vote a server grants and every vote a
+// candidate receives (ballots): no server grants its vote in one term to
+// two candidates, and no server leads a term without the votes of a
+// majority granted in that term. Its worlds:
 //
 //   - story: the book's scene. Three servers; a controller scales web
 //     every 100ms; at 2s server-1, the leader, crashes; from 2s to 2.6s the
@@ -31,6 +37,16 @@
 //     restarted.
 //   - deposed: the leader cut off with a dashboard that keeps reading
 //     through it, while writes go on through the other two.
+//   - split-vote: three servers whose links all turn slow (20–600ms) as
+//     the leader reboots, so that several stand in one term and votes
+//     arrive late; the first server to answer a candidate and then write
+//     to its disk in the same step crashes right there, losing what it
+//     had not synced, and comes back at once.
+//   - slow-deposed: the leader cut off alone for 700ms, its disk slow to
+//     sync (300ms) from then on for 2s: the other two elect a leader of a
+//     later term, and the old one, deposed by the first message of that
+//     term it hears, must stop acting as leader before it waits for its
+//     disk to save the term.
 //   - calm: no fault at all: one election, then no term changes.
 //   - isolated: a follower cut off alone for 5s, then back: the leader
 //     is not deposed (pre-vote, check-quorum).
@@ -62,6 +78,8 @@ const (
 	deposedSeeds  = 4
 	behindSeeds   = 2
 	scriptedSeeds = 3
+	splitSeeds    = 16
+	slowSeeds     = 6
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -70,39 +88,41 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	}
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.8, Faults: churnFaults}
 	churnPlay := scene.Play{World: "churn", Seeds: scene.Random(churnSeeds), Guard: guard}
+	splitPlay := scene.Play{World: "split-vote", Seeds: scene.Scenes(splitSeeds)}
 	return scene.Chapter[*world]{
 		ID:  "ex11",
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
-			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted)},
+			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted),
+			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges: told(safety, linearizable, durable, oneHistory, resumed),
+			Judges: told(voting, safety, linearizable, durable, oneHistory, resumed),
 		}, {
 			Name:   "election-safety",
-			Plays:  []scene.Play{churnPlay},
-			Judges: told(safety),
+			Plays:  []scene.Play{splitPlay, {World: "slow-deposed", Seeds: scene.Scenes(slowSeeds)}, churnPlay},
+			Judges: told(voting, safety),
 		}, {
 			Name:   "log-safety",
 			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "figure-8-scripted", Seeds: scene.Scenes(scriptedSeeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
-			Judges: told(safety, durable, oneHistory),
+			Judges: told(voting, safety, durable, oneHistory),
 		}, {
 			Name:   "linearizable",
 			Plays:  []scene.Play{{World: "deposed", Seeds: scene.Scenes(deposedSeeds)}, churnPlay},
-			Judges: told(safety, linearizable),
+			Judges: told(voting, safety, linearizable),
 		}, {
 			Name:   "persistence",
-			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}},
-			Judges: told(safety, durable, linearizable),
+			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay},
+			Judges: told(voting, safety, durable, linearizable),
 		}, {
 			Name:   "liveness",
 			Plays:  []scene.Play{{World: "calm", Seeds: scene.Scenes(calmSeeds)}, churnPlay},
-			Judges: told(safety, calmTerms, healed),
+			Judges: told(voting, safety, calmTerms, healed),
 		}, {
 			Name:   "no-disruption",
 			Plays:  []scene.Play{{World: "isolated", Seeds: scene.Scenes(isolatedSeeds)}},
-			Judges: told(safety, undisrupted),
+			Judges: told(voting, safety, undisrupted),
 		}},
 	}
 }

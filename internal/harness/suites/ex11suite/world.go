@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,8 @@ const (
 type world struct {
 	*scene.Scene
 	mon *check.Consensus
+	// ballots follows the votes granted and received.
+	ballots *ballots
 	// said is every server that told its state (p.SetStatus) at least once.
 	said map[sim.NodeID]bool
 	// lastFault is when the last fault of a randomized world ended: from
@@ -109,6 +112,7 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 	w := &world{Scene: s, said: map[sim.NodeID]bool{}}
 	s.Show(w.show)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
+	w.ballots = w.watchBallots()
 	var highest int64
 	versions := make([]uint64, n)
 	s.W.OnStep(func() {
@@ -587,7 +591,10 @@ func undisrupted(w *world) *suite.Failure {
 // show keeps, in a timeline, every note (each request and its answer, what
 // the servers log), crashes, restarts and faults, and the messages between
 // servers, except the background: an Append that carries no entries (a
-// heartbeat) and the answers to Appends.
+// heartbeat), the answers to Appends, and a message to a server that is
+// down, with the refusal that answers it: while a server is down the
+// others keep calling it, and the clients' notes already say what the
+// refusals led to.
 func (w *world) show(e sim.Event) bool {
 	switch e.Kind {
 	case sim.EvDisk:
@@ -596,6 +603,9 @@ func (w *world) show(e sim.Event) bool {
 		return true
 	}
 	if !w.IsServer(e.Node) || !w.IsServer(e.Peer) {
+		return false
+	}
+	if errors.Is(e.Err, sim.ErrNodeDown) || e.Kind == sim.EvSend && w.downAt(e.Peer, e.At) {
 		return false
 	}
 	v := reflect.ValueOf(e.Msg)
@@ -610,6 +620,17 @@ func (w *world) show(e sim.Event) bool {
 		return !f.IsValid() || f.Kind() != reflect.Slice || f.Len() > 0
 	}
 	return true
+}
+
+// downAt reports whether server id was down (crashed, not yet restarted)
+// at virtual time at.
+func (w *world) downAt(id sim.NodeID, at time.Duration) bool {
+	for _, f := range w.W.Faults() {
+		if f.Kind == sim.FaultCrash && slices.Contains(f.Nodes, id) && f.Start <= at && (f.Open || at < f.End) {
+			return true
+		}
+	}
+	return false
 }
 
 // told adds the world's faults, and where a crash point crashed, to the

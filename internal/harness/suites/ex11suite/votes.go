@@ -1,0 +1,479 @@
+package ex11suite
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"onehistory/internal/harness/check"
+	"onehistory/internal/harness/course"
+	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
+)
+
+// vote is an answer to a request for a vote as the suite reads it off the
+// trace: the learner's own message (the stub leaves its name and shape to
+// the learner), read by its exported fields, never by how it prints: an
+// integer field Term and a boolean field whose name says it grants
+// (Granted, VoteGranted).
+type vote struct {
+	term    int64
+	granted bool
+}
+
+// voteFields is where a message type keeps its Term and its grant, by
+// type; nil: the type is no answer to a vote.
+var voteFields sync.Map // reflect.Type → *[2]int
+
+// readVote reads msg as an answer to a request for a vote.
+func readVote(msg any) (vote, bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return vote{}, false
+	}
+	f, ok := voteFields.Load(v.Type())
+	if !ok {
+		f = fieldsOfVote(v.Type())
+		voteFields.Store(v.Type(), f)
+	}
+	at := f.(*[2]int)
+	if at == nil {
+		return vote{}, false
+	}
+	return vote{term: v.Field(at[0]).Int(), granted: v.Field(at[1]).Bool()}, true
+}
+
+// fieldsOfVote finds a vote's Term and grant in t, or nil.
+func fieldsOfVote(t reflect.Type) *[2]int {
+	term, grant := -1, -1
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case !f.IsExported():
+		case f.Name == "Term" && isInt(f.Type.Kind()):
+			term = i
+		case f.Type.Kind() == reflect.Bool && strings.Contains(strings.ToLower(f.Name), "grant"):
+			grant = i
+		}
+	}
+	if term < 0 || grant < 0 {
+		return nil
+	}
+	return &[2]int{term, grant}
+}
+
+// readAppendTerm reads msg as the given code's Append, a struct named
+// Append with an integer field Term: only a leader of that term sends one.
+func readAppendTerm(msg any) (int64, bool) {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return 0, false
+	}
+	f, ok := appendFields.Load(v.Type())
+	if !ok {
+		at := -1
+		if t := v.Type(); t.Name() == "Append" {
+			if field, ok := t.FieldByName("Term"); ok && field.IsExported() && len(field.Index) == 1 && isInt(field.Type.Kind()) {
+				at = field.Index[0]
+			}
+		}
+		f, _ = appendFields.LoadOrStore(v.Type(), at)
+	}
+	if at := f.(int); at >= 0 {
+		return v.Field(at).Int(), true
+	}
+	return 0, false
+}
+
+// appendFields is where an Append keeps its Term, by type; -1: the type
+// is no Append.
+var appendFields sync.Map // reflect.Type → int
+
+func isInt(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return true
+	}
+	return false
+}
+
+// A ballot is one vote granted: by voter, in term, to candidate, at.
+type ballot struct {
+	voter, candidate sim.NodeID
+	term             int64
+	at               time.Duration
+}
+
+// ballots follows, after every step, every vote a server grants and every
+// vote a candidate receives, off the trace. A vote counts as granted in
+// term T when its sender says it is in T (it moved to T to vote) and its
+// receiver says it stands, or leads, in T: a pre-vote, which moves nobody
+// to a new term, is not one. It finds two faults the monitor of states
+// only sees the consequences of, if at all: a server that grants its vote
+// in one term to two candidates (after a restart that forgot the first,
+// say), and a server that leads a term without the votes of a majority in
+// that term (it counted a vote granted in an earlier one). It also hands
+// every Append a server sends to the monitor (check.Consensus.Led): the
+// sender acts as leader of the Append's term, whatever it says.
+type ballots struct {
+	w    *world
+	read int
+	// given is the first vote each server granted in each term.
+	given map[sim.NodeID]map[int64]ballot
+	// got is, by candidate and term, the votes of that term it received
+	// while it stood in that term; stale is the last vote of another term
+	// it received while it stood, for the story.
+	got   map[sim.NodeID]map[int64][]ballot
+	stale map[sim.NodeID]ballot
+	// stood is the highest term each server was seen to stand in (say it
+	// is a candidate), led the highest it was seen to lead.
+	stood, led map[sim.NodeID]int64
+	first      *suite.Failure
+	// versions is each server's status version last read; kinds the kind
+	// of each message type met.
+	versions []uint64
+	kinds    map[reflect.Type]msgKind
+	// buf holds the events of the step being read.
+	buf []sim.Event
+}
+
+// watchBallots hooks a ballots watcher into w.
+func (w *world) watchBallots() *ballots {
+	b := &ballots{w: w, given: map[sim.NodeID]map[int64]ballot{}, got: map[sim.NodeID]map[int64][]ballot{},
+		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{},
+		versions: make([]uint64, len(w.Servers)), kinds: map[reflect.Type]msgKind{}}
+	w.W.OnStep(b.step)
+	return b
+}
+
+// msgKind is what a message is to the ballots: an Append, an answer to a
+// vote, or neither.
+type msgKind int
+
+const (
+	isOther msgKind = iota
+	isAppend
+	isVote
+)
+
+// kind is what msg is, found once per type.
+func (b *ballots) kind(msg any) msgKind {
+	t := reflect.TypeOf(msg)
+	k, ok := b.kinds[t]
+	if !ok {
+		s := t
+		for s.Kind() == reflect.Pointer {
+			s = s.Elem()
+		}
+		if s.Kind() == reflect.Struct {
+			if fieldsOfVote(s) != nil {
+				k = isVote
+			} else if f, ok := s.FieldByName("Term"); ok && s.Name() == "Append" && f.IsExported() && len(f.Index) == 1 && isInt(f.Type.Kind()) {
+				k = isAppend
+			}
+		}
+		b.kinds[t] = k
+	}
+	return k
+}
+
+// said is what server id last said of itself, if anything.
+func (b *ballots) said(id sim.NodeID) (check.ServerState, bool) {
+	v, _ := b.w.W.Status(id)
+	return state(v)
+}
+
+func (b *ballots) step() {
+	b.buf = b.w.W.Trace().AppendSince(b.buf[:0], b.read)
+	events := b.buf
+	b.read += len(events)
+	if b.first != nil {
+		return
+	}
+	for _, e := range events {
+		if e.Kind > sim.EvRecvReply || e.Msg == nil {
+			continue // not a message
+		}
+		switch b.kind(e.Msg) {
+		case isAppend:
+			if e.Kind == sim.EvSend && b.w.IsServer(e.Node) && b.w.IsServer(e.Peer) {
+				if term, ok := readAppendTerm(e.Msg); ok {
+					b.w.mon.Led(e.At, e.Node, term)
+				}
+			}
+		case isVote:
+			if e.Node == e.Peer || !b.w.IsServer(e.Node) || !b.w.IsServer(e.Peer) {
+				continue
+			}
+			switch e.Kind {
+			case sim.EvSend, sim.EvReply:
+				b.sent(e)
+			case sim.EvRecv, sim.EvRecvReply:
+				b.received(e)
+			}
+		}
+		if b.first != nil {
+			return
+		}
+	}
+	for i, id := range b.w.Servers {
+		if _, version := b.w.W.Status(id); version == b.versions[i] {
+			continue
+		} else {
+			b.versions[i] = version
+		}
+		st, ok := b.said(id)
+		switch {
+		case !ok:
+		case st.Role == check.Candidate:
+			b.stood[id] = max(b.stood[id], st.Term)
+		case st.Role == check.Leader && st.Term > b.led[id]:
+			b.led[id] = st.Term
+			if b.stood[id] == st.Term {
+				b.elected(id, st.Term)
+			}
+			if b.first != nil {
+				return
+			}
+		}
+	}
+}
+
+// sent notes a vote e grants, and finds a second one in a term.
+func (b *ballots) sent(e sim.Event) {
+	v, isVote := readVote(e.Msg)
+	if !isVote || !v.granted {
+		return
+	}
+	voter, ok := b.said(e.Node)
+	stands, ok2 := b.said(e.Peer)
+	if !ok || !ok2 || voter.Term != v.term || stands.Term != v.term || stands.Role == check.Follower {
+		return
+	}
+	this := ballot{voter: e.Node, candidate: e.Peer, term: v.term, at: e.At}
+	if b.given[e.Node] == nil {
+		b.given[e.Node] = map[int64]ballot{}
+	}
+	before, ok := b.given[e.Node][v.term]
+	if !ok {
+		b.given[e.Node][v.term] = this
+		return
+	}
+	if before.candidate != this.candidate {
+		b.votedTwice(before, this)
+	}
+}
+
+// received notes a vote of its term a candidate receives: any answer that
+// grants the term the candidate stands in counts (a pre-vote that arrives
+// late, too: the judge errs on the side of the candidate). A vote of an
+// earlier term that arrives while it stands is kept for the story.
+func (b *ballots) received(e sim.Event) {
+	v, ok := readVote(e.Msg)
+	if !ok || !v.granted {
+		return
+	}
+	st, ok := b.said(e.Node)
+	if !ok || st.Role == check.Follower {
+		return
+	}
+	if v.term != st.Term {
+		if given, ok := b.given[e.Peer][v.term]; ok && given.candidate == e.Node && v.term < st.Term {
+			b.stale[e.Node] = given
+		}
+		return
+	}
+	if b.got[e.Node] == nil {
+		b.got[e.Node] = map[int64][]ballot{}
+	}
+	if !slices.ContainsFunc(b.got[e.Node][v.term], func(x ballot) bool { return x.voter == e.Peer }) {
+		b.got[e.Node][v.term] = append(b.got[e.Node][v.term], ballot{voter: e.Peer, candidate: e.Node, term: v.term, at: e.At})
+	}
+}
+
+// voting judges the votes: the first vote granted twice in a term, or
+// leader elected without a majority of its term's votes.
+func voting(w *world) *suite.Failure { return w.ballots.first }
+
+// elected judges a server just seen leading a term it was seen standing
+// in: it received the votes of a majority granted in that term, its own
+// included. It judges only worlds whose servers' votes it can read (some
+// vote was granted).
+func (b *ballots) elected(id sim.NodeID, term int64) {
+	if len(b.given) == 0 {
+		return
+	}
+	votes := []string{string(id)}
+	for _, x := range b.got[id][term] {
+		votes = append(votes, string(x.voter))
+	}
+	need := len(b.w.Servers)/2 + 1
+	if len(votes) >= need {
+		return
+	}
+	own := "its own"
+	if len(votes) > 1 {
+		own = strings.Join(votes, ", ") + ", its own included"
+	}
+	story := fmt.Sprintf("at %s %s became leader of term %d holding %d %s granted in term %d (%s), fewer than the %d a majority of %d servers needs",
+		suite.FormatTime(b.w.W.Now()), id, term, len(votes), plural(len(votes), "vote"), term, own, need, len(b.w.Servers))
+	if s, ok := b.stale[id]; ok {
+		story += fmt.Sprintf("; the vote it received from %s was granted in term %d, at %s", s.voter, s.term, suite.FormatTime(s.at))
+	}
+	story += ": a vote counts only in the term it was granted in, and a leader without a majority of one term's votes can share that term with another leader"
+	b.first = &suite.Failure{Name: "leader-without-majority", Clause: course.OneHistory, At: b.w.W.Now(), Story: story}
+}
+
+// votedTwice is the failure of a server that granted its vote in one term
+// to two candidates, told with any crash in between and what it lost.
+func (b *ballots) votedTwice(first, second ballot) {
+	voter := first.voter
+	story := fmt.Sprintf("at %s %s granted its vote in term %d to %s", suite.FormatTime(first.at), voter, first.term, first.candidate)
+	clause := course.OneHistory
+	for _, e := range b.w.W.Trace().Events() {
+		if e.At < first.at || e.At > second.at || e.Node != voter || e.Kind != sim.EvCrash {
+			continue
+		}
+		clause = course.DurableAgreement
+		lost := 0
+		for _, l := range b.w.W.DiskLosses(voter) {
+			if l.At == e.At {
+				lost += l.Unsynced - l.Kept
+			}
+		}
+		story += fmt.Sprintf("; it crashed at %s", suite.FormatTime(e.At))
+		if lost > 0 {
+			story += fmt.Sprintf(", losing %dB it had written and not synced", lost)
+		}
+		story += ", and came back"
+		break
+	}
+	story += fmt.Sprintf("; at %s it granted its vote in term %d again, to %s: a server votes at most once per term", suite.FormatTime(second.at), second.term, second.candidate)
+	if clause == course.DurableAgreement {
+		story += ", so a vote must reach its disk before it is sent, or a restart forgets it"
+	}
+	b.first = &suite.Failure{Name: "voted-twice-in-a-term", Clause: clause, At: second.at, Story: story}
+}
+
+// The split-vote scene's numbers.
+const (
+	splitFrom     = time.Second
+	splitFor      = 2500 * time.Millisecond
+	splitSlowMin  = 20 * time.Millisecond
+	splitSlowMax  = 600 * time.Millisecond
+	splitReboot   = 50 * time.Millisecond // how long the leader is down
+	splitVoterOff = time.Millisecond      // how long the voter is down
+)
+
+// splitVote is three servers whose links all turn slow, 20–600ms each way,
+// as the leader reboots: every server's election timer runs out, and
+// several stand in the same term. The first server to answer a candidate
+// and then write to its disk in the same step crashes right there, losing
+// what it has not synced, and comes back at once: a vote sent before it is
+// saved is forgotten, and the server can vote again in the same term when
+// a second candidate's request arrives.
+func splitVote(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 5 * time.Second
+	w.writer("controller", end, values)
+	w.W.At(splitFrom, func() {
+		if l, _ := w.leaderNow(); l != "" {
+			w.W.Crash(l)
+			w.W.After(splitReboot, func() { w.W.Restart(l) })
+		}
+	})
+	for i, a := range w.Servers {
+		for _, b := range w.Servers[i+1:] {
+			w.Inject(scene.SlowLink{A: a, B: b, Link: sim.Link{Min: splitSlowMin, Max: splitSlowMax}, From: splitFrom, For: splitFor})
+		}
+	}
+	w.crashVoter(splitFrom)
+	w.lastFault = splitFrom + splitFor
+	return w.play(end, end+100*time.Millisecond)
+}
+
+// crashVoter crashes, once, the first server that sends a candidate a
+// message and then, in the same step, writes to its disk, losing every
+// byte not synced, and restarts it splitVoterOff later.
+func (w *world) crashVoter(from time.Duration) {
+	read := 0
+	done := false
+	w.W.OnStep(func() {
+		events := w.W.Trace().Since(read)
+		read += len(events)
+		if done || w.W.Now() < from {
+			return
+		}
+		answered := map[sim.NodeID]string{}
+		for _, e := range events {
+			switch {
+			case (e.Kind == sim.EvSend || e.Kind == sim.EvReply) && w.IsServer(e.Node) && w.IsServer(e.Peer):
+				v, _ := w.W.Status(e.Peer)
+				if st, ok := state(v); ok && st.Role == check.Candidate {
+					answered[e.Node] = e.Proc
+				}
+			case e.Kind == sim.EvDisk && e.Disk != nil && e.Disk.Op == sim.DiskAppend && answered[e.Node] != "" && answered[e.Node] == e.Proc && w.W.Up(e.Node):
+				done = true
+				id := e.Node
+				w.crashedAt = fmt.Sprintf("%s crashed right after it answered a candidate and wrote to its disk, at %s, and came back at once", id, suite.FormatTime(w.W.Now()))
+				w.W.CrashTearing(id, 1<<30)
+				w.W.After(splitVoterOff, func() { w.W.Restart(id) })
+				return
+			}
+		}
+	})
+}
+
+// plural is "1 vote", "2 votes".
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// The slow-deposed scene's numbers: the leader is cut off alone for
+// slowCut from slowFrom, and its disk takes slowSync to sync from then until
+// slowFrom + slowFor.
+const (
+	slowFrom = time.Second
+	slowCut  = 700 * time.Millisecond
+	slowSync = 300 * time.Millisecond
+	slowFor  = 2 * time.Second
+)
+
+// slowDeposed is three servers. At slowFrom the leader is cut off alone
+// and its disk turns slow; the other two elect a leader of a later term;
+// slowCut later the cut heals, while the old leader may still think it
+// leads: the first message of the later term it hears deposes it, and it
+// must stop acting as leader before it waits for its disk, not after.
+func slowDeposed(seed int64, boot scene.Boot) *world {
+	w := newWorld(seed, boot, 3)
+	values := scene.WorkloadValues()
+	const end = 4 * time.Second
+	w.writer("controller", end, values)
+	w.W.At(slowFrom, func() {
+		w.leader, w.leaderTerm = w.leaderNow()
+		if w.leader == "" {
+			return
+		}
+		w.W.Partition([]sim.NodeID{w.leader})
+		w.W.SetDiskSyncLatency(w.leader, slowSync)
+		id := w.leader
+		w.W.After(slowFor, func() { w.W.SetDiskSyncLatency(id, 0) })
+	})
+	w.W.At(slowFrom+slowCut, func() { w.W.Heal() })
+	w.lastFault = slowFrom + slowFor
+	return w.play(end, end+100*time.Millisecond)
+}
