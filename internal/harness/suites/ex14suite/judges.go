@@ -11,6 +11,7 @@ import (
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
+	"onehistory/internal/harness/table"
 )
 
 // slowTakenForDead: the controller evicted the pod of a node that was up.
@@ -119,21 +120,25 @@ func describeLink(l sim.Link) string {
 // before to half a minute after): its heartbeats, and what the controller
 // wrote about it, one a line.
 func (w *world) record(node string, t time.Duration) string {
-	var lines []string
+	tb := table.Table{Indent: "  ", Header: []string{"virtual ms", "what"}, Right: []bool{true}}
 	for _, a := range w.accepted {
 		if a.at < t-time.Minute || a.at > t+30*time.Second {
 			continue
 		}
+		var what string
 		switch {
 		case a.obj.Key() == kube.NodeKey(node) && a.from == sim.NodeID(node):
-			lines = append(lines, fmt.Sprintf("  %10s  heartbeat of %s (its clock: %s)", suite.FormatTime(a.at), node, suite.FormatTime(a.obj.Status.Heartbeat)))
+			what = fmt.Sprintf("heartbeat of %s (its clock: %s)", node, suite.FormatTime(a.obj.Status.Heartbeat))
 		case a.obj.Key() == kube.NodeKey(node):
-			lines = append(lines, fmt.Sprintf("  %10s  %s sets %s", suite.FormatTime(a.at), a.from, a.obj.Status))
+			what = fmt.Sprintf("%s sets %s", a.from, a.obj.Status)
 		case a.delete && a.obj.NodeName == node:
-			lines = append(lines, fmt.Sprintf("  %10s  %s evicts pods/%s", suite.FormatTime(a.at), a.from, a.obj.Name))
+			what = fmt.Sprintf("%s evicts pods/%s", a.from, a.obj.Name)
+		default:
+			continue
 		}
+		tb.Rows = append(tb.Rows, []string{suite.FormatTime(a.at), what})
 	}
-	return fmt.Sprintf("what the store accepted about %s from %s to %s:\n", node, suite.FormatTime(max(t-time.Minute, 0)), suite.FormatTime(t+30*time.Second)) + strings.Join(lines, "\n")
+	return fmt.Sprintf("what the store accepted about %s from %s to %s:\n", node, suite.FormatTime(max(t-time.Minute, 0)), suite.FormatTime(t+30*time.Second)) + strings.TrimRight(tb.String(), "\n")
 }
 
 // convictedOnSuspicion: an eviction that did not follow a suspicion (a
