@@ -306,6 +306,15 @@ func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawi
 		draw = r.redraw(k, f, k.Plays)
 	}
 	f.Chapter, f.Check = r.c.ID, k.Name
+	if f.Seed == 0 {
+		// A sum's failure (Check.Sum): no one world shows it, so the
+		// replay is the whole check, and there is no world to draw.
+		if f.Replay == "" {
+			f.Replay = suite.ReplayAll(f.Chapter)
+		}
+		suite.Report(t, f)
+		return
+	}
 	if f.Replay == "" {
 		f.Replay = suite.Replay(f.Chapter, f.Seed)
 	}

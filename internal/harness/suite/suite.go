@@ -63,15 +63,35 @@ type Failure struct {
 // Replay is the command that replays chapter id's world with seed.
 func Replay(id string, seed int64) string { return fmt.Sprintf("make %s SEED=%d", id, seed) }
 
+// ReplayAll is the command that runs chapter id's checks again over the
+// same seeds, for a failure that no one world shows (seed 0): a sum over
+// every world of a check. RUNS, when set, is part of it.
+func ReplayAll(id string) string {
+	if runs := os.Getenv("RUNS"); runs != "" {
+		return fmt.Sprintf("make %s RUNS=%s", id, runs)
+	}
+	return "make " + id
+}
+
 // Text renders the failure for a person: the story first, then the clause,
 // the seed and the replay command, then details and the timeline.
 func (f Failure) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s at %s: %s\n", f.Name, FormatTime(f.At), f.Story)
+	if f.Seed == 0 && f.At == 0 {
+		// No one world shows it (a sum over a check's worlds): no seed, no
+		// instant.
+		fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Story)
+	} else {
+		fmt.Fprintf(&b, "%s at %s: %s\n", f.Name, FormatTime(f.At), f.Story)
+	}
 	if f.Clause != 0 {
 		fmt.Fprintf(&b, "  contract: %s: %s\n", f.Clause, f.Clause.Meaning())
 	}
-	fmt.Fprintf(&b, "  seed %d · replay: %s\n", f.Seed, f.Replay)
+	if f.Seed == 0 {
+		fmt.Fprintf(&b, "  every world of the check · replay: %s\n", f.Replay)
+	} else {
+		fmt.Fprintf(&b, "  seed %d · replay: %s\n", f.Seed, f.Replay)
+	}
 	if f.Details != "" {
 		b.WriteString("\n" + strings.TrimRight(f.Details, "\n") + "\n")
 	}

@@ -51,6 +51,18 @@ func TestTextTellsTheStoryFirst(t *testing.T) {
 	assert.Less(t, strings.Index(text, "timeline"), strings.Index(text, "v.html"))
 }
 
+// A failure no one world shows (a sum over every world of a check: seed 0)
+// names no seed and no instant, and its replay runs the check again.
+func TestAFailureOfNoOneWorldNamesNoSeed(t *testing.T) {
+	t.Setenv("RUNS", "")
+	f := Failure{Name: "vacuous-run", Story: "in 20 worlds no update met a Conflict", Replay: ReplayAll("ex12")}
+	lines := strings.Split(f.Text(), "\n")
+	assert.Equal(t, "vacuous-run: in 20 worlds no update met a Conflict", lines[0])
+	assert.Equal(t, "  every world of the check · replay: make ex12", lines[1])
+	t.Setenv("RUNS", "1000")
+	assert.Equal(t, "make ex12 RUNS=1000", ReplayAll("ex12"))
+}
+
 // recorder is a testing.TB that keeps what Report says.
 type recorder struct {
 	testing.TB
