@@ -128,6 +128,10 @@ func newWorld(seed int64, elect electFunc, startB time.Duration) *world {
 		p.Sleep(startB)
 		w.controller(p)
 	})
+	// The server's own events are not shown (its notes would repeat every
+	// request), so it has no lane of its own: the controllers and kubectl
+	// share the width.
+	w.Lanes(ctrlA, ctrlB, kubectl)
 	w.Show(func(e sim.Event) bool {
 		switch e.Kind {
 		case sim.EvNote:
