@@ -276,6 +276,29 @@ func TestTheSameSeedGivesTheSameTraceByteForByte(t *testing.T) {
 	assert.NotEqual(t, first, other, "seeds 7 and 8 gave the same trace")
 }
 
+// A judge that walks the trace with All sees the events Events lists, in
+// their order, across the trace's chunks (a busy world records thousands),
+// and may stop early.
+func TestAllWalksTheTraceInOrderWithoutACopy(t *testing.T) {
+	w := busyWorld(7)
+	defer w.Close()
+	require.NoError(t, w.Run(10*time.Second))
+	want := w.Trace().Events()
+	require.Greater(t, len(want), 256, "the trace fits in its first chunk: the walk across chunks is not exercised")
+	var got []sim.Event
+	for e := range w.Trace().All() {
+		got = append(got, e)
+	}
+	assert.Equal(t, want, got)
+	n := 0
+	for range w.Trace().All() {
+		if n++; n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, 3, n)
+}
+
 func TestTheTimelineShowsOneLanePerNode(t *testing.T) {
 	t.Setenv("COLUMNS", "")
 	t.Setenv("ONEHISTORY_TIMELINE", "")

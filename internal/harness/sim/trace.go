@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -171,6 +172,20 @@ func (t *Trace) Events() []Event {
 		out = append(out, c...)
 	}
 	return out
+}
+
+// All yields every event in order, without copying the trace: for a judge
+// that reads each event once.
+func (t *Trace) All() iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for _, c := range t.chunks {
+			for _, e := range c {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // String is the whole trace, one event a line.

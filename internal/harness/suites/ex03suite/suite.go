@@ -386,7 +386,7 @@ func describe(w *world) (string, time.Duration) {
 	clients := w.drill.Clients()
 	var writes, writesDuring, reads, readsDuring int
 	readBy, readWhileOtherAway := map[sim.NodeID]int{}, map[sim.NodeID]int{}
-	for _, ev := range w.W.Trace().Events() {
+	for ev := range w.W.Trace().All() {
 		if ev.Kind != sim.EvSend || !slices.Contains(clients, ev.Node) {
 			continue
 		}
