@@ -138,24 +138,19 @@ func formatReply(m any, err error) string {
 // same trace, byte for byte, as long as the messages are plain values (a
 // pointer inside a message would print as an address).
 type Trace struct {
-	chunks [][]Event // chunks of growing size: appending never copies old events
+	chunks [][]Event // chunks of traceChunk events: appending never copies old events
 	n      int
 }
 
-// firstChunk and traceChunk bound the chunks' sizes: the first holds
-// firstChunk events and each next one twice as many as the one before, up to
-// traceChunk, so a short run (most worlds of a suite record a few hundred
-// events) does not allocate and clear room for thousands.
-const (
-	firstChunk = 256
-	traceChunk = 4096
-)
+// traceChunk is the events a chunk holds: 256 of them fill 30 KB, under
+// the 32 KB past which the runtime allocates from the heap itself, locked
+// and cleared anew, rather than from the processor's own cache. A suite
+// builds thousands of worlds of a few hundred events each.
+const traceChunk = 256
 
 func (t *Trace) add(e Event) {
-	if len(t.chunks) == 0 {
-		t.chunks = append(t.chunks, make([]Event, 0, firstChunk))
-	} else if c := t.chunks[len(t.chunks)-1]; len(c) == cap(c) {
-		t.chunks = append(t.chunks, make([]Event, 0, min(2*cap(c), traceChunk)))
+	if len(t.chunks) == 0 || len(t.chunks[len(t.chunks)-1]) == traceChunk {
+		t.chunks = append(t.chunks, make([]Event, 0, traceChunk))
 	}
 	last := len(t.chunks) - 1
 	t.chunks[last] = append(t.chunks[last], e)
