@@ -3,6 +3,8 @@ package kube
 import (
 	"errors"
 	"fmt"
+
+	"onehistory/internal/harness/sim"
 )
 
 // StatusError is an API error with the HTTP status kube-apiserver would give.
@@ -29,6 +31,12 @@ func (e StatusError) Error() string { return fmt.Sprintf("%s (%d): %s", e.Reason
 // Is matches any StatusError with the same Reason, so that a specific error
 // (NotFound for one key) matches the kind's sentinel (ErrNotFound).
 func (e StatusError) Is(target error) bool {
+	switch t := target.(type) { // the common targets, told apart without errors.As's reflection
+	case StatusError:
+		return t.Reason == e.Reason
+	case sim.Error: // the network's errors wrap nothing
+		return false
+	}
 	var t StatusError
 	return errors.As(target, &t) && t.Reason == e.Reason
 }

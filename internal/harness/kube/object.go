@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,30 +84,34 @@ func (o Object) Key() string { return o.Kind + "/" + o.Name }
 
 // String is a short form for traces and stories: "deployments/web{replicas=5 rv=12}".
 func (o Object) String() string {
-	var parts []string
+	// Built in one buffer: every client's note and many a trace line print
+	// an object.
+	b := make([]byte, 0, 64)
+	b = append(append(append(append(b, o.Kind...), '/'), o.Name...), '{')
 	if o.Kind == "deployments" || o.Replicas != 0 {
-		parts = append(parts, fmt.Sprintf("replicas=%d", o.Replicas))
+		b = strconv.AppendInt(append(b, "replicas="...), int64(o.Replicas), 10)
+		b = append(b, ' ')
 	}
 	if o.Image != "" {
-		parts = append(parts, "image="+o.Image)
+		b = append(append(append(b, "image="...), o.Image...), ' ')
 	}
 	if o.Owner != "" {
-		parts = append(parts, "owner="+o.Owner)
+		b = append(append(append(b, "owner="...), o.Owner...), ' ')
 	}
 	if o.NodeName != "" {
-		parts = append(parts, "node="+o.NodeName)
+		b = append(append(append(b, "node="...), o.NodeName...), ' ')
 	}
 	if o.Kind == "nodes" || o.Status != (NodeStatus{}) {
-		parts = append(parts, o.Status.String())
+		b = append(append(b, o.Status.String()...), ' ')
 	}
 	if o.Kind == "leases" {
-		parts = append(parts, o.Lease.String())
+		b = append(append(b, o.Lease.String()...), ' ')
 	}
 	if o.Fence != (Fence{}) {
-		parts = append(parts, "fence="+o.Fence.String())
+		b = append(append(append(b, "fence="...), o.Fence.String()...), ' ')
 	}
-	parts = append(parts, fmt.Sprintf("rv=%d", o.ResourceVersion))
-	return o.Key() + "{" + strings.Join(parts, " ") + "}"
+	b = strconv.AppendInt(append(b, "rv="...), o.ResourceVersion, 10)
+	return string(append(b, '}'))
 }
 
 // SplitKey splits "deployments/web" into its kind and name.

@@ -184,7 +184,9 @@ func (p *Proc) Call(to NodeID, req any, timeout time.Duration) (any, error) {
 	w.calls[id] = &pending{caller: p, k: k}
 	w.send(message{id: id, from: p.node.id, to: to, payload: req})
 	k.wakeAt(w.now+p.node.local(timeout), wakeMsg{err: ErrTimeout})
-	msg := p.block("Call("+string(to)+", "+TypeName(req)+")", false)
+	p.waitCall, p.waitReq = to, req // named only if a deadlock report asks (Proc.waiting)
+	msg := p.block("", false)
+	p.waitCall, p.waitReq = "", nil
 	delete(w.calls, id)
 	if msg.err == ErrTimeout {
 		w.record(Event{Kind: EvTimeout, Node: p.node.id, Peer: to, Proc: p.name, Msg: req})

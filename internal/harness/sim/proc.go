@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -38,30 +39,78 @@ type Proc struct {
 
 	waitSeq  uint64 // bumped at every block; a wake for an older wait is stale
 	waitWhat string
-	idle     bool // blocked waiting for work: not a deadlock when nothing is pending
+	waitCall NodeID // the node a Call waits for, when waitWhat is ""
+	waitReq  any    // and the request it sent
+	idle     bool   // blocked waiting for work: not a deadlock when nothing is pending
 }
 
 // runner is a goroutine that runs processes, one after another: a process
 // that returns hands its goroutine back to the world's pool, so the many
-// short processes of a run (one per request) cost no goroutine each.
+// short processes of a run (one per request) cost no goroutine each. A
+// closed world hands its pool on to the next world (idleRunners).
 type runner struct {
 	resume chan wakeMsg
+	w      *World        // the world whose process it runs
 	p      *Proc         // the process to run next; nil tells the runner to exit
 	f      func(p *Proc) // its body
+}
+
+// idleRunners are the goroutines of closed worlds' pools, waiting for the
+// processes of the next world: a suite builds thousands of worlds one after
+// another, and a goroutine kept keeps the stack its processes grew, where
+// a new one would grow it again, copy by copy. They only run processes;
+// nothing of a world stays in them.
+var idleRunners struct {
+	sync.Mutex
+	rs []*runner
+}
+
+// maxIdleRunners bounds the goroutines kept between worlds: more than a
+// world of a suite keeps in its pool at its end.
+const maxIdleRunners = 256
+
+// takeRunner is a goroutine for a process of w: one of w's pool, one a
+// closed world left, or a new one.
+func (w *World) takeRunner() *runner {
+	if last := len(w.pool) - 1; last >= 0 {
+		r := w.pool[last]
+		w.pool = w.pool[:last]
+		return r
+	}
+	idleRunners.Lock()
+	if last := len(idleRunners.rs) - 1; last >= 0 {
+		r := idleRunners.rs[last]
+		idleRunners.rs[last] = nil
+		idleRunners.rs = idleRunners.rs[:last]
+		idleRunners.Unlock()
+		return r
+	}
+	idleRunners.Unlock()
+	r := &runner{resume: make(chan wakeMsg)}
+	go runProcesses(r)
+	return r
+}
+
+// releaseRunner hands r, whose world is closed, on to the next world, or
+// lets its goroutine exit when enough are kept.
+func releaseRunner(r *runner) {
+	r.w, r.p, r.f = nil, nil, nil
+	idleRunners.Lock()
+	if len(idleRunners.rs) < maxIdleRunners {
+		idleRunners.rs = append(idleRunners.rs, r)
+		idleRunners.Unlock()
+		return
+	}
+	idleRunners.Unlock()
+	r.resume <- wakeMsg{} // the runner exits without yielding
 }
 
 // spawn creates a process on n running f, scheduled to start now.
 func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	w.next++
 	p := &Proc{w: w, node: n, epoch: n.epoch, name: string(n.id) + "/" + name}
-	var r *runner
-	if last := len(w.pool) - 1; last >= 0 {
-		r, w.pool = w.pool[last], w.pool[:last]
-	} else {
-		r = &runner{resume: make(chan wakeMsg)}
-		go w.runner(r)
-	}
-	r.p, r.f = p, f
+	r := w.takeRunner()
+	r.w, r.p, r.f = w, p, f
 	p.resume = r.resume
 	w.procs = append(w.procs, p)
 	n.procs = append(n.procs, p)
@@ -78,11 +127,12 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	return p
 }
 
-// runner is the body of a pooled goroutine.
-func (w *World) runner(r *runner) {
+// runProcesses is the body of a pooled goroutine: it runs each process it
+// is handed, in the world it is handed with.
+func runProcesses(r *runner) {
 	for {
 		<-r.resume
-		if r.p == nil || !w.runOne(r) {
+		if r.p == nil || !r.w.runOne(r) {
 			return
 		}
 	}
@@ -111,7 +161,7 @@ func (w *World) runOne(r *runner) (reuse bool) {
 			w.pool = append(w.pool, r)
 			reuse = true
 		}
-		w.yield <- struct{}{}
+		w.yield <- 0
 	}()
 	if !p.killed {
 		p.state = running
@@ -129,18 +179,20 @@ func (w *World) resume(p *Proc, msg wakeMsg) {
 	if !p.killed {
 		p.state = running
 	}
-	w.switches.Add(1)
+	n := w.switches.Add(1)
 	w.running.Store(true)
 	p.resume <- msg
-	select {
-	case <-w.yield:
-	case <-w.stuck:
-		// p still runs, outside the world's control: touch none of its
-		// state again.
-		w.err = &StuckError{Proc: p.name, At: w.now, After: w.watchdog}
-		w.stopped = true
-		w.running.Store(false)
-		return
+	for alarm := <-w.yield; alarm != 0; alarm = <-w.yield {
+		if alarm == n {
+			// p still runs, outside the world's control: touch none of its
+			// state again.
+			w.err = &StuckError{Proc: p.name, At: w.now, After: w.watchdog}
+			w.stopped = true
+			w.running.Store(false)
+			return
+		}
+		// The watchdog's alarm about an earlier handoff, which ended as it
+		// was raised: that process was not stuck.
 	}
 	w.running.Store(false)
 	w.current = prev
@@ -171,13 +223,22 @@ func (p *Proc) block(what string, idle bool) wakeMsg {
 	p.mustBeCurrent()
 	p.waitSeq++
 	p.state, p.waitWhat, p.idle = blocked, what, idle
-	p.w.yield <- struct{}{}
+	p.w.yield <- 0
 	msg := <-p.resume
 	if p.killed {
 		runtime.Goexit() // the node crashed: end the goroutine, running its defers
 	}
 	p.state, p.waitWhat, p.idle = running, "", false
 	return msg
+}
+
+// waiting says what the blocked process waits for, for a deadlock report:
+// "Sleep", "Call(server-1, Get)".
+func (p *Proc) waiting() string {
+	if p.waitWhat == "" && p.waitCall != "" {
+		return "Call(" + string(p.waitCall) + ", " + TypeName(p.waitReq) + ")"
+	}
+	return p.waitWhat
 }
 
 // waker is a handle on one particular wait of one process.

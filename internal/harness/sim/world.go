@@ -61,8 +61,10 @@ type World struct {
 	next  int // process counter, for names
 
 	current *Proc
-	yield   chan struct{}
-	stuck   chan struct{}
+	// yield is where the running process hands control back (0), and
+	// where the watchdog raises its alarm: the handoff it found stuck (the
+	// switches count), one channel, so that a handoff waits on no select.
+	yield chan uint64
 
 	defaultLink Link
 	links       map[[2]NodeID]Link
@@ -96,8 +98,7 @@ func New(seed int64, opts ...Option) *World {
 		byID:        map[NodeID]*node{},
 		links:       map[[2]NodeID]Link{},
 		calls:       map[uint64]*pending{},
-		yield:       make(chan struct{}),
-		stuck:       make(chan struct{}),
+		yield:       make(chan uint64),
 		watchdog:    5 * time.Second,
 		syncLatency: time.Millisecond,
 		defaultLink: Link{Min: time.Millisecond, Max: time.Millisecond},
@@ -218,7 +219,7 @@ func (w *World) quiesce() {
 	var stuck []Blocked
 	for _, p := range w.procs {
 		if p.state == blocked && !p.idle && !p.node.paused {
-			stuck = append(stuck, Blocked{Proc: p.name, Wait: p.waitWhat})
+			stuck = append(stuck, Blocked{Proc: p.name, Wait: p.waiting()})
 		}
 	}
 	if len(stuck) > 0 {
@@ -246,8 +247,7 @@ func (w *World) Close() {
 		}
 	}
 	for _, r := range w.pool {
-		r.p = nil
-		r.resume <- wakeMsg{} // the runner exits without yielding
+		releaseRunner(r)
 	}
 	w.pool = nil
 }
@@ -272,8 +272,12 @@ func (w *World) watch(done chan struct{}) {
 		}
 		since += w.watchdog / 10
 		if since >= w.watchdog {
-			close(w.stuck)
-			return
+			select {
+			case w.yield <- n: // the world ends the run, unless the handoff ended meanwhile
+			case <-done:
+				return
+			}
+			last, since = n, 0
 		}
 	}
 }

@@ -41,19 +41,25 @@ func leftToChance(w *world) *suite.Failure {
 	}
 	asked := map[look][]*call{}                     // the reads of each key by each client, once every fault was over
 	askedOf := map[sim.NodeID]map[sim.NodeID]bool{} // the servers each client read then
-	for _, c := range calls(w) {
+	// The reads the drill's clients sent the servers once every fault was
+	// over, as calls lists them: what they were answered does not matter
+	// here, so they are read from the trace without pairing every request
+	// of the run with its answer.
+	clients, servers := w.drill.Clients(), w.drill.Servers()
+	for ev := range w.W.Trace().All() {
+		if ev.Kind != sim.EvSend || ev.At < over || !slices.Contains(clients, ev.Node) || !slices.Contains(servers, ev.Peer) {
+			continue
+		}
 		var l look
-		switch r := c.req.(type) {
+		switch r := ev.Msg.(type) {
 		case kube.GetRequest:
-			l = look{c.client, r.Key}
+			l = look{ev.Node, r.Key}
 		case kube.ListRequest:
-			l = look{c.client, "the list of " + r.Kind}
+			l = look{ev.Node, "the list of " + r.Kind}
 		default:
 			continue
 		}
-		if c.at < over {
-			continue
-		}
+		c := &call{at: ev.At, answered: -1, client: ev.Node, server: ev.Peer, req: ev.Msg}
 		asked[l] = append(asked[l], c)
 		if askedOf[c.client] == nil {
 			askedOf[c.client] = map[sim.NodeID]bool{}

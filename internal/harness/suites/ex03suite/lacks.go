@@ -55,7 +55,8 @@ func sent(w *world) []*call {
 		waiting[at] = slices.Delete(waiting[at], i, i+1)
 		return c
 	}
-	for _, ev := range w.W.Trace().Events() {
+	printed := map[*call]string{} // fmt.Sprint of each request a timeout was matched against, printed once
+	for ev := range w.W.Trace().All() {
 		if !slices.Contains(clients, ev.Node) || !slices.Contains(servers, ev.Peer) {
 			continue
 		}
@@ -68,7 +69,15 @@ func sent(w *world) []*call {
 				waiting[at] = append(waiting[at], c)
 			}
 		case sim.EvTimeout:
-			take(at, func(c *call) bool { return fmt.Sprint(c.req) == fmt.Sprint(ev.Msg) })
+			msg := fmt.Sprint(ev.Msg)
+			take(at, func(c *call) bool {
+				s, ok := printed[c]
+				if !ok {
+					s = fmt.Sprint(c.req)
+					printed[c] = s
+				}
+				return s == msg
+			})
 		case sim.EvRecvReply:
 			var c *call
 			switch r := ev.Msg.(type) {

@@ -8,6 +8,7 @@ package ex03suite
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,7 +207,7 @@ func (s *laggingServer) serve(p *sim.Proc, from sim.NodeID, req any) (any, error
 		for _, c := range m.Changes {
 			s.merge(p, c, true)
 		}
-		return Sync{Changes: slices.Collect(maps.Values(s.changes))}, nil
+		return Sync{Changes: s.all()}, nil
 	case kube.GetRequest, kube.ListRequest:
 		if !s.inTouch {
 			if err := s.sync(p); err != nil {
@@ -230,10 +231,17 @@ func (s *laggingServer) serve(p *sim.Proc, from sim.NodeID, req any) (any, error
 	return nil, fmt.Errorf("%s does not understand %T", s.self, req)
 }
 
+// all is every change the server holds, by key: a Sync carries them in
+// that order and the peer logs them in it, so that a seed's world is the
+// same world every time it is run (a map's order is drawn anew each time).
+func (s *laggingServer) all() []change {
+	return slices.SortedFunc(maps.Values(s.changes), func(a, b change) int { return cmp.Compare(a.Object.Key(), b.Object.Key()) })
+}
+
 // sync hands the peer every change the server holds and keeps every newer
 // one the peer holds: once it has, the two hold the same.
 func (s *laggingServer) sync(p *sim.Proc) error {
-	reply, err := p.Call(s.peer, Sync{Changes: slices.Collect(maps.Values(s.changes))}, pingTimeout)
+	reply, err := p.Call(s.peer, Sync{Changes: s.all()}, pingTimeout)
 	theirs, ok := reply.(Sync)
 	if err != nil || !ok {
 		return kube.Unavailable(fmt.Sprintf("%s cannot reach %s: refusing reads until it has caught up", s.self, s.peer))
