@@ -16,7 +16,7 @@ import (
 // hidden suite reads a vote's answer by two of its fields, an integer Term
 // and a boolean Granted (or VoteGranted), to check that every server votes
 // at most once per term and every leader holds a majority of its term's
-// votes.
+// votes; an election whose votes it cannot read fails as votes-unread.
 type (
 	// Append carries the leader's entries after position Prev, and how far
 	// the leader has committed. Term is the sender's epoch.

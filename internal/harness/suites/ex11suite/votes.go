@@ -139,6 +139,12 @@ type ballots struct {
 	// is a candidate), led the highest it was seen to lead.
 	stood, led map[sim.NodeID]int64
 	first      *suite.Failure
+	// won is the first election seen (a server leading a term it stood
+	// in), and voteRead whether any message between servers was a vote's
+	// answer the ballots could read: an election with no readable vote
+	// leaves them unable to decide (unread).
+	won      *ballot
+	voteRead bool
 	// versions is each server's status version last read; kinds the kind
 	// of each message type met.
 	versions []uint64
@@ -215,6 +221,7 @@ func (b *ballots) step() {
 			if e.Node == e.Peer || !b.w.IsServer(e.Node) || !b.w.IsServer(e.Peer) {
 				continue
 			}
+			b.voteRead = true
 			switch e.Kind {
 			case sim.EvSend, sim.EvReply:
 				b.sent(e)
@@ -240,6 +247,9 @@ func (b *ballots) step() {
 		case st.Role == check.Leader && st.Term > b.led[id]:
 			b.led[id] = st.Term
 			if b.stood[id] == st.Term {
+				if b.won == nil {
+					b.won = &ballot{candidate: id, term: st.Term, at: b.w.W.Now()}
+				}
 				b.elected(id, st.Term)
 			}
 			if b.first != nil {
@@ -302,8 +312,24 @@ func (b *ballots) received(e sim.Event) {
 }
 
 // voting judges the votes: the first vote granted twice in a term, or
-// leader elected without a majority of its term's votes.
-func voting(w *world) *suite.Failure { return w.ballots.first }
+// leader elected without a majority of its term's votes; or, when a server
+// was elected and no vote could be read, that the votes went unread.
+func voting(w *world) *suite.Failure {
+	if b := w.ballots; b.first == nil && b.won != nil && !b.voteRead {
+		return b.unread()
+	}
+	return w.ballots.first
+}
+
+// unread is the failure of a world whose servers held an election the
+// ballots could not judge: no answer to a vote had the fields they read.
+// Could not decide is a failure, never a pass.
+func (b *ballots) unread() *suite.Failure {
+	return &suite.Failure{Name: "votes-unread", Clause: course.OneHistory, At: b.won.at,
+		Story: fmt.Sprintf("at %s %s became leader of term %d, which it had stood in, but no message between the servers was the answer to a vote with an integer Term and a boolean Granted (or VoteGranted): "+
+			"the suite could not decide whether any server voted twice in a term or any leader lacked a majority, and could not decide is a failure; give the answer to a vote those two fields, as server.go's comment asks",
+			suite.FormatTime(b.won.at), b.won.candidate, b.won.term)}
+}
 
 // elected judges a server just seen leading a term it was seen standing
 // in: it received the votes of a majority granted in that term, its own

@@ -137,6 +137,35 @@ func TestALeaderWithoutAMajorityOfItsTermsVotesIsTold(t *testing.T) {
 	assert.Nil(t, election(2))
 }
 
+// An election whose votes the suite cannot read (their answer has no
+// Granted) is not a pass: the suite could not decide, and says what the
+// answer to a vote needs. An election it can read is judged as usual.
+func TestAnElectionWithNoReadableVoteIsNotAPass(t *testing.T) {
+	type yes struct {
+		Term int64
+		Yes  bool
+	}
+	election := func(answer any) *suite.Failure {
+		return scripted(t, func(p *sim.Proc, self sim.NodeID) {
+			switch self {
+			case "server-1":
+				say(p, 2, check.Candidate)
+				p.Sleep(40 * time.Millisecond)
+				say(p, 2, check.Leader)
+			case "server-2":
+				p.Sleep(10 * time.Millisecond)
+				say(p, 2, check.Follower)
+				p.Send("server-1", answer)
+			}
+		})
+	}
+	f := election(yes{Term: 2, Yes: true})
+	require.NotNil(t, f)
+	assert.Equal(t, "votes-unread", f.Name)
+	assert.Contains(t, f.Story, "at 40ms server-1 became leader of term 2, which it had stood in, but no message between the servers was the answer to a vote")
+	assert.Nil(t, election(ballotMsg{Term: 2, Granted: true}))
+}
+
 // The split-vote scene crashes its voter between an answer to a candidate
 // and the disk write after it: a server that writes before it answers is
 // never crashed there.
