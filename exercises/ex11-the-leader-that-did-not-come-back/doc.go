@@ -34,9 +34,11 @@
 //   - a leader commits by counting only entries of its own term, and
 //     appends a no-op when elected so that it can;
 //   - a Latest read that a deposed leader can never answer.
-//   - Optional, scored apart: a pre-vote before bumping the term, and a
-//     leader that steps down when it has not heard from a majority, so a
-//     server cut off alone does not depose a healthy leader when it returns.
+//   - Beyond the core, in a check of its own (no-disruption, 1 of the 18
+//     points, needed to pass like every other): a pre-vote before bumping
+//     the term, and a leader that steps down when it has not heard from a
+//     majority, so a server cut off alone does not depose a healthy leader
+//     when it returns.
 //
 // Keep calling tell after every change of term, role, log or commit: the
 // hidden suite checks what every server says about itself after every

@@ -15,7 +15,7 @@ func init() {
 			{Name: "linearizable", Title: "every client's answers fit one order of all operations, across leader changes", Points: 3},
 			{Name: "persistence", Title: "a server crashed at any of its disk writes comes back without voting twice or losing its term", Points: 2},
 			{Name: "liveness", Title: "after the last fault a leader takes writes; a calm cluster holds one term", Points: 2},
-			{Name: "no-disruption", Title: "(optional) a follower cut off alone does not depose a healthy leader when it returns", Points: 1},
+			{Name: "no-disruption", Title: "(beyond the core) a follower cut off alone does not depose a healthy leader when it returns", Points: 1},
 		},
 		Hints: [3]string{
 			"A server that has not heard the leader for a while cannot tell a dead leader from a slow link. If two servers each decide on their own that they lead, what stops them both from doing so in the same term?",
