@@ -11,7 +11,7 @@ func init() {
 			{Name: "story", Title: "an autoscaler and an engineer write web 1ms apart: both changes survive, or one hears Conflict and applies again", Points: 3},
 			{Name: "no-lost-update", Title: "writers add to one count through lost answers and a crash: every acknowledged increment once, none twice", Points: 4},
 			{Name: "cas-linearizable", Title: "conditional updates, creates and deletes under the same faults: one order explains every answer", Points: 3},
-			{Name: "no-op-no-revision", Title: "an update that changes nothing creates no revision and no watch event", Points: 1},
+			{Name: "no-op-no-revision", Title: "an update that changes nothing creates no revision and no watch event, and is decided in the log's order, not by a server behind it", Points: 1},
 			{Name: "changes-made", Title: "writers meet a Conflict and a lost request, which then pass: every writer's change reaches the history", Points: 2},
 			{Name: "indefinite-retry", Title: "a write whose answer is lost: never reported failed when a read can tell it took effect, never made twice", Points: 2},
 		},

@@ -159,3 +159,42 @@ func TestAWriterThatGaveUpItsChangeIsNamed(t *testing.T) {
 	w.events["server-1"] = append(w.events["server-1"], kube.Event{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 2)})
 	assert.Nil(t, changeGivenUp(w))
 }
+
+// A server behind the log that answers writer-b's update from what it has
+// applied, as unchanged, though writer-a's change was acknowledged before
+// writer-b asked: the story names the server, the version it answered from,
+// the acknowledged write that came before, and that the log never saw it.
+// Answered from the log's order (a new version after writer-a's), it passes;
+// a scene whose first write failed could not decide, and fails.
+func TestANoOpAnsweredAtTheDoorIsNamed(t *testing.T) {
+	w := judged(t)
+	created := deployment("web", storyReplicas, storyImage, 3)
+	w.events[storyServer] = []kube.Event{{Type: kube.Added, Object: created},
+		{Type: kube.Modified, Object: deployment("web", hpaReplicas, storyImage, 4)}}
+	w.behind = &behindRun{created: created,
+		a: write{who: string(writerA), obj: deployment("web", hpaReplicas, storyImage, 0), at: writerAWrites,
+			got: deployment("web", hpaReplicas, storyImage, 4), done: 2001 * ms},
+		b: write{who: string(writerB), obj: deployment("web", storyReplicas, storyImage, 0), at: 2002 * ms,
+			got: created, done: 2003*ms + 100*time.Microsecond}}
+	f := noopUnordered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-op-unordered", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 2003*ms+100*time.Microsecond, f.At)
+	assert.Contains(t, f.Story, "server-2 answered writer-b's update of deployments/web (replicas=5 image=web:v1) as unchanged at 2003.1ms from what it had applied (rv 3), without ordering it in the log, but rv 4 (writer-a's replicas=7 image=web:v1, acknowledged at 2001ms) came before it")
+
+	assert.Nil(t, noopRevision(w), "the no-op world's judge leaves the no-op-behind world alone")
+
+	w.behind.b.got = deployment("web", storyReplicas, storyImage, 5)
+	assert.Nil(t, noopUnordered(w))
+
+	w.behind.a.err = kube.ErrTimeout
+	f = noopUnordered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-op-unplayed", f.Name)
+
+	// The no-op-behind world's judges leave the no-op world alone.
+	w.behind = nil
+	assert.Nil(t, noopUnordered(w))
+	assert.Nil(t, behindLinearizable(w))
+}

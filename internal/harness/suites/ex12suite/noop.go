@@ -65,6 +65,9 @@ func noopWorld(seed int64, impl Impl) *world {
 // web was created at, and no server's history holds a second change of web.
 func noopRevision(w *world) *suite.Failure {
 	r := w.noop
+	if r == nil {
+		return nil
+	}
 	for _, t := range r.tries {
 		if t.err != nil {
 			return &suite.Failure{Name: "no-op-refused", Clause: course.OneHistory, At: t.at,

@@ -17,6 +17,10 @@
 //     twice, and one server crashes and restarts.
 //   - no-op: updates of web that change nothing, with and without a
 //     precondition, and through GuaranteedUpdate.
+//   - no-op-behind: server-2 sits further from the log than the others.
+//     writer-a sets web's replicas to 7 through server-1; 1ms after it is
+//     acknowledged, writer-b sets them back to 5 through server-2, which
+//     has not applied 7 yet.
 //   - lost-answer: an engineer sets web's image and an autoscaler adds two
 //     to api's replicas, each through GuaranteedUpdate, through a load
 //     balancer that loses the answer to each one's first update after the
@@ -69,7 +73,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 		ID:  "ex12",
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(storyWorld), "faults": built(faultWorld),
-			"no-op": built(noopWorld), "lost-answer": built(lostAnswerWorld), "heal": built(healWorld)},
+			"no-op": built(noopWorld), "no-op-behind": built(noopBehindWorld), "lost-answer": built(lostAnswerWorld), "heal": built(healWorld)},
 		Checks: []scene.Check[*world]{{
 			// Both writers' changes survive, or the one that heard
 			// Conflict applied its change again.
@@ -89,10 +93,12 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			Plays:  []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: guard}},
 			Judges: []scene.Judge[*world]{unaudited, oneHistory, scene.OnStage[*world](scene.Linearizable)},
 		}, {
-			// A write that changes nothing creates no revision.
-			Name:   "no-op-no-revision",
-			Plays:  []scene.Play{{World: "no-op", Seeds: scene.Scenes(noopSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, noopRevision},
+			// A write that changes nothing creates no revision, and is
+			// decided in the log's order like every other write.
+			Name: "no-op-no-revision",
+			Plays: []scene.Play{{World: "no-op", Seeds: scene.Scenes(noopSeeds)},
+				{World: "no-op-behind", Seeds: scene.Scenes(noopSeeds)}},
+			Judges: []scene.Judge[*world]{unaudited, noopRevision, noopUnordered, behindLinearizable},
 		}, {
 			// Every writer's change reaches the history once the lost
 			// request and the Conflicts are behind it.

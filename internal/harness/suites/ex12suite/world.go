@@ -49,6 +49,7 @@ type world struct {
 
 	story      *storyRun
 	noop       *noopRun
+	behind     *behindRun
 	lostAnswer *lostAnswerRun
 	heal       *healRun
 }
