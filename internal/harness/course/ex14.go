@@ -20,6 +20,7 @@ func init() {
 		},
 		Suite:   "internal/harness/suites/ex14suite",
 		Binding: "hidden.Impl{Control: Run}",
+		Given:   []string{"controller.go"},
 		Bonus:   true,
 	})
 }
