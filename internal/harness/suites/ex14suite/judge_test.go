@@ -98,7 +98,7 @@ func TestEvictingDuringTheCutIsNamed(t *testing.T) {
 	w.Close()
 	require.NotNil(t, f)
 	assert.Equal(t, "evicted-in-disruption", f.Name)
-	assert.Contains(t, f.Story, "every node was cut off from the store from 150000ms to 210000ms")
+	assert.Contains(t, f.Story, "every node was cut off from the store and the controller from 150000ms to 210000ms")
 	w = disruptionWorld(1, idle)
 	defer w.Close()
 	assert.Nil(t, evictedInDisruption(w))
@@ -145,3 +145,37 @@ func TestALiftedTaintIsToldAsLifted(t *testing.T) {
 	assert.Regexp(t, `heartbeat of node-2 \(its clock: 19\d+`, f.Details)
 	t.Log(f.Story + "\n" + f.Details)
 }
+
+// An eviction after the cut has healed says how long after the heal it
+// came.
+func TestAnEvictionAfterTheHealSaysHowLongAfter(t *testing.T) {
+	w := disruptionWorld(1, evictsAt(230*time.Second, true))
+	defer w.Close()
+	f := evictedInDisruption(w)
+	require.NotNil(t, f)
+	assert.Regexp(t, `at 230\d*(\.\d)?ms, 20\d*(\.\d)?ms after the heal, the node controller evicted`, f.Story)
+}
+
+// A clock stepped back is told as a step, by how much and when, never as
+// a clock that ran behind all along.
+func TestASteppedClockIsToldAsAStep(t *testing.T) {
+	for seed := int64(1); seed < 50; seed++ {
+		w := randomWorld(seed, idle)
+		for _, node := range w.names {
+			step, at, ok := w.stepOf(node, w.end)
+			if !ok {
+				continue
+			}
+			w.Close()
+			require.Negative(t, step)
+			s := w.silence(node, w.end)
+			assert.Contains(t, s, "its clock was stepped back "+suiteTime(-step)+" at "+suiteTime(at))
+			assert.NotContains(t, s, "its clock ran")
+			return
+		}
+		w.Close()
+	}
+	t.Fatal("no world of the first 50 steps a clock")
+}
+
+func suiteTime(d time.Duration) string { return sim.FormatTime(d) }

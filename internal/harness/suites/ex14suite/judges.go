@@ -9,6 +9,7 @@ import (
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/table"
@@ -84,7 +85,13 @@ func (w *world) silence(node string, t time.Duration) string {
 	if p, ok := w.pausedAround(node, t); ok && p.From+p.For >= last-interval {
 		fmt.Fprintf(&b, "; it was paused from %s for %s, a long garbage collection, its memory kept", suite.FormatTime(p.From), suite.FormatTime(p.For))
 	}
-	if sk := w.skewOf(node, t); sk != 0 && (sk >= time.Second || sk <= -time.Second) {
+	if step, at, ok := w.stepOf(node, t); ok {
+		dir := "back"
+		if step > 0 {
+			dir = "forward"
+		}
+		fmt.Fprintf(&b, "; its clock was stepped %s %s at %s, and the heartbeat's time is written on that clock", dir, suite.FormatTime(abs(step)), suite.FormatTime(at))
+	} else if sk := w.skewOf(node, t); sk != 0 && (sk >= time.Second || sk <= -time.Second) {
 		dir := "ahead of"
 		if sk < 0 {
 			dir = "behind"
@@ -398,9 +405,35 @@ func evictedInDisruption(w *world) *suite.Failure {
 			}
 		}
 		return &suite.Failure{Name: "evicted-in-disruption", Clause: course.DurableAgreement, At: t,
-			Story: fmt.Sprintf("every node was cut off from the store from %s to %s, all %d silent at once, and at %s the node controller evicted pods/%s from %s, which was alive (%d of %d nodes' pods evicted in all): when most nodes fall silent together, the likelier fault is the controller's own network, and a controller that evicts then empties a healthy cluster",
-				suite.FormatTime(w.cutFrom), suite.FormatTime(w.cutTo), nodeCount, suite.FormatTime(t), podName(node), node, n, nodeCount),
+			Story: fmt.Sprintf("every node was cut off from the store and the controller from %s to %s, all %d silent at once, and at %s%s the node controller evicted pods/%s from %s, which was alive (%d of %d nodes' pods evicted in all): when most nodes fall silent together, the likelier fault is the controller's own network, and a controller that evicts then empties a healthy cluster",
+				suite.FormatTime(w.cutFrom), suite.FormatTime(w.cutTo), nodeCount, suite.FormatTime(t), afterHeal(t, w.cutTo), podName(node), node, n, nodeCount),
 			Details: w.record(node, t)}
 	}
 	return nil
+}
+
+// afterHeal is ", 12000ms after the heal," for an eviction after the cut
+// healed at healed, and empty for one during it.
+func afterHeal(t, healed time.Duration) string {
+	if t < healed {
+		return ""
+	}
+	return fmt.Sprintf(", %s after the heal,", suite.FormatTime(t-healed))
+}
+
+// stepOf is the last step of node's clock at or before t: by how much the
+// clock was moved (negative: back) and when, if it was stepped at all.
+func (w *world) stepOf(node string, t time.Duration) (time.Duration, time.Duration, bool) {
+	var prev, step, at time.Duration
+	found := false
+	for _, s := range scene.DeclaredOf[scene.Skew](w.Scene) {
+		if s.Node != sim.NodeID(node) || s.From > t {
+			continue
+		}
+		if s.From > 0 {
+			step, at, found = s.By-prev, s.From, true
+		}
+		prev = s.By
+	}
+	return step, at, found
 }
