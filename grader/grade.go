@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -395,7 +396,8 @@ func reportWidth(columns string, terminal int) int {
 // whereToWork is the line under a chapter that does not pass yet: the
 // files to edit and the page to read, "edit exercises/ex03-…/drill.go ·
 // read book/ex03-….md", on two lines or more where one would not fit
-// width. It is empty for a chapter that passes, or when grading anything
+// width. Files the harness gives whole (the chapter's Given) are not named.
+// It is empty for a chapter that passes, or when grading anything
 // but exercises/.
 func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, width int) string {
 	c, ok := lookup(ch.ID)
@@ -409,7 +411,7 @@ func whereToWork(wb workbook.Workbook, ch result.Chapter, src result.Source, wid
 		entries, _ := os.ReadDir(wb.Path(c.Dir()))
 		var names []string
 		for _, e := range entries {
-			if n := e.Name(); course.IsStubFile(n) && n != "doc.go" {
+			if n := e.Name(); course.IsStubFile(n) && n != "doc.go" && !slices.Contains(c.Given, n) {
 				names = append(names, n)
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +103,27 @@ func TestWhereToWorkFitsEightyColumns(t *testing.T) {
 		}
 		if !strings.Contains(where, "read "+ch.BookPage()) {
 			t.Errorf("%s: the page to read is not named:\n%s", ch.ID, where)
+		}
+	}
+}
+
+// A file the harness gives whole is not named among the files to edit:
+// ex14's footer names detector.go, never controller.go, which its page
+// says is given.
+func TestWhereToWorkLeavesOutGivenFiles(t *testing.T) {
+	wb, err := workbook.Find(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := whereToWork(wb, result.Chapter{ID: "ex14", Status: result.Fail}, result.Exercises, 0)
+	if !strings.Contains(where, "edit exercises/ex14-slow-is-not-dead/detector.go ·") {
+		t.Errorf("ex14's footer does not name detector.go alone:\n%s", where)
+	}
+	for _, ch := range course.All() {
+		for _, g := range ch.Given {
+			if _, err := os.Stat(wb.Path(ch.Dir() + "/" + g)); err != nil {
+				t.Errorf("%s gives %s, which is not in its folder: %v", ch.ID, g, err)
+			}
 		}
 	}
 }

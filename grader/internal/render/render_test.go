@@ -372,3 +372,16 @@ func TestABonusChapterIsScoredApartFromTheCore(t *testing.T) {
 	assert.NotContains(t, alone.String(), "Score ")
 	assert.Contains(t, alone.String(), "Bonus 3/13 points · 0 of 1 bonus chapters pass")
 }
+
+// Under the last chapter there is no next one to promise: the line says
+// it is the last; under any other, the next chapter awaits.
+func TestPassedLineUnderTheLastChapter(t *testing.T) {
+	all := course.All()
+	last := all[len(all)-1].ID
+	if got := passedLine(last); !strings.Contains(got, "this is the last chapter") || strings.Contains(got, "next chapter") {
+		t.Errorf("under %s: %q", last, got)
+	}
+	if got := passedLine(all[0].ID); !strings.Contains(got, "The next chapter awaits") {
+		t.Errorf("under %s: %q", all[0].ID, got)
+	}
+}

@@ -228,7 +228,7 @@ func Verbose(w io.Writer, ch result.Chapter, pal Palette) {
 	fmt.Fprintf(w, "\n%s %s · %s\n", pal.Status(ch.Status, 0), points(ch.Points, ch.Max)+" points", seconds(ch.Duration))
 	switch ch.Status {
 	case result.Pass:
-		fmt.Fprintf(w, "%s\n", pal.Dim("Every check passed. The next chapter awaits: make grade shows them all."))
+		fmt.Fprintf(w, "%s\n", pal.Dim(passedLine(ch.ID)))
 	case result.Fail, result.NotStarted:
 		if ch.Failure != nil && ch.Failure.Seed != 0 {
 			fmt.Fprintf(w, "seed %d · replay exactly: %s\n", ch.Failure.Seed, ch.Failure.Replay)
@@ -287,6 +287,16 @@ func seedNote(rep *result.Report) string {
 		return ""
 	}
 	return " with " + strings.Join(parts, " ")
+}
+
+// passedLine is the line under a chapter that passes: the next chapter
+// awaits, or, under the course's last chapter, there is none.
+func passedLine(id string) string {
+	all := course.All()
+	if len(all) > 0 && all[len(all)-1].ID == id {
+		return "Every check passed, and this is the last chapter: make grade shows how the whole workbook stands."
+	}
+	return "Every check passed. The next chapter awaits: make grade shows them all."
 }
 
 // nextChapter is the first chapter that does not pass, in course order.

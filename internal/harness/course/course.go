@@ -97,6 +97,11 @@ type Chapter struct {
 	// the learner to build, as "import/path.Name" below Module, e.g.
 	// "internal/harness/kube.MemStore": the grader refuses code that uses one.
 	Forbidden []string
+	// Given lists the files of the exercise folder that the harness gives
+	// the learner whole, e.g. "controller.go": the page says they are not
+	// the learner's to write, and the grader does not name them among the
+	// files to edit.
+	Given []string
 
 	// Bonus marks a bonus chapter (ex11 onward): one of the source's deferred
 	// questions, listed after the core ten and scored apart from them, so a

@@ -11,7 +11,7 @@ func init() {
 			{Name: "story", Title: "a slow disk, a 36s heartbeat, a pause, two crashes (one clock a minute ahead): no live node evicted, both dead ones found in time", Points: 3},
 			{Name: "accuracy", Title: "long-tailed links, pauses, skewed and stepped clocks: no node that was up is ever evicted, nor evicted the moment it is suspected", Points: 3},
 			{Name: "completeness", Title: "the same worlds: every crashed node suspected and evicted within its population's bounds", Points: 3},
-			{Name: "disruption", Title: "every node cut off from the store for a minute: no evictions, during the cut or after the heal", Points: 2},
+			{Name: "disruption", Title: "every node cut off from the store and the controller for a minute: no evictions, during the cut or after the heal", Points: 2},
 		},
 		Hints: [3]string{
 			"Look at what Observe keeps: the time the node wrote into its heartbeat, on the node's clock. Keep instead the time you saw the heartbeat change, on your own clock (now), and count any change as a heartbeat, even one that reads earlier than the last.",
@@ -20,6 +20,7 @@ func init() {
 		},
 		Suite:   "internal/harness/suites/ex14suite",
 		Binding: "hidden.Impl{Control: Run}",
+		Given:   []string{"controller.go"},
 		Bonus:   true,
 	})
 }

@@ -98,9 +98,84 @@ func TestEvictingDuringTheCutIsNamed(t *testing.T) {
 	w.Close()
 	require.NotNil(t, f)
 	assert.Equal(t, "evicted-in-disruption", f.Name)
-	assert.Contains(t, f.Story, "every node was cut off from the store from 150000ms to 210000ms")
+	assert.Contains(t, f.Story, "every node was cut off from the store and the controller from 150000ms to 210000ms")
 	w = disruptionWorld(1, idle)
 	defer w.Close()
 	assert.Nil(t, evictedInDisruption(w))
 	assert.Nil(t, slowTakenForDead(w))
 }
+
+// taintsAndLifts is a node controller that taints node NoSchedule at on,
+// lifts the taint at off, and does nothing else.
+func taintsAndLifts(node string, on, off time.Duration) Impl {
+	set := func(api *kube.Client, taint bool) {
+		n, err := api.Get(kube.NodeKey(node), kube.ReadOptions{})
+		if err == nil {
+			n.Status.NoSchedule = taint
+			_, _ = api.Update(n)
+		}
+	}
+	return Impl{Control: func(p *sim.Proc, api *kube.Client, _ []string) {
+		p.Sleep(on)
+		set(api, true)
+		p.Sleep(off - on)
+		set(api, false)
+		for {
+			p.Sleep(time.Hour)
+		}
+	}}
+}
+
+// A controller that tainted the crashed node and lifted the taint while
+// the node was still silent is told so, with both times, never as one that
+// did not taint it; the record labels the lift, and reaches back to the
+// node's last heartbeat, its crash and the taint.
+func TestALiftedTaintIsToldAsLifted(t *testing.T) {
+	w := storyWorld(1, taintsAndLifts("node-2", 210*time.Second, 215*time.Second))
+	defer w.Close()
+	require.NoError(t, w.Err)
+	f := deadUnsuspected(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "dead-node-unsuspected", f.Name)
+	assert.NotContains(t, f.Story, "still not tainted")
+	assert.Regexp(t, `the node controller had tainted it NoSchedule at 210\d*(\.\d)?ms, then lifted the taint at 215\d*(\.\d)?ms, while the node was still silent`, f.Story)
+	assert.Contains(t, f.Details, "node-controller lifts the NoSchedule taint")
+	assert.Contains(t, f.Details, "node-controller taints it NoSchedule")
+	assert.Contains(t, f.Details, "(the world) node-2 crashes")
+	assert.Regexp(t, `heartbeat of node-2 \(its clock: 19\d+`, f.Details)
+	t.Log(f.Story + "\n" + f.Details)
+}
+
+// An eviction after the cut has healed says how long after the heal it
+// came.
+func TestAnEvictionAfterTheHealSaysHowLongAfter(t *testing.T) {
+	w := disruptionWorld(1, evictsAt(230*time.Second, true))
+	defer w.Close()
+	f := evictedInDisruption(w)
+	require.NotNil(t, f)
+	assert.Regexp(t, `at 230\d*(\.\d)?ms, 20\d*(\.\d)?ms after the heal, the node controller evicted`, f.Story)
+}
+
+// A clock stepped back is told as a step, by how much and when, never as
+// a clock that ran behind all along.
+func TestASteppedClockIsToldAsAStep(t *testing.T) {
+	for seed := int64(1); seed < 50; seed++ {
+		w := randomWorld(seed, idle)
+		for _, node := range w.names {
+			step, at, ok := w.stepOf(node, w.end)
+			if !ok {
+				continue
+			}
+			w.Close()
+			require.Negative(t, step)
+			s := w.silence(node, w.end)
+			assert.Contains(t, s, "its clock was stepped back "+suiteTime(-step)+" at "+suiteTime(at))
+			assert.NotContains(t, s, "its clock ran")
+			return
+		}
+		w.Close()
+	}
+	t.Fatal("no world of the first 50 steps a clock")
+}
+
+func suiteTime(d time.Duration) string { return sim.FormatTime(d) }

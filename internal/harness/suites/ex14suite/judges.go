@@ -9,6 +9,7 @@ import (
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 	"onehistory/internal/harness/table"
@@ -84,7 +85,13 @@ func (w *world) silence(node string, t time.Duration) string {
 	if p, ok := w.pausedAround(node, t); ok && p.From+p.For >= last-interval {
 		fmt.Fprintf(&b, "; it was paused from %s for %s, a long garbage collection, its memory kept", suite.FormatTime(p.From), suite.FormatTime(p.For))
 	}
-	if sk := w.skewOf(node, t); sk != 0 && (sk >= time.Second || sk <= -time.Second) {
+	if step, at, ok := w.stepOf(node, t); ok {
+		dir := "back"
+		if step > 0 {
+			dir = "forward"
+		}
+		fmt.Fprintf(&b, "; its clock was stepped %s %s at %s, and the heartbeat's time is written on that clock", dir, suite.FormatTime(abs(step)), suite.FormatTime(at))
+	} else if sk := w.skewOf(node, t); sk != 0 && (sk >= time.Second || sk <= -time.Second) {
 		dir := "ahead of"
 		if sk < 0 {
 			dir = "behind"
@@ -116,19 +123,47 @@ func describeLink(l sim.Link) string {
 	return s
 }
 
-// record is what the store accepted about node around t (from a minute
-// before to half a minute after): its heartbeats, and what the controller
-// wrote about it, one a line.
+// record is what the store accepted about node around t: its heartbeats,
+// and what the controller wrote about it, one a line, with the node's crash
+// or pause from the world's own record. The window runs from a minute before
+// t (or earlier, to take in the node's last heartbeat before it crashed or
+// paused, the crash or pause itself, and the taint in force at t or lifted
+// last) to half a minute after.
 func (w *world) record(node string, t time.Duration) string {
+	from := w.recordFrom(node, t)
 	tb := table.Table{Indent: "  ", Header: []string{"virtual ms", "what"}, Right: []bool{true}}
+	type row struct {
+		at   time.Duration
+		what string
+	}
+	var truth []row
+	if c, ok := w.crashedAt(node); ok && c >= from && c <= t+30*time.Second {
+		truth = append(truth, row{c, fmt.Sprintf("(the world) %s crashes", node)})
+	}
+	if p, ok := w.pausedAround(node, t+30*time.Second); ok && p.From >= from {
+		truth = append(truth, row{p.From, fmt.Sprintf("(the world) %s pauses for %s, its memory kept", node, suite.FormatTime(p.For))})
+	}
+	tainted := false
 	for _, a := range w.accepted {
-		if a.at < t-time.Minute || a.at > t+30*time.Second {
+		for len(truth) > 0 && truth[0].at <= a.at {
+			tb.Rows = append(tb.Rows, []string{suite.FormatTime(truth[0].at), truth[0].what})
+			truth = truth[1:]
+		}
+		was := tainted
+		if a.obj.Key() == kube.NodeKey(node) && !a.delete {
+			tainted = a.obj.Status.NoSchedule
+		}
+		if a.at < from || a.at > t+30*time.Second {
 			continue
 		}
 		var what string
 		switch {
 		case a.obj.Key() == kube.NodeKey(node) && a.from == sim.NodeID(node):
 			what = fmt.Sprintf("heartbeat of %s (its clock: %s)", node, suite.FormatTime(a.obj.Status.Heartbeat))
+		case a.obj.Key() == kube.NodeKey(node) && was && !a.obj.Status.NoSchedule:
+			what = fmt.Sprintf("%s lifts the NoSchedule taint: %s", a.from, a.obj.Status)
+		case a.obj.Key() == kube.NodeKey(node) && !was && a.obj.Status.NoSchedule:
+			what = fmt.Sprintf("%s taints it NoSchedule: %s", a.from, a.obj.Status)
 		case a.obj.Key() == kube.NodeKey(node):
 			what = fmt.Sprintf("%s sets %s", a.from, a.obj.Status)
 		case a.delete && a.obj.NodeName == node:
@@ -138,7 +173,86 @@ func (w *world) record(node string, t time.Duration) string {
 		}
 		tb.Rows = append(tb.Rows, []string{suite.FormatTime(a.at), what})
 	}
-	return fmt.Sprintf("what the store accepted about %s from %s to %s:\n", node, suite.FormatTime(max(t-time.Minute, 0)), suite.FormatTime(t+30*time.Second)) + strings.TrimRight(tb.String(), "\n")
+	for _, r := range truth {
+		tb.Rows = append(tb.Rows, []string{suite.FormatTime(r.at), r.what})
+	}
+	return fmt.Sprintf("what the store accepted about %s from %s to %s:\n", node, suite.FormatTime(from), suite.FormatTime(t+30*time.Second)) + strings.TrimRight(tb.String(), "\n")
+}
+
+// recordFrom is where node's record around t begins: a minute before t, or
+// earlier to take in its last heartbeat before a crash or pause, the crash
+// or pause, and the last taint set or lifted before t.
+func (w *world) recordFrom(node string, t time.Duration) time.Duration {
+	from := max(t-time.Minute, 0)
+	lastBefore := func(at time.Duration) {
+		from = min(from, at)
+		var hb time.Duration = -1
+		for _, h := range w.heartbeats(node) {
+			if h <= at {
+				hb = h
+			}
+		}
+		if hb >= 0 {
+			from = min(from, hb)
+		}
+	}
+	if c, ok := w.crashedAt(node); ok && c <= t {
+		lastBefore(c)
+	}
+	if p, ok := w.pausedAround(node, t); ok && p.From+p.For+time.Minute >= t {
+		lastBefore(p.From)
+	}
+	for _, ch := range w.taintChanges(node) {
+		if ch.set && ch.at <= t && ch.at >= t-5*time.Minute {
+			from = min(from, ch.at)
+			break
+		}
+	}
+	return from
+}
+
+// A taintChange is the node's NoSchedule taint set (set) or lifted at at.
+type taintChange struct {
+	at  time.Duration
+	set bool
+}
+
+// taintChanges are the times node's NoSchedule taint was set or lifted, in
+// order.
+func (w *world) taintChanges(node string) []taintChange {
+	var out []taintChange
+	tainted := false
+	for _, a := range w.accepted {
+		if a.obj.Key() != kube.NodeKey(node) || a.delete {
+			continue
+		}
+		if a.obj.Status.NoSchedule != tainted {
+			out = append(out, taintChange{a.at, a.obj.Status.NoSchedule})
+		}
+		tainted = a.obj.Status.NoSchedule
+	}
+	return out
+}
+
+// untainted tells why node, crashed at c, was not tainted NoSchedule at by:
+// it never was, or the controller set the taint and lifted it again while
+// the node was still silent.
+func (w *world) untainted(node string, c, by time.Duration) string {
+	var parts []string
+	for _, ch := range w.taintChanges(node) {
+		if ch.at < c || ch.at > by {
+			continue
+		}
+		if ch.set {
+			parts = append(parts, "tainted it NoSchedule at "+suite.FormatTime(ch.at))
+		} else {
+			parts = append(parts, "lifted the taint at "+suite.FormatTime(ch.at))
+		}
+	}
+	if len(parts) == 0 {
+		return "the node controller had still not tainted it NoSchedule"
+	}
+	return "the node controller had " + strings.Join(parts, ", then ") + ", while the node was still silent, and had not tainted it again"
 }
 
 // convictedOnSuspicion: an eviction that did not follow a suspicion (a
@@ -200,8 +314,8 @@ func deadUnsuspected(w *world) *suite.Failure {
 			continue
 		}
 		return &suite.Failure{Name: "dead-node-unsuspected", Clause: course.DurableAgreement, At: by,
-			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, the node controller had still not tainted it NoSchedule: %s. A crashed %s node must be suspected within %s",
-				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.SuspectWithin)),
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, %s: %s. A crashed %s node must be suspected within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.untainted(node, c, by), w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.SuspectWithin)),
 			Details: w.record(node, by)}
 	}
 	return nil
@@ -291,9 +405,35 @@ func evictedInDisruption(w *world) *suite.Failure {
 			}
 		}
 		return &suite.Failure{Name: "evicted-in-disruption", Clause: course.DurableAgreement, At: t,
-			Story: fmt.Sprintf("every node was cut off from the store from %s to %s, all %d silent at once, and at %s the node controller evicted pods/%s from %s, which was alive (%d of %d nodes' pods evicted in all): when most nodes fall silent together, the likelier fault is the controller's own network, and a controller that evicts then empties a healthy cluster",
-				suite.FormatTime(w.cutFrom), suite.FormatTime(w.cutTo), nodeCount, suite.FormatTime(t), podName(node), node, n, nodeCount),
+			Story: fmt.Sprintf("every node was cut off from the store and the controller from %s to %s, all %d silent at once, and at %s%s the node controller evicted pods/%s from %s, which was alive (%d of %d nodes' pods evicted in all): when most nodes fall silent together, the likelier fault is the controller's own network, and a controller that evicts then empties a healthy cluster",
+				suite.FormatTime(w.cutFrom), suite.FormatTime(w.cutTo), nodeCount, suite.FormatTime(t), afterHeal(t, w.cutTo), podName(node), node, n, nodeCount),
 			Details: w.record(node, t)}
 	}
 	return nil
+}
+
+// afterHeal is ", 12000ms after the heal," for an eviction after the cut
+// healed at healed, and empty for one during it.
+func afterHeal(t, healed time.Duration) string {
+	if t < healed {
+		return ""
+	}
+	return fmt.Sprintf(", %s after the heal,", suite.FormatTime(t-healed))
+}
+
+// stepOf is the last step of node's clock at or before t: by how much the
+// clock was moved (negative: back) and when, if it was stepped at all.
+func (w *world) stepOf(node string, t time.Duration) (time.Duration, time.Duration, bool) {
+	var prev, step, at time.Duration
+	found := false
+	for _, s := range scene.DeclaredOf[scene.Skew](w.Scene) {
+		if s.Node != sim.NodeID(node) || s.From > t {
+			continue
+		}
+		if s.From > 0 {
+			step, at, found = s.By-prev, s.From, true
+		}
+		prev = s.By
+	}
+	return step, at, found
 }
