@@ -8,6 +8,7 @@ func init() {
 		Failure: "two-leaders-one-term",
 		Clauses: []Clause{OneHistory, DurableAgreement, AgreementFirst},
 		Bonus:   true,
+		Given:   []string{"history.go", "log.go", "record.go"},
 		Checks: []Check{
 			{Name: "story", Title: "the leader dies, a 400ms spike between the other two: one leader per term, and writes resume", Points: 3},
 			{Name: "election-safety", Title: "crashes, partitions, one-way cuts: never two leaders of one term, on any server, at any step", Points: 3},

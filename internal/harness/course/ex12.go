@@ -24,6 +24,7 @@ func init() {
 		Binding:   "hidden.Impl{Serve: Serve, Update: GuaranteedUpdate}",
 		Imports:   []string{"internal/harness/suites/ex12suite/agreed"},
 		Forbidden: []string{"internal/harness/kube.MemStore", "internal/harness/kube.NewMemStore"},
+		Given:     []string{"history.go", "server.go"},
 		Bonus:     true,
 	})
 }
