@@ -69,7 +69,7 @@ func TestADeposedLeadersWriteIsNamedWithBothTokens(t *testing.T) {
 	assert.Contains(t, f.Story, "its write carried no fence")
 	assert.Contains(t, f.Story, "it had decided at 60010ms, when web wanted 5 pods and had 2, and its node was paused from then until 80010ms")
 	assert.Contains(t, f.Story, "web ends with 6 pods where 5 were wanted")
-	assert.Contains(t, f.Details, "controller-b with token 2 from 75400ms")
+	assert.Contains(t, f.Details, "controller-b with token 2, accepted by the store at 75400ms")
 
 	f = tooManyPods(w)
 	require.NotNil(t, f, "the sixth pod is one too many")

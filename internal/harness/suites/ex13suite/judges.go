@@ -165,7 +165,7 @@ func (w *world) leaseHistory() string {
 	last := term{}
 	w.replay(func(a accepted, cur term, _ map[sim.NodeID]int64) bool {
 		if cur.holder != last.holder || cur.token != last.token {
-			fmt.Fprintf(&b, "\n  %s with token %d from %s", cur.holder, cur.token, millis(cur.since))
+			fmt.Fprintf(&b, "\n  %s with token %d, accepted by the store at %s", cur.holder, cur.token, millis(cur.since))
 			last = cur
 		}
 		return true
