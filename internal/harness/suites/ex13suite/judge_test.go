@@ -111,3 +111,21 @@ func TestALeaderPastItsDeadlineIsNamed(t *testing.T) {
 	w.samples[ctrlA][2].leading = false
 	assert.Nil(t, leadingWithoutLease(w), "a leader that stepped down in time")
 }
+
+// With every clock true, a contender that takes the lease 5s after the
+// store accepted its holder's renewal took a live lease: named with both
+// times. One that waited a whole lease is not.
+func TestAnEarlyTakeoverIsNamed(t *testing.T) {
+	w := judged(t)
+	w.accept(t, 18000*ms, ctrlA, kube.CreateRequest{Object: leaseOf(ctrlA, 18000*ms, 1)})
+	taken := leaseOf(ctrlB, 23000*ms, 2)
+	taken.ResourceVersion = 1
+	w.accept(t, 23000*ms, ctrlB, kube.UpdateRequest{Object: taken})
+	f := earlyTakeover(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "live-lease-taken", f.Name)
+	assert.Contains(t, f.Story, "controller-b took leases/controller (token 2) at 23000ms, 5000ms after the store accepted controller-a's renewal at 18000ms")
+
+	w.clocks[ctrlB] = "clock of controller-b runs at 1.5"
+	assert.Nil(t, earlyTakeover(w), "judged only where every clock runs true")
+}
