@@ -69,7 +69,7 @@ func TestADeposedLeadersWriteIsNamedWithBothTokens(t *testing.T) {
 	assert.Contains(t, f.Story, "its write carried no fence")
 	assert.Contains(t, f.Story, "it had decided at 60010ms, when web wanted 5 pods and had 2, and its node was paused from then until 80010ms")
 	assert.Contains(t, f.Story, "web ends with 6 pods where 5 were wanted")
-	assert.Contains(t, f.Details, "controller-b with token 2 from 75400ms")
+	assert.Contains(t, f.Details, "controller-b with token 2, accepted by the store at 75400ms")
 
 	f = tooManyPods(w)
 	require.NotNil(t, f, "the sixth pod is one too many")
@@ -93,19 +93,39 @@ func TestALiveLeaseTakenShowsBothClocks(t *testing.T) {
 }
 
 // A leader cut off from the server answers "leading" past its renew
-// deadline: named with its last renewal and the deadline.
+// deadline, here by only 100ms of the cut world's true clocks: named with its
+// last renewal and the deadline. The answer's way back (deadlineSlack) is
+// allowed.
 func TestALeaderPastItsDeadlineIsNamed(t *testing.T) {
 	w := judged(t)
 	w.cut = &cutPlan{at: cutAt, span: cutSpan, who: ctrlA}
 	w.accept(t, 18000*ms, ctrlA, kube.CreateRequest{Object: leaseOf(ctrlA, 18000*ms, 1)})
 	fence := kube.Fence{LeaseKey: leaseKey, Token: 1}
-	w.samples[ctrlA] = []sample{{at: 25000 * ms, leading: true, fence: fence}, {at: 31000 * ms, leading: true, fence: fence}, {at: 31500 * ms, leading: true, fence: fence}}
+	w.samples[ctrlA] = []sample{{at: 25000 * ms, leading: true, fence: fence}, {at: 28050 * ms, leading: true, fence: fence}, {at: 28100 * ms, leading: true, fence: fence}}
 	f := leadingWithoutLease(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "leader-without-a-lease", f.Name)
-	assert.Equal(t, 31500*ms, f.At, "18000ms + the 10000ms deadline + 2400ms of retries + 1000ms")
-	assert.Contains(t, f.Story, "cut off from server-1 since 20000ms and the store last accepted its renewal at 18000ms, 13500ms before")
+	assert.Equal(t, 28100*ms, f.At, "18000ms + the 10000ms deadline, and 100ms more")
+	assert.Contains(t, f.Story, "cut off from server-1 since 20000ms and the store last accepted its renewal at 18000ms, 10100ms before")
 
 	w.samples[ctrlA][2].leading = false
 	assert.Nil(t, leadingWithoutLease(w), "a leader that stepped down in time")
+}
+
+// With every clock true, a contender that takes the lease 5s after the
+// store accepted its holder's renewal took a live lease: named with both
+// times. One that waited a whole lease is not.
+func TestAnEarlyTakeoverIsNamed(t *testing.T) {
+	w := judged(t)
+	w.accept(t, 18000*ms, ctrlA, kube.CreateRequest{Object: leaseOf(ctrlA, 18000*ms, 1)})
+	taken := leaseOf(ctrlB, 23000*ms, 2)
+	taken.ResourceVersion = 1
+	w.accept(t, 23000*ms, ctrlB, kube.UpdateRequest{Object: taken})
+	f := earlyTakeover(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "live-lease-taken", f.Name)
+	assert.Contains(t, f.Story, "controller-b took leases/controller (token 2) at 23000ms, 5000ms after the store accepted controller-a's renewal at 18000ms")
+
+	w.clocks[ctrlB] = "clock of controller-b runs at 1.5"
+	assert.Nil(t, earlyTakeover(w), "judged only where every clock runs true")
 }

@@ -165,7 +165,7 @@ func (w *world) leaseHistory() string {
 	last := term{}
 	w.replay(func(a accepted, cur term, _ map[sim.NodeID]int64) bool {
 		if cur.holder != last.holder || cur.token != last.token {
-			fmt.Fprintf(&b, "\n  %s with token %d from %s", cur.holder, cur.token, millis(cur.since))
+			fmt.Fprintf(&b, "\n  %s with token %d, accepted by the store at %s", cur.holder, cur.token, millis(cur.since))
 			last = cur
 		}
 		return true
@@ -283,28 +283,43 @@ func twoLeaders(w *world) *suite.Failure {
 	return nil
 }
 
+// deadlineSlack is how much later than the store's acceptance of a renewal
+// an elector may count it from: the answer's way back.
+const deadlineSlack = 50 * ms
+
 // leadingWithoutLease: a leader cut off from the server must stop acting
 // once its renew deadline has passed on its clock, before another can take
-// the lease.
+// the lease. The cut world's clocks run true, so its own clock's
+// RenewDeadline after the last renewal the store accepted from it (which
+// left no later than the store took it) is the same span of the world's:
+// every answer of "leading" after that, the few milliseconds of the
+// answer's way back aside, is a leader without a lease. The controller asks
+// every half second, so a deadline even 1s too long is seen.
 func leadingWithoutLease(w *world) *suite.Failure {
 	c := w.cut
 	if c == nil || c.crash || c.who == "" {
 		return nil
 	}
-	var renewed time.Duration
-	w.replay(func(a accepted, cur term, _ map[sim.NodeID]int64) bool {
-		if a.at <= c.at && a.ev.Object.Key() == leaseKey && a.ev.Object.Lease.Holder == string(c.who) {
-			renewed = a.at
-		}
-		return true
-	})
-	by := renewed + renewDeadline + time.Duration(jitter*float64(retryPeriod)) + time.Second
 	for _, s := range w.samples[c.who] {
-		if s.leading && s.at >= by && s.at < c.at+c.span {
-			return &suite.Failure{Name: "leader-without-a-lease", Clause: course.AgreementFirst, At: s.at,
-				Story: fmt.Sprintf("at %s %s's elector still answered that it leads (fence %s), though it had been cut off from %s since %s and the store last accepted its renewal at %s, %s before: past its %s renew deadline it cannot know it still holds the lease, and %s after its last renewal another may take it",
-					millis(s.at), c.who, fenceText(s.fence), server, millis(c.at), millis(renewed), millis(s.at-renewed), millis(renewDeadline), millis(leaseDuration))}
+		if !s.leading || s.at < c.at || s.at >= c.at+c.span {
+			continue
 		}
+		var renewed time.Duration
+		w.replay(func(a accepted, cur term, _ map[sim.NodeID]int64) bool {
+			if a.at > s.at {
+				return false
+			}
+			if a.ev.Object.Key() == leaseKey && a.ev.Object.Lease.Holder == string(c.who) {
+				renewed = a.at
+			}
+			return true
+		})
+		if s.at-renewed <= renewDeadline+deadlineSlack {
+			continue
+		}
+		return &suite.Failure{Name: "leader-without-a-lease", Clause: course.AgreementFirst, At: s.at,
+			Story: fmt.Sprintf("at %s %s's elector still answered that it leads (fence %s), though it had been cut off from %s since %s and the store last accepted its renewal at %s, %s before: past its %s renew deadline, counted on its own clock (which runs true here) from that renewal, it cannot know it still holds the lease, and %s after its last renewal another may take it",
+				millis(s.at), c.who, fenceText(s.fence), server, millis(c.at), millis(renewed), millis(s.at-renewed), millis(renewDeadline), millis(leaseDuration))}
 	}
 	return nil
 }
@@ -349,4 +364,36 @@ func tookOver(w *world) *suite.Failure {
 		story += fmt.Sprintf(": %s took the lease at %s and did not create them", other, millis(took))
 	}
 	return &suite.Failure{Name: "no-takeover", Clause: course.AgreementFirst, At: by, Story: story, Details: w.leaseHistory()}
+}
+
+// takeoverSlack is what a taker's own reads may lag the store by: a request
+// leaves a little before the store answers it.
+const takeoverSlack = 100 * ms
+
+// earlyTakeover: where every controller's clock runs true, a lease that
+// passes to another must have gone unrenewed in the store for a whole
+// LeaseDuration (less the few milliseconds a read takes). A taker that
+// took it sooner did not wait a lease of its own clock after seeing it
+// change, whatever its fence then hides.
+func earlyTakeover(w *world) *suite.Failure {
+	if len(w.clocks) > 0 {
+		return nil
+	}
+	var f *suite.Failure
+	w.replay(func(a accepted, cur term, _ map[sim.NodeID]int64) bool {
+		l := a.ev.Object.Lease
+		if a.ev.Object.Key() != leaseKey || cur.holder == "" || sim.NodeID(l.Holder) == cur.holder || l.Holder == "" {
+			return true
+		}
+		since := a.at - cur.renewed
+		if since >= leaseDuration-takeoverSlack {
+			return true
+		}
+		f = &suite.Failure{Name: "live-lease-taken", Clause: safety, At: a.at,
+			Story: fmt.Sprintf("%s took %s (token %d) at %s, %s after the store accepted %s's renewal at %s, with every clock true: a lease must be seen unchanged for %s of the taker's own clock before it is taken, and %s may still have believed it led",
+				l.Holder, leaseKey, l.Transitions, millis(a.at), millis(since), cur.holder, millis(cur.renewed), millis(leaseDuration), cur.holder),
+			Details: "what the scene did:\n" + w.describe() + "\n" + w.leaseHistory()}
+		return false
+	})
+	return f
 }

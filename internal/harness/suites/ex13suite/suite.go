@@ -85,7 +85,7 @@ func chapter(elect electFunc) scene.Chapter[*world] {
 			// passed on, and web ends with the pods it wants.
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges: []scene.Judge[*world]{noLeader, storyPlayed, deposedWrote, tooManyPods, converged},
+			Judges: []scene.Judge[*world]{noLeader, storyPlayed, deposedWrote, tooManyPods, converged, earlyTakeover},
 		}, {
 			// A healthy leader keeps its lease whatever the clocks say,
 			// and no two controllers act at once.
@@ -97,13 +97,13 @@ func chapter(elect electFunc) scene.Chapter[*world] {
 			// pass; another takes over in time.
 			Name:   "step-down",
 			Plays:  []scene.Play{{World: "cut", Seeds: scene.Scenes(cutSeeds)}},
-			Judges: []scene.Judge[*world]{noLeader, leadingWithoutLease, deposedWrote, tooManyPods, tookOver},
+			Judges: []scene.Judge[*world]{noLeader, leadingWithoutLease, deposedWrote, tooManyPods, tookOver, earlyTakeover},
 		}, {
 			// Whatever pauses, clocks and cuts do, no write of a deposed
 			// leader is accepted, and web never has more pods than wanted.
 			Name:   "fenced",
 			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(randomSeeds)}},
-			Judges: []scene.Judge[*world]{noLeader, deposedWrote, tooManyPods},
+			Judges: []scene.Judge[*world]{noLeader, deposedWrote, tooManyPods, earlyTakeover},
 		}},
 	}
 }

@@ -45,6 +45,12 @@ const reconcileEvery = 500 * ms
 // requestTimeout is how long a client waits for an answer.
 const requestTimeout = time.Second
 
+// reconcileTimeout is how long the controller waits for the answers to its
+// own reads and writes: short, so that cut off from the server it still asks
+// its elector every 750ms or so, often enough to see a renew deadline kept
+// even 1s too long.
+const reconcileTimeout = 250 * ms
+
 // world is one scene of the chapter: the given store, what it accepted and
 // from whom, and what each controller believed and did.
 type world struct {
@@ -177,7 +183,7 @@ func (w *world) controller(p *sim.Proc) {
 	id := p.Node()
 	api := kube.NewClient(p, server).Named(string(id)).WithTimeout(requestTimeout).Noted(leaseNote)
 	leader := w.elect(p, api, string(id))
-	c := api.Quiet()
+	c := api.Quiet().WithTimeout(reconcileTimeout)
 	for {
 		p.Sleep(reconcileEvery)
 		fence, ok := leader.Leading(p)
