@@ -9,6 +9,7 @@ import (
 
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
+	"onehistory/internal/harness/scene"
 	"onehistory/internal/harness/sim"
 )
 
@@ -179,3 +180,16 @@ func TestASteppedClockIsToldAsAStep(t *testing.T) {
 }
 
 func suiteTime(d time.Duration) string { return sim.FormatTime(d) }
+
+// Suspecting a node that was up is counted over every world of the
+// accuracy check: under the page's bound of suspicions per node-hour it
+// holds; over it, the story gives the count, the hours and the bound.
+func TestSuspectingTheLivingIsJudgedByTheHour(t *testing.T) {
+	assert.Nil(t, suspicionRate(scene.Counts{"live-suspicions": 100, "node-seconds": 120 * 3600}, make([]int64, 150)))
+	f := suspicionRate(scene.Counts{"live-suspicions": 600, "node-seconds": 120 * 3600}, make([]int64, 150))
+	if assert.NotNil(t, f) {
+		assert.Equal(t, "suspects-the-living", f.Name)
+		assert.Contains(t, f.Story, "in 150 worlds (120.0 node-hours) the node controller tainted a node that was up, and not just paused, 600 times: 5.00 an hour for each node, over the page's bound of 3")
+	}
+	assert.Nil(t, suspicionRate(scene.Counts{}, nil), "no worlds, no rate")
+}

@@ -71,6 +71,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			Name:   "accuracy",
 			Plays:  []scene.Play{{World: "random", Seeds: scene.Random(randomSeeds)}},
 			Judges: []scene.Judge[*world]{slowTakenForDead, convictedOnSuspicion},
+			Sum:    &scene.Sum[*world]{Count: liveSuspicions, Judge: suspicionRate},
 		}, {
 			// Every crashed node suspected and evicted within its
 			// population's bounds.
