@@ -90,13 +90,9 @@
 // # Nodes
 //
 // A node ("nodes/node-3") has a Status: its Ready condition and its last
-// heartbeat, on the kubelet's own clock. Kubelet writes that heartbeat every
-// interval; pods are bound to a node by their NodeName (BoundPod, PodsOn).
+// heartbeat, on the kubelet's own clock (NewNode); pods are bound to a node
+// by their NodeName (BoundPod, PodsOn).
 // Nothing here decides that a node is dead: a crashed node and a slow one
 // both fall silent, and telling them apart is the node controller's
 // problem, as it is ex14's.
-//
-//	w.AddNode("node-3", func(p *sim.Proc) {
-//		kube.Kubelet(p, kube.NewClient(p, "server-1"), "node-3", 10*time.Second)
-//	})
 package kube

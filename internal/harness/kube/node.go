@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -87,36 +86,4 @@ func PodsOn(objs []Object, node string) []Object {
 		}
 	}
 	return out
-}
-
-// Heartbeat writes one heartbeat of node name through c: it reads the node
-// and updates it, conditionally on what it read, with Ready True and the
-// heartbeat at clock (the kubelet's p.Clock()), keeping any taint the node
-// controller set; a node not registered yet is created. It returns the node
-// as stored, or the error of the read or the write (ErrConflict when the
-// node controller wrote in between: the next heartbeat reads again).
-func Heartbeat(c *Client, name string, clock time.Duration) (Object, error) {
-	n, err := c.Get(NodeKey(name), ReadOptions{})
-	if errors.Is(err, ErrNotFound) {
-		return c.Create(NewNode(name, clock))
-	}
-	if err != nil {
-		return Object{}, err
-	}
-	n.Status.Ready, n.Status.Heartbeat = ConditionTrue, clock
-	return c.Update(n)
-}
-
-// Kubelet runs node name's kubelet heartbeat on p until its node crashes:
-// a heartbeat through c (Heartbeat) at once, then one every interval on the
-// node's own clock. A heartbeat that fails is not retried early: the next
-// one is due at the next interval, as a kubelet's is. It never returns.
-func Kubelet(p *sim.Proc, c *Client, name string, interval time.Duration) {
-	if interval <= 0 {
-		panic(fmt.Sprintf("kube: Kubelet(%s, %v): the interval must be positive", name, interval))
-	}
-	for {
-		_, _ = Heartbeat(c, name, p.Clock())
-		p.Sleep(interval)
-	}
 }
