@@ -198,3 +198,50 @@ func TestANoOpAnsweredAtTheDoorIsNamed(t *testing.T) {
 	assert.Nil(t, noopUnordered(w))
 	assert.Nil(t, behindLinearizable(w))
 }
+
+// A GuaranteedUpdate that writes the whole object back with no
+// resourceVersion: the story says what the helper did (an unconditional
+// write, which no Conflict can ever answer), names the write, and, when it
+// erased another writer's change, whose and which.
+func TestABlindWriteIsTheHelpersMistakeNotAVacuousRun(t *testing.T) {
+	w := judged(t)
+	a := &change{who: "writer-a", key: web, field: "replicas", to: "7",
+		made: func(o kube.Object) bool { return o.Replicas == hpaReplicas }, at: 1996 * ms, done: true}
+	b := &change{who: "writer-b", key: web, field: "image", to: editImage,
+		made: func(o kube.Object) bool { return o.Image == editImage }, at: 1646 * ms, done: true}
+	w.heal = &healRun{changes: []*change{a, b}}
+	read := w.History.Call("writer-a", "server-1", check.Read(web), 1380*ms)
+	w.History.Return(read, check.Found("replicas=5 image=web:v1", 1), 1390*ms)
+	sent := w.History.Call("writer-a", "server-1", check.Write(web, "replicas=7 image=web:v1"), 1391*ms)
+	w.History.Return(sent, check.Acked(3), 1996*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 2)},
+		{Type: kube.Modified, Object: deployment("web", hpaReplicas, storyImage, 3)},
+	}
+	f := blindWrite(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "blind-write", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 1391*ms, f.At)
+	assert.Contains(t, f.Story, "at 1391ms writer-a's GuaranteedUpdate sent its change of web's replicas (replicas 7) as an update of the whole object (replicas=7 image=web:v1) without a resourceVersion, though it had read deployments/web at rv 1 (answered at 1390ms)")
+	assert.Contains(t, f.Story, "never refused with Conflict")
+	assert.Contains(t, f.Story, "here it was accepted at rv 3, and writer-b's change of web's image (image web:v2), which had reached the history, is gone: deployments/web ends as replicas=7 image=web:v1")
+
+	// Conditional updates only: nothing to say.
+	w = judged(t)
+	w.heal = &healRun{changes: []*change{a, b}}
+	sent = w.History.Call("writer-a", "server-1", check.UpdateIfVersion(web, "replicas=7 image=web:v1", 1), 1391*ms)
+	w.History.Return(sent, check.Acked(2), 1996*ms)
+	assert.Nil(t, blindWrite(w))
+
+	// Over the check's worlds: no update sent is the helper's doing;
+	// conditional updates that never raced are the test's.
+	f = healedEnough(scene.Counts{"lost": 3}, []int64{1, 2})
+	require.NotNil(t, f)
+	assert.Equal(t, "no-update-sent", f.Name)
+	f = healedEnough(scene.Counts{"lost": 3, "conditional": 6}, []int64{1, 2})
+	require.NotNil(t, f)
+	assert.Equal(t, "vacuous-run", f.Name)
+	assert.Nil(t, healedEnough(scene.Counts{"lost": 3, "conditional": 6, "conflicts": 1}, []int64{1, 2}))
+}
