@@ -245,3 +245,46 @@ func TestABlindWriteIsTheHelpersMistakeNotAVacuousRun(t *testing.T) {
 	assert.Equal(t, "vacuous-run", f.Name)
 	assert.Nil(t, healedEnough(scene.Counts{"lost": 3, "conditional": 6, "conflicts": 1}, []int64{1, 2}))
 }
+
+// The stub's helper behind a right store: the autoscaler's first update
+// was made and its answer lost, the scaler added one, and the helper sent
+// the same value again with no precondition, over the scaler's change.
+// The story names the resend, the lost first write and what was erased; a
+// resend on condition passes this judge.
+func TestAWriteResentBlindAfterATimeoutIsNamed(t *testing.T) {
+	w := judged(t)
+	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{
+		"hpa": {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 0)}, at: 2400 * ms},
+	}}
+	first := w.History.Call("hpa", "lb", check.Write(api, apiReplicas+hpaAdds), 1915*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3915*ms)
+	scaled := w.History.Call("scaler", "server-1", check.UpdateIfVersion(api, apiReplicas+hpaAdds+1, 3), 2700*ms)
+	w.History.Return(scaled, check.Acked(4), 3114*ms)
+	again := w.History.Call("hpa", "lb", check.Write(api, apiReplicas+hpaAdds), 3915*ms)
+	w.History.Return(again, check.Acked(5), 4553*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 3)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds+1, "", 4)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 5)},
+	}
+	f := resentBlind(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "timeout-resent-blind", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 3915*ms, f.At)
+	assert.Equal(t, "at 3915ms hpa's GuaranteedUpdate sent its update of deployments/api (replicas 5) again without a resourceVersion, after the first (sent at 1915ms) had no answer by 3915ms: "+
+		"the server had made it at 2400ms and the answer was lost, so the first was maybe made, and no Conflict could stop the second: "+
+		"it was accepted at rv 5, over rv 4 (replicas 6, scaler's write, told done at 3114ms, which the resend erased); "+
+		"after a Timeout a write is sent again only on condition that the object is still at the version the first was conditional on", f.Story)
+
+	// Sent again on condition: not this judge's failure.
+	w = judged(t)
+	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{"hpa": {at: 2400 * ms}}}
+	first = w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 1915*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3915*ms)
+	again = w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 3915*ms)
+	w.History.Return(again, check.Fail(check.Conflict), 4553*ms)
+	assert.Nil(t, resentBlind(w))
+}

@@ -24,7 +24,9 @@
 //   - lost-answer: an engineer sets web's image and an autoscaler adds two
 //     to api's replicas, each through GuaranteedUpdate, through a load
 //     balancer that loses the answer to each one's first update after the
-//     server made it.
+//     server made it. Once the autoscaler's is made, a scaler adds one to
+//     api's replicas, and the balancer holds the autoscaler's next requests
+//     until the scaler is answered.
 //   - heal: two writers change web's replicas and its image through
 //     GuaranteedUpdate at once, so that one hears Conflict, and a third
 //     sets api's replicas through a balancer that loses its first update
@@ -111,7 +113,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			// a read can tell it was made, nor made twice.
 			Name:   "indefinite-retry",
 			Plays:  []scene.Play{{World: "lost-answer", Seeds: scene.Scenes(lostAnswerSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, answerNotLost, reportedFailed, oneHistory, counted},
+			Judges: []scene.Judge[*world]{unaudited, answerNotLost, resentBlind, reportedFailed, oneHistory, counted},
 		}},
 	}
 }
