@@ -288,3 +288,60 @@ func TestAWriteResentBlindAfterATimeoutIsNamed(t *testing.T) {
 	w.History.Return(again, check.Fail(check.Conflict), 4553*ms)
 	assert.Nil(t, resentBlind(w))
 }
+
+// The late-landing world gone wrong: the autoscaler's first update landed
+// after its timeout, its resend met the Conflict that caused, and the helper
+// added two again. The story names the held write, when it landed, the
+// Conflict it caused and the second increment. The engineer's helper that
+// returned that Conflict, though its own write had made the change, is
+// told so.
+func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
+	w := judged(t)
+	held := func(obj kube.Object, sent, landed time.Duration, rv int64) *heldUpdate {
+		got := obj
+		got.ResourceVersion = rv
+		return &heldUpdate{req: kube.UpdateRequest{Object: obj}, sent: sent, resent: sent + 2400*ms, landed: landed, got: got, settled: true}
+	}
+	w.late = &lateRun{held: map[sim.NodeID]*heldUpdate{
+		engineer: held(deployment("web", storyReplicas, editImage, 1), 1863*ms, 4622*ms, 3),
+		hpa:      held(deployment("api", apiReplicas+hpaAdds, "", 2), 1964*ms, 4951*ms, 4),
+	}, editDone: true, editAt: 5800 * ms}
+	first := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 1963*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3963*ms)
+	again := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 4323*ms)
+	w.History.Return(again, check.Fail(check.Conflict), 5314*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 4)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+2*hpaAdds, "", 5)},
+	}
+	f := lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "double-apply", f.Name)
+	assert.Equal(t, 4951*ms, f.At, "when its own first write landed")
+	assert.Equal(t, "hpa's first update of deployments/api (replicas=5, if rv 2), sent at 1964ms, had no answer in time: it was held on the way and landed at 4951ms, at rv 4; "+
+		"its update sent again at 4323ms (replicas=5, if rv 2) met a Conflict at 5314ms, caused by its own first write; GuaranteedUpdate then added 2 again, at rv 5 (replicas=7): one increment made twice. "+
+		"After a Conflict that follows a Timeout, the write that moved the object may be one's own, and no read can tell whether an increment is in it", f.Story)
+
+	// The increment reported unknown and made once; the engineer's
+	// helper returned Conflict though its own write had made the change.
+	w.events["server-1"] = w.events["server-1"][:4]
+	w.late.editErr = kube.ErrConflict
+	f = lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "made-reported-failed", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Contains(t, f.Story, "landed only at 4622ms, at rv 3 (image web:v2); at 5800ms GuaranteedUpdate returned Conflict, though a read at any time since 4622ms shows image web:v2")
+
+	// Reported made: the scene passes.
+	w.late.editErr = nil
+	assert.Nil(t, lateLanded(w))
+
+	// No update through the balancer: could not decide.
+	delete(w.late.held, hpa)
+	f = lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-update-sent", f.Name)
+}

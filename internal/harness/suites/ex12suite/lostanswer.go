@@ -116,6 +116,9 @@ func lostAnswerWorld(seed int64, impl Impl) *world {
 // a failure.
 func answerNotLost(w *world) *suite.Failure {
 	r := w.lostAnswer
+	if r == nil {
+		return nil
+	}
 	for _, who := range []sim.NodeID{engineer, hpa} {
 		if _, ok := r.lost[string(who)]; !ok {
 			return &suite.Failure{Name: "no-update-sent", Clause: course.AgreementFirst, At: w.W.Now(),
@@ -133,6 +136,9 @@ func answerNotLost(w *world) *suite.Failure {
 // update the autoscaler sent without a resourceVersion after its Timeout
 // is the failure, told with what it erased.
 func resentBlind(w *world) *suite.Failure {
+	if w.lostAnswer == nil {
+		return nil
+	}
 	l, ok := w.lostAnswer.lost[string(hpa)]
 	if !ok {
 		return nil
@@ -222,6 +228,9 @@ func (w *world) hpaReturned() *change {
 // it was made, and must make it once.
 func reportedFailed(w *world) *suite.Failure {
 	r := w.lostAnswer
+	if r == nil {
+		return nil
+	}
 	l := r.lost[string(engineer)]
 	var made []kube.Event
 	for _, ev := range w.longest() {

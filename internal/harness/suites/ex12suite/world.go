@@ -51,6 +51,7 @@ type world struct {
 	noop       *noopRun
 	behind     *behindRun
 	lostAnswer *lostAnswerRun
+	late       *lateRun
 	heal       *healRun
 }
 
