@@ -123,6 +123,18 @@ func (w *world) longest() []kube.Event {
 	return out
 }
 
+// longestServer is the server whose audited history is the longest.
+func (w *world) longestServer() sim.NodeID {
+	var id sim.NodeID
+	n := -1
+	for _, s := range w.Servers {
+		if evs, ok := w.events[s]; ok && len(evs) > n {
+			id, n = s, len(evs)
+		}
+	}
+	return id
+}
+
 // increment adds by to the counter's replicas through the learner's
 // GuaranteedUpdate and records what it reported. It is recorded pending
 // when it begins: one still running when the suite reads the histories
@@ -212,6 +224,7 @@ func counted(w *world) *suite.Failure {
 		// is at the audit, the read of the histories that shows it.
 		v.At = w.AuditedAt
 	}
+	v.Details += fmt.Sprintf("the suite read these changes at %s, from %s's history (a watch of deployments from rv 0)", suite.FormatTime(w.AuditedAt), w.longestServer())
 	return scene.Violated(v)
 }
 
