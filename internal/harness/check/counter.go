@@ -147,10 +147,10 @@ func changeAt(c Change) time.Duration {
 }
 
 // describeChange names a change by its writer and its time: "writer-2's
-// write at rv 4 (sent at 1040ms, told done at 1293.3ms)", "a write at rv 4
-// by writer-1 (sent at 90ms, never told done) or writer-3 (...), which the
-// records cannot tell apart", "the change at rv 4 at 110ms" or "the change
-// at rv 4, made at an unknown time".
+// write at rv 4 (sent at 1040ms, told done at 1293.3ms)", "the change at
+// rv 4 (made by one of writer-1's write sent at 90ms or writer-3's ...,
+// which the records cannot tell apart)", "the change at rv 4 at 110ms" or
+// "the change at rv 4 (made at an unknown time)".
 func describeChange(c Change) string {
 	rv := "a change"
 	if c.Version != 0 {
@@ -181,8 +181,8 @@ func madeBy(c Change) string {
 }
 
 // readFrom tells the read a change's write was computed from, when its one
-// writer recorded one: "; writer-2 had read deployments/web at rv 1 (0) at
-// 1020ms".
+// writer recorded one: " (writer-2's read of deployments/web at rv 1,
+// value 0, answered at 1020ms)".
 func readFrom(key string, c Change) string {
 	if len(c.By) != 1 || c.By[0].ReadAt == 0 {
 		return ""
