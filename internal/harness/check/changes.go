@@ -19,6 +19,10 @@ type Change struct {
 	Value   any           // the value set; ignored when Deleted
 	Deleted bool          // the change deletes Key
 	At      time.Duration // when the server accepted it, 0 if not known
+	// By are the writes that may have made the change, as their clients
+	// recorded them: one when the records tell, several when they cannot
+	// tell which, none when no record fits. Only Counter's stories read it.
+	By []Writer
 }
 
 // String is "rv 3 deployments/web=5" or "rv 4 delete deployments/web".

@@ -60,45 +60,34 @@ func Counter(key string, initial int64, incs []Increment, changes []Change) *Vio
 			mine = append(mine, c)
 		}
 	}
-	prev, prevAt := initial, time.Duration(0)
+	prev := initial
 	for i, c := range mine {
 		v, ok := counterValue(c)
 		if !ok || !deltas[v-prev] {
-			what := "deleted it"
-			if ok {
-				what = fmt.Sprintf("set %s to %d over %d", key, v, prev)
-			}
-			story := fmt.Sprintf("%s at %s %s: no increment adds %d, so the write was computed from an older read and erased an increment the history had accepted",
-				describeChange(c), formatTime(c.At), what, v-prev)
-			if !ok {
-				story = fmt.Sprintf("%s at %s deleted the counter %s while it stood at %d", describeChange(c), formatTime(c.At), key, prev)
-			}
-			if prevAt > 0 {
-				story += fmt.Sprintf(" (it became %d at %s)", prev, formatTime(prevAt))
-			}
-			return &Violation{Clause: course.OneHistory, Name: "lost-update", At: c.At, Story: story, Details: counterDetails(key, initial, incs, mine, i)}
+			return &Violation{Clause: course.OneHistory, Name: "lost-update", At: changeAt(c),
+				Story: lostStory(key, initial, mine, i, prev, v, ok), Details: counterDetails(key, initial, incs, mine, i)}
 		}
 		if v-initial > acked+unknown {
 			return &Violation{
-				Clause: course.OneHistory, Name: "double-apply", At: c.At,
-				Story: fmt.Sprintf("%s at %s made %s %d, %d above its start %d, but the clients were told of increments worth %d and did not know the outcome of %d more: an increment took effect twice, or one its client was told failed took effect",
-					describeChange(c), formatTime(c.At), key, v, v-initial, initial, acked, unknown),
+				Clause: course.OneHistory, Name: "double-apply", At: changeAt(c),
+				Story: fmt.Sprintf("%s made %s %d, %d above its start %d, but the clients were told of increments worth %d and did not know the outcome of %d more: %s",
+					describeChange(c), key, v, v-initial, initial, acked, unknown, twice(incs, mine[:i+1])),
 				Details: counterDetails(key, initial, incs, mine, i),
 			}
 		}
-		prev, prevAt = v, c.At
+		prev = v
 	}
 	if prev-initial < acked {
 		return &Violation{
 			Clause: course.OneHistory, Name: "lost-update", At: lastAck,
-			Story: fmt.Sprintf("the clients were told increments of %s worth %d took effect (the last at %s), but the history took it only from %d to %d: increments worth %d are in no change",
-				key, acked, formatTime(lastAck), initial, prev, acked-(prev-initial)),
+			Story: fmt.Sprintf("the clients were told increments of %s worth %d took effect (the last at %s), but the history took it only from %d to %d: increments worth %d are in no change%s",
+				key, acked, formatTime(lastAck), initial, prev, acked-(prev-initial), missing(incs, mine)),
 			Details: counterDetails(key, initial, incs, mine, -1),
 		}
 	}
 	if !reachable(prev-initial-acked, incs) {
 		return &Violation{
-			Clause: course.OneHistory, Name: "lost-update", At: prevAt,
+			Clause: course.OneHistory, Name: "lost-update", At: changeAt(mine[len(mine)-1]),
 			Story: fmt.Sprintf("%s went from %d to %d: %d more than the increments told OK, which no set of the increments whose outcome is unknown adds up to",
 				key, initial, prev, prev-initial-acked),
 			Details: counterDetails(key, initial, incs, mine, -1),
@@ -117,11 +106,223 @@ func counterValue(c Change) (int64, bool) {
 	return v, ok
 }
 
-func describeChange(c Change) string {
-	if c.Version != 0 {
-		return fmt.Sprintf("the change at rv %d", c.Version)
+// Writer is a write that may have made a change of a counter, as its
+// client recorded it: who sent it, when, what its client was told, and the
+// read it was computed from.
+type Writer struct {
+	Client string
+	Sent   time.Duration // when the write was sent
+	Told   time.Duration // when its client was told it was made; 0 if it never was
+	// The read the write was computed from (its client's last read of the
+	// counter before it sent the write): when it was answered, at which
+	// version, and the value it returned. ReadAt is 0 when there was none.
+	ReadAt      time.Duration
+	ReadVersion int64
+	ReadValue   any
+}
+
+// sentTold is "sent at 1040ms, told done at 1293.3ms", or, for a write its
+// client was never told the outcome of, "sent at 1040ms, never told done".
+func (w Writer) sentTold() string {
+	if w.Told == 0 {
+		return fmt.Sprintf("sent at %s, never told done", formatTime(w.Sent))
 	}
-	return "a change"
+	return fmt.Sprintf("sent at %s, told done at %s", formatTime(w.Sent), formatTime(w.Told))
+}
+
+// changeAt is when a change was made, as near as the records tell: when
+// the server accepted it, else when its writer was told it was made, else
+// when its write was sent (0 when nothing tells).
+func changeAt(c Change) time.Duration {
+	if c.At != 0 {
+		return c.At
+	}
+	if len(c.By) == 1 {
+		if c.By[0].Told != 0 {
+			return c.By[0].Told
+		}
+		return c.By[0].Sent
+	}
+	return 0
+}
+
+// describeChange names a change by its writer and its time: "writer-2's
+// write at rv 4 (sent at 1040ms, told done at 1293.3ms)", "the change at
+// rv 4 (made by one of writer-1's write sent at 90ms or writer-3's ...,
+// which the records cannot tell apart)", "the change at rv 4 at 110ms" or
+// "the change at rv 4 (made at an unknown time)".
+func describeChange(c Change) string {
+	rv := "a change"
+	if c.Version != 0 {
+		rv = fmt.Sprintf("the change at rv %d", c.Version)
+	}
+	switch {
+	case len(c.By) == 1:
+		w := c.By[0]
+		at := "at " + rv[len("the change at "):]
+		if c.Version == 0 {
+			at = "of the counter"
+		}
+		return fmt.Sprintf("%s's write %s (%s)", w.Client, at, w.sentTold())
+	case c.At != 0:
+		return fmt.Sprintf("%s at %s", rv, formatTime(c.At))
+	}
+	return fmt.Sprintf("%s (%s)", rv, madeBy(c))
+}
+
+// madeBy is what the records tell of a change whose writer they cannot
+// name: "made by one of ..., which the records cannot tell apart", or
+// "made at an unknown time".
+func madeBy(c Change) string {
+	if len(c.By) > 1 {
+		return fmt.Sprintf("made by one of %s, which the records cannot tell apart", candidates(c.By))
+	}
+	return "made at an unknown time"
+}
+
+// readFrom tells the read a change's write was computed from, when its one
+// writer recorded one: " (writer-2's read of deployments/web at rv 1,
+// value 0, answered at 1020ms)".
+func readFrom(key string, c Change) string {
+	if len(c.By) != 1 || c.By[0].ReadAt == 0 {
+		return ""
+	}
+	w := c.By[0]
+	return fmt.Sprintf(" (%s's read of %s at rv %d, value %s, answered at %s)",
+		w.Client, key, w.ReadVersion, formatValue(w.ReadValue), formatTime(w.ReadAt))
+}
+
+// lostStory tells a change of the counter that adds no increment: who
+// wrote it, from which read, and whose accepted change it erased.
+func lostStory(key string, initial int64, mine []Change, i int, prev, v int64, ok bool) string {
+	c := mine[i]
+	if !ok {
+		return fmt.Sprintf("%s deleted the counter %s while it stood at %d%s", describeChange(c), key, prev, erased(key, initial, mine, i))
+	}
+	return fmt.Sprintf("%s set %s to %d over %d: no increment adds %d, so the write was computed from an older read%s%s",
+		describeChange(c), key, v, prev, v-prev, readFrom(key, c), erased(key, initial, mine, i))
+}
+
+// erased names what the change at mine[i] overwrote: the change before it,
+// with its writer, or the counter's start.
+func erased(key string, initial int64, mine []Change, i int) string {
+	if i == 0 {
+		return fmt.Sprintf(", over %s's start %d", key, initial)
+	}
+	p := mine[i-1]
+	pv, _ := counterValue(p)
+	if len(p.By) == 1 {
+		w := p.By[0]
+		told := "which the history had accepted"
+		if w.Told != 0 {
+			told = fmt.Sprintf("which %s had been told was made", w.Client)
+		}
+		return fmt.Sprintf(", and it erased %s's increment at rv %d (to %d, %s), %s", w.Client, p.Version, pv, w.sentTold(), told)
+	}
+	name := "the change"
+	if p.Version != 0 {
+		name = fmt.Sprintf("the change at rv %d", p.Version)
+	}
+	when := madeBy(p)
+	if p.At != 0 && len(p.By) == 0 {
+		when = "at " + formatTime(p.At)
+	}
+	return fmt.Sprintf(", and it erased %s to %d (%s), an increment the history had accepted", name, pv, when)
+}
+
+// twice tells which increment took effect more than once, when the
+// records tell: two changes written by one client inside one increment it
+// asked for.
+func twice(incs []Increment, mine []Change) string {
+	const unknown = "an increment took effect twice, or one its client was told failed took effect"
+	for _, inc := range incs {
+		var in []Change
+		for _, c := range mine {
+			if len(c.By) == 1 && c.By[0].Client == inc.Client && c.By[0].Sent >= inc.Call && (inc.Return == 0 || c.By[0].Sent <= inc.Return) {
+				in = append(in, c)
+			}
+		}
+		if len(in) < 2 {
+			continue
+		}
+		a, b := in[0], in[1]
+		what := "was told it was made at " + formatTime(inc.Return)
+		switch inc.Outcome {
+		case Indefinite, Pending:
+			what = "did not know its outcome"
+		case OK:
+		default:
+			what = fmt.Sprintf("was told it failed (%s) at %s", inc.Outcome, formatTime(inc.Return))
+		}
+		return fmt.Sprintf("%s's one increment of %d, asked at %s, took effect twice: its write at rv %d (%s) and again at rv %d (%s); its client %s",
+			inc.Client, inc.Delta, formatTime(inc.Call), a.Version, a.By[0].sentTold(), b.Version, b.By[0].sentTold(), what)
+	}
+	return unknown
+}
+
+// writtenBy is a change's writer as the details' table gives it:
+// "writer-2, sent at 1040ms, told done at 1293.3ms".
+func writtenBy(c Change) string {
+	switch len(c.By) {
+	case 0:
+		return "no recorded write"
+	case 1:
+		return c.By[0].Client + ", " + c.By[0].sentTold()
+	}
+	return candidates(c.By)
+}
+
+// candidates are the writes that may have made one change, by client:
+// "writer-1's writes sent at 837.9ms and 2837.9ms or writer-3's sent at
+// 900ms, none told done".
+func candidates(ws []Writer) string {
+	var clients []string
+	sent := map[string][]string{}
+	for _, w := range ws {
+		if _, ok := sent[w.Client]; !ok {
+			clients = append(clients, w.Client)
+		}
+		sent[w.Client] = append(sent[w.Client], formatTime(w.Sent))
+	}
+	var alts []string
+	for _, c := range clients {
+		if len(sent[c]) == 1 {
+			alts = append(alts, fmt.Sprintf("%s's write sent at %s", c, sent[c][0]))
+			continue
+		}
+		alts = append(alts, fmt.Sprintf("%s's writes sent at %s", c, strings.Join(sent[c], ", ")))
+	}
+	return strings.Join(alts, " or ") + ", none told done"
+}
+
+// missing names the acknowledged increments no change of the counter was
+// written for, when the changes tell their writers: "; writer-2's increment,
+// told done at 1400ms, ...".
+func missing(incs []Increment, mine []Change) string {
+	for _, c := range mine {
+		if len(c.By) != 1 {
+			return ""
+		}
+	}
+	var out []string
+	for _, inc := range incs {
+		if inc.Outcome != OK {
+			continue
+		}
+		found := false
+		for _, c := range mine {
+			if w := c.By[0]; w.Client == inc.Client && w.Sent >= inc.Call && w.Sent <= inc.Return {
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("%s's increment of %d, asked at %s and told done at %s", inc.Client, inc.Delta, formatTime(inc.Call), formatTime(inc.Return)))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return ": no change of the history was written for " + strings.Join(out, ", nor for ")
 }
 
 // reachable reports whether some subset of the increments whose outcome is
@@ -185,7 +386,14 @@ func counterDetails(key string, initial int64, incs []Increment, mine []Change, 
 		fmt.Fprintf(&b, " (from the %dth)", from+1)
 	}
 	b.WriteString(":\n")
+	writers := false
+	for _, c := range mine {
+		writers = writers || len(c.By) > 0
+	}
 	rows = [][]string{{"rv", "at", "value", ""}}
+	if writers {
+		rows = [][]string{{"rv", "value", "written by", ""}}
+	}
 	for i := from; i < len(mine) && i <= at+1; i++ {
 		c := mine[i]
 		v := formatValue(c.Value)
@@ -196,7 +404,15 @@ func counterDetails(key string, initial int64, incs []Increment, mine []Change, 
 		if i == at {
 			mark = "◀"
 		}
-		rows = append(rows, []string{fmt.Sprint(c.Version), formatTime(c.At), v, mark})
+		if writers {
+			rows = append(rows, []string{fmt.Sprint(c.Version), v, writtenBy(c), mark})
+			continue
+		}
+		when := "unknown"
+		if c.At != 0 {
+			when = formatTime(c.At)
+		}
+		rows = append(rows, []string{fmt.Sprint(c.Version), when, v, mark})
 	}
 	b.WriteString(table(rows))
 	return b.String()

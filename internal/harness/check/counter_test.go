@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -50,7 +51,7 @@ func TestCounterAWriteBackOverAnIncrementIsALostUpdate(t *testing.T) {
 	found(t, v, "lost-update", course.OneHistory)
 	assert.Equal(t, ms(110), v.At, "the second write is the decisive event")
 	assert.Contains(t, v.Story, "the change at rv 3 at 110ms set deployments/web to 6 over 6")
-	assert.Contains(t, v.Story, "it became 6 at 100ms")
+	assert.Contains(t, v.Story, "erased the change at rv 2 to 6 (at 100ms)")
 	assert.Contains(t, v.Details, "◀")
 
 	// A write-back that lowered the count is one too, and so is a deletion.
@@ -94,4 +95,50 @@ func TestCounterUnevenIncrementsMustAddUp(t *testing.T) {
 	assert.Nil(t, check.Counter("deployments/web", 0, incs, counted(2, 5, 8)))
 	assert.Nil(t, check.Counter("deployments/web", 0, incs, counted(3, 5)))
 	found(t, check.Counter("deployments/web", 0, incs, counted(2, 4)), "lost-update", course.OneHistory)
+}
+
+// The same write-back told with its writers: the story names whose write
+// erased whose, when each was sent and told done, and the stale read the
+// erasing write was computed from. A change whose writer no record names
+// has no time to tell, and says so rather than printing 0ms.
+func TestCounterALostUpdateNamesBothWritersAndTheStaleRead(t *testing.T) {
+	incs := []check.Increment{inc("hpa", check.OK, 90, 120), inc("kubectl", check.OK, 91, 125)}
+	changes := counted(6, 6)
+	for i := range changes {
+		changes[i].At = 0
+	}
+	changes[0].By = []check.Writer{{Client: "hpa", Sent: ms(92), Told: ms(120)}}
+	changes[1].By = []check.Writer{{Client: "kubectl", Sent: ms(93), Told: ms(125), ReadAt: ms(92), ReadVersion: 1, ReadValue: 5}}
+	v := check.Counter("deployments/web", 5, incs, changes)
+	found(t, v, "lost-update", course.OneHistory)
+	assert.Equal(t, ms(125), v.At, "when the erasing write was told done")
+	assert.Equal(t, "kubectl's write at rv 3 (sent at 93ms, told done at 125ms) set deployments/web to 6 over 6: no increment adds 0, "+
+		"so the write was computed from an older read (kubectl's read of deployments/web at rv 1, value 5, answered at 92ms), "+
+		"and it erased hpa's increment at rv 2 (to 6, sent at 92ms, told done at 120ms), which hpa had been told was made", v.Story)
+	assert.Contains(t, v.Details, "kubectl, sent at 93ms, told done at 125ms")
+	assert.NotContains(t, v.Story+v.Details, "0ms,")
+
+	// Writes no one was told the outcome of, and one no record names.
+	changes[0].By = []check.Writer{{Client: "hpa", Sent: ms(92)}, {Client: "hpa", Sent: ms(300)}}
+	changes[1].By = nil
+	v = check.Counter("deployments/web", 5, incs, changes)
+	found(t, v, "lost-update", course.OneHistory)
+	assert.Equal(t, time.Duration(0), v.At, "no record tells when it was made")
+	assert.Contains(t, v.Story, "the change at rv 3 (made at an unknown time) set deployments/web to 6 over 6")
+	assert.Contains(t, v.Story, "erased the change at rv 2 to 6 (made by one of hpa's writes sent at 92ms, 300ms, none told done, which the records cannot tell apart)")
+	assert.Contains(t, v.Details, "no recorded write")
+}
+
+// A helper that timed out and applied its increment again: the story names
+// the client whose one increment took effect twice, and both writes.
+func TestCounterADoubleApplyNamesTheIncrementMadeTwice(t *testing.T) {
+	incs := []check.Increment{inc("hpa", check.Indefinite, 90, 4000), inc("kubectl", check.OK, 95, 130)}
+	changes := counted(6, 7, 8)
+	changes[0].By = []check.Writer{{Client: "hpa", Sent: ms(92)}}
+	changes[1].By = []check.Writer{{Client: "kubectl", Sent: ms(96), Told: ms(130)}}
+	changes[2].By = []check.Writer{{Client: "hpa", Sent: ms(2100), Told: ms(2300)}}
+	v := check.Counter("deployments/web", 5, incs, changes)
+	found(t, v, "double-apply", course.OneHistory)
+	assert.Contains(t, v.Story, "hpa's write at rv 4 (sent at 2100ms, told done at 2300ms) made deployments/web 8")
+	assert.Contains(t, v.Story, "hpa's one increment of 1, asked at 90ms, took effect twice: its write at rv 2 (sent at 92ms, never told done) and again at rv 4 (sent at 2100ms, told done at 2300ms); its client did not know its outcome")
 }

@@ -12,8 +12,8 @@ func init() {
 			{Name: "no-lost-update", Title: "writers add to one count through lost answers and a crash: every acknowledged increment once, none twice", Points: 4},
 			{Name: "cas-linearizable", Title: "conditional updates, creates and deletes under the same faults: one order explains every answer", Points: 3},
 			{Name: "no-op-no-revision", Title: "an update that changes nothing creates no revision and no watch event, and is decided in the log's order, not by a server behind it", Points: 1},
-			{Name: "changes-made", Title: "writers meet a Conflict and a lost request, which then pass: every writer's change reaches the history", Points: 2},
-			{Name: "indefinite-retry", Title: "a write whose answer is lost: never reported failed when a read can tell it took effect, never made twice", Points: 2},
+			{Name: "changes-made", Title: "writers meet a Conflict and a lost request, which then pass: every update carries the version read, and every writer's change reaches the history", Points: 2},
+			{Name: "indefinite-retry", Title: "a write whose answer is lost, or that lands after its timeout: never reported failed when a read can tell it took effect, never made twice, never sent again without its precondition", Points: 2},
 		},
 		Hints: [3]string{
 			"Look at when the precondition is checked: at the door of the server, against what that server has applied. The autoscaler's write is in the log but not yet applied when the engineer's arrives, so both pass. Where is the one place every write is seen in one order, after every write before it?",

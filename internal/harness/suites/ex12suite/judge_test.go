@@ -198,3 +198,150 @@ func TestANoOpAnsweredAtTheDoorIsNamed(t *testing.T) {
 	assert.Nil(t, noopUnordered(w))
 	assert.Nil(t, behindLinearizable(w))
 }
+
+// A GuaranteedUpdate that writes the whole object back with no
+// resourceVersion: the story says what the helper did (an unconditional
+// write, which no Conflict can ever answer), names the write, and, when it
+// erased another writer's change, whose and which.
+func TestABlindWriteIsTheHelpersMistakeNotAVacuousRun(t *testing.T) {
+	w := judged(t)
+	a := &change{who: "writer-a", key: web, field: "replicas", to: "7",
+		made: func(o kube.Object) bool { return o.Replicas == hpaReplicas }, at: 1996 * ms, done: true}
+	b := &change{who: "writer-b", key: web, field: "image", to: editImage,
+		made: func(o kube.Object) bool { return o.Image == editImage }, at: 1646 * ms, done: true}
+	w.heal = &healRun{changes: []*change{a, b}}
+	read := w.History.Call("writer-a", "server-1", check.Read(web), 1380*ms)
+	w.History.Return(read, check.Found("replicas=5 image=web:v1", 1), 1390*ms)
+	sent := w.History.Call("writer-a", "server-1", check.Write(web, "replicas=7 image=web:v1"), 1391*ms)
+	w.History.Return(sent, check.Acked(3), 1996*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 2)},
+		{Type: kube.Modified, Object: deployment("web", hpaReplicas, storyImage, 3)},
+	}
+	f := blindWrite(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "blind-write", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 1391*ms, f.At)
+	assert.Contains(t, f.Story, "at 1391ms writer-a's GuaranteedUpdate sent its change of web's replicas (replicas 7) as an update of the whole object (replicas=7 image=web:v1) without a resourceVersion, though it had read deployments/web at rv 1 (answered at 1390ms)")
+	assert.Contains(t, f.Story, "never refused with Conflict")
+	assert.Contains(t, f.Story, "here it was accepted at rv 3, and writer-b's change of web's image (image web:v2), which had reached the history, is gone: deployments/web ends as replicas=7 image=web:v1")
+
+	// Conditional updates only: nothing to say.
+	w = judged(t)
+	w.heal = &healRun{changes: []*change{a, b}}
+	sent = w.History.Call("writer-a", "server-1", check.UpdateIfVersion(web, "replicas=7 image=web:v1", 1), 1391*ms)
+	w.History.Return(sent, check.Acked(2), 1996*ms)
+	assert.Nil(t, blindWrite(w))
+
+	// Over the check's worlds: no update sent is the helper's doing;
+	// conditional updates that never raced are the test's.
+	f = healedEnough(scene.Counts{"lost": 3}, []int64{1, 2})
+	require.NotNil(t, f)
+	assert.Equal(t, "no-update-sent", f.Name)
+	f = healedEnough(scene.Counts{"lost": 3, "conditional": 6}, []int64{1, 2})
+	require.NotNil(t, f)
+	assert.Equal(t, "vacuous-run", f.Name)
+	assert.Nil(t, healedEnough(scene.Counts{"lost": 3, "conditional": 6, "conflicts": 1}, []int64{1, 2}))
+}
+
+// The stub's helper behind a right store: the autoscaler's first update
+// was made and its answer lost, the scaler added one, and the helper sent
+// the same value again with no precondition, over the scaler's change.
+// The story names the resend, the lost first write and what was erased; a
+// resend on condition passes this judge.
+func TestAWriteResentBlindAfterATimeoutIsNamed(t *testing.T) {
+	w := judged(t)
+	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{
+		"hpa": {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 0)}, at: 2400 * ms},
+	}}
+	first := w.History.Call("hpa", "lb", check.Write(api, apiReplicas+hpaAdds), 1915*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3915*ms)
+	scaled := w.History.Call("scaler", "server-1", check.UpdateIfVersion(api, apiReplicas+hpaAdds+1, 3), 2700*ms)
+	w.History.Return(scaled, check.Acked(4), 3114*ms)
+	again := w.History.Call("hpa", "lb", check.Write(api, apiReplicas+hpaAdds), 3915*ms)
+	w.History.Return(again, check.Acked(5), 4553*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 3)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds+1, "", 4)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 5)},
+	}
+	f := resentBlind(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "timeout-resent-blind", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 3915*ms, f.At)
+	assert.Equal(t, "at 3915ms hpa's GuaranteedUpdate sent its update of deployments/api (replicas 5) again without a resourceVersion, after the first (sent at 1915ms) had no answer by 3915ms: "+
+		"the server had made it at 2400ms and the answer was lost, so the first was maybe made, and no Conflict could stop the second: "+
+		"it was accepted at rv 5, over rv 4 (replicas 6, scaler's write, told done at 3114ms, which the resend erased); "+
+		"after a Timeout a write is sent again only on condition that the object is still at the version the first was conditional on", f.Story)
+
+	// Sent again on condition: not this judge's failure.
+	w = judged(t)
+	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{"hpa": {at: 2400 * ms}}}
+	first = w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 1915*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3915*ms)
+	again = w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 3915*ms)
+	w.History.Return(again, check.Fail(check.Conflict), 4553*ms)
+	assert.Nil(t, resentBlind(w))
+}
+
+// The late-landing world gone wrong: the autoscaler's first update landed
+// after its timeout, its resend met the Conflict that caused, and the helper
+// added two again. The story names the held write, when it landed, the
+// Conflict it caused and the second increment. The engineer's helper that
+// returned that Conflict, though its own write had made the change, is
+// told so.
+func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
+	w := judged(t)
+	held := func(obj kube.Object, sent, landed time.Duration, rv int64) *heldUpdate {
+		got := obj
+		got.ResourceVersion = rv
+		return &heldUpdate{req: kube.UpdateRequest{Object: obj}, sent: sent, resent: sent + 2400*ms, landed: landed, got: got, settled: true}
+	}
+	w.late = &lateRun{held: map[sim.NodeID]*heldUpdate{
+		engineer: held(deployment("web", storyReplicas, editImage, 1), 1863*ms, 4622*ms, 3),
+		hpa:      held(deployment("api", apiReplicas+hpaAdds, "", 2), 1964*ms, 4951*ms, 4),
+	}, editDone: true, editAt: 5800 * ms}
+	first := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 1963*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3963*ms)
+	again := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 4323*ms)
+	w.History.Return(again, check.Fail(check.Conflict), 5314*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+hpaAdds, "", 4)},
+		{Type: kube.Modified, Object: deployment("api", apiReplicas+2*hpaAdds, "", 5)},
+	}
+	f := lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "double-apply", f.Name)
+	assert.Equal(t, 4951*ms, f.At, "when its own first write landed")
+	assert.Equal(t, "hpa's first update of deployments/api (replicas=5, if rv 2), sent at 1964ms, had no answer in time: it was held on the way and landed at 4951ms, at rv 4; "+
+		"its update sent again at 4323ms (replicas=5, if rv 2) met a Conflict at 5314ms, caused by its own first write; GuaranteedUpdate then added 2 again, at rv 5 (replicas=7): one increment made twice. "+
+		"After a Conflict that follows a Timeout, the write that moved the object may be one's own, and no read can tell whether an increment is in it", f.Story)
+
+	// The increment reported unknown and made once; the engineer's
+	// helper returned Conflict though its own write had made the change.
+	w.events["server-1"] = w.events["server-1"][:4]
+	w.late.editErr = kube.ErrConflict
+	f = lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "made-reported-failed", f.Name)
+	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Contains(t, f.Story, "landed only at 4622ms, at rv 3 (image web:v2); at 5800ms GuaranteedUpdate returned Conflict, though a read at any time since 4622ms shows image web:v2")
+
+	// Reported made: the scene passes.
+	w.late.editErr = nil
+	assert.Nil(t, lateLanded(w))
+
+	// No update through the balancer: could not decide.
+	delete(w.late.held, hpa)
+	f = lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "no-update-sent", f.Name)
+}

@@ -24,7 +24,13 @@
 //   - lost-answer: an engineer sets web's image and an autoscaler adds two
 //     to api's replicas, each through GuaranteedUpdate, through a load
 //     balancer that loses the answer to each one's first update after the
-//     server made it.
+//     server made it. Once the autoscaler's is made, a scaler adds one to
+//     api's replicas, and the balancer holds the autoscaler's next requests
+//     until the scaler is answered.
+//   - late-landing: the same two writers, through a balancer that holds
+//     each one's first update past its timeout and delivers it just before
+//     the writer's next update, so that a resend on condition meets the
+//     Conflict its own first write caused.
 //   - heal: two writers change web's replicas and its image through
 //     GuaranteedUpdate at once, so that one hears Conflict, and a third
 //     sets api's replicas through a balancer that loses its first update
@@ -60,6 +66,7 @@ const (
 	faultSeeds      = 60
 	noopSeeds       = 2
 	lostAnswerSeeds = 3
+	lateSeeds       = 3
 	healSeeds       = 20
 )
 
@@ -73,7 +80,8 @@ func chapter(impl Impl) scene.Chapter[*world] {
 		ID:  "ex12",
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(storyWorld), "faults": built(faultWorld),
-			"no-op": built(noopWorld), "no-op-behind": built(noopBehindWorld), "lost-answer": built(lostAnswerWorld), "heal": built(healWorld)},
+			"no-op": built(noopWorld), "no-op-behind": built(noopBehindWorld), "lost-answer": built(lostAnswerWorld), "heal": built(healWorld),
+			"late-landing": built(lateWorld)},
 		Checks: []scene.Check[*world]{{
 			// Both writers' changes survive, or the one that heard
 			// Conflict applied its change again.
@@ -104,14 +112,15 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			// request and the Conflicts are behind it.
 			Name:   "changes-made",
 			Plays:  []scene.Play{{World: "heal", Seeds: scene.Random(healSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, changeGivenUp, oneHistory},
+			Judges: []scene.Judge[*world]{unaudited, blindWrite, changeGivenUp, oneHistory},
 			Sum:    &scene.Sum[*world]{Count: healCounts, Judge: healedEnough},
 		}, {
 			// A write whose answer was lost is neither reported failed when
 			// a read can tell it was made, nor made twice.
-			Name:   "indefinite-retry",
-			Plays:  []scene.Play{{World: "lost-answer", Seeds: scene.Scenes(lostAnswerSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, answerNotLost, reportedFailed, oneHistory, counted},
+			Name: "indefinite-retry",
+			Plays: []scene.Play{{World: "lost-answer", Seeds: scene.Scenes(lostAnswerSeeds)},
+				{World: "late-landing", Seeds: scene.Scenes(lateSeeds)}},
+			Judges: []scene.Judge[*world]{unaudited, answerNotLost, resentBlind, reportedFailed, lateLanded, oneHistory, counted},
 		}},
 	}
 }

@@ -51,6 +51,7 @@ type world struct {
 	noop       *noopRun
 	behind     *behindRun
 	lostAnswer *lostAnswerRun
+	late       *lateRun
 	heal       *healRun
 }
 
@@ -122,6 +123,18 @@ func (w *world) longest() []kube.Event {
 	return out
 }
 
+// longestServer is the server whose audited history is the longest.
+func (w *world) longestServer() sim.NodeID {
+	var id sim.NodeID
+	n := -1
+	for _, s := range w.Servers {
+		if evs, ok := w.events[s]; ok && len(evs) > n {
+			id, n = s, len(evs)
+		}
+	}
+	return id
+}
+
 // increment adds by to the counter's replicas through the learner's
 // GuaranteedUpdate and records what it reported. It is recorded pending
 // when it begins: one still running when the suite reads the histories
@@ -177,42 +190,94 @@ func oneHistory(w *world) *suite.Failure {
 }
 
 // counted: the counter's changes are each one increment, and its final
-// value is the acknowledged increments plus some of the unknown ones.
+// value is the acknowledged increments plus some of the unknown ones. Each
+// change is told with the write that made it, as the writers recorded it.
 func counted(w *world) *suite.Failure {
 	if w.counter == "" {
 		return nil
 	}
 	var cs []check.Change
-	created := false
+	created, prevRV := false, int64(0)
+	used := map[check.OpID]bool{}
 	for _, ev := range w.longest() {
 		if ev.Object.Key() != w.counter {
 			continue
 		}
 		if !created && ev.Type == kube.Added {
-			created = true
+			created, prevRV = true, ev.Object.ResourceVersion
 			continue
 		}
 		c := check.Change{Version: ev.Object.ResourceVersion, Key: w.counter, Value: ev.Object.Replicas, Deleted: ev.Type == kube.Deleted}
-		c.At = w.appliedAt(ev.Object.ResourceVersion)
+		c.By = w.writersOf(ev, prevRV, used)
+		if len(c.By) == 1 && c.By[0].Told != 0 {
+			c.At = c.By[0].Told
+		}
 		cs = append(cs, c)
+		prevRV = ev.Object.ResourceVersion
 	}
 	v := check.Counter(w.counter, w.initial, w.incs, cs)
 	if v == nil {
 		return nil
 	}
+	if v.At == 0 {
+		// No record tells when the decisive change was made: the failure
+		// is at the audit, the read of the histories that shows it.
+		v.At = w.AuditedAt
+	}
+	v.Details += fmt.Sprintf("the suite read these changes at %s, from %s's history (a watch of deployments from rv 0)", suite.FormatTime(w.AuditedAt), w.longestServer())
 	return scene.Violated(v)
 }
 
-// appliedAt is when a client heard of the change at rv: the earliest
-// recorded answer that reports it, or 0.
-func (w *world) appliedAt(rv int64) time.Duration {
-	var at time.Duration
-	for _, op := range w.History.Operations() {
-		if op.Result.Version == rv && op.Result.Outcome == check.OK && (at == 0 || op.Return < at) {
-			at = op.Return
+// writersOf are the writes that may have made the change ev of the counter,
+// whose version before it was prevRV: the update acknowledged with ev's
+// version, else the unanswered updates that wrote ev's value on a
+// precondition ev met (or none), not already taken by an earlier change.
+// A write found alone is taken (used), so that a later change with the
+// same value looks elsewhere.
+func (w *world) writersOf(ev kube.Event, prevRV int64, used map[check.OpID]bool) []check.Writer {
+	ops := w.History.Operations()
+	var maybe []check.Operation
+	for _, op := range ops {
+		if op.Input.Key != w.counter || (op.Input.Kind != check.KindCompareAndSet && op.Input.Kind != check.KindWrite && op.Input.Kind != check.KindDelete) || used[op.ID] {
+			continue
+		}
+		if op.Result.Outcome == check.OK && op.Result.Version == ev.Object.ResourceVersion {
+			used[op.ID] = true
+			return []check.Writer{writerOf(ops, op)}
+		}
+		deletes := op.Input.Kind == check.KindDelete
+		if !op.Indefinite() || deletes != (ev.Type == kube.Deleted) || (!deletes && fmt.Sprint(op.Input.Value) != fmt.Sprint(ev.Object.Value())) {
+			continue
+		}
+		if op.Input.IfVersion != 0 && op.Input.IfVersion != prevRV {
+			continue
+		}
+		maybe = append(maybe, op)
+	}
+	if len(maybe) == 1 {
+		used[maybe[0].ID] = true
+	}
+	var out []check.Writer
+	for _, op := range maybe {
+		out = append(out, writerOf(ops, op))
+	}
+	return out
+}
+
+// writerOf is op as a counter's story tells its writer: who sent it, when,
+// when it was told done, and its client's last read of the key before it.
+func writerOf(ops []check.Operation, op check.Operation) check.Writer {
+	wr := check.Writer{Client: op.Client, Sent: op.Call}
+	if op.Result.Outcome == check.OK {
+		wr.Told = op.Return
+	}
+	for _, r := range ops {
+		if r.Client == op.Client && r.Input.Kind == check.KindRead && r.Input.Key == op.Input.Key &&
+			r.Result.Outcome == check.OK && r.Return <= op.Call && r.Return >= wr.ReadAt {
+			wr.ReadAt, wr.ReadVersion, wr.ReadValue = r.Return, r.Result.Version, r.Result.Value
 		}
 	}
-	return at
+	return wr
 }
 
 // clientOn is a recording client for p that sends every request to one of
