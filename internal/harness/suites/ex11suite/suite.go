@@ -56,12 +56,16 @@
 package ex11suite
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
@@ -143,10 +147,60 @@ func ran(w *world) *suite.Failure {
 	if v := w.mon.Violation(); f != nil && v != nil && v.At <= f.At {
 		return safety(w)
 	}
+	if f != nil && f.Name == "bad-reply" && len(w.Unanswered) > 0 {
+		return unanswered(w, w.Unanswered[0])
+	}
 	if f != nil {
 		return f
 	}
 	return silent(w)
+}
+
+// unanswered is the failure of a server the auditor asked again and again,
+// after the last fault had healed, without an answer: told with what the
+// server said it was doing meanwhile, as it said it (p.SetStatus).
+func unanswered(w *world, u scene.Unanswered) *suite.Failure {
+	what := "its history (a watch from resourceVersion 0)"
+	if u.What != "its history" {
+		what = u.What + " as it holds it (a read with kube.Any)"
+	}
+	why := "no answer in " + suite.FormatTime(w.Timeout)
+	if u.Err != nil && !errors.Is(u.Err, sim.ErrTimeout) {
+		why = "the answer " + strconv.Quote(u.Err.Error())
+	}
+	story := fmt.Sprintf("the last fault healed at %s; from %s to %s the suite asked %s for %s %d times, and got %s every time",
+		suite.FormatTime(w.lastFault), suite.FormatTime(u.First), suite.FormatTime(u.Last), u.Server, what, u.Asked, why)
+	var during []roleChange
+	rs := w.roles[u.Server]
+	for i, r := range rs {
+		if i+1 < len(rs) && rs[i+1].at <= u.First {
+			continue // over before the audit began
+		}
+		if r.at > u.Last {
+			break
+		}
+		during = append(during, r)
+	}
+	switch n := len(during); {
+	case n > 1:
+		stood, led := 0, 0
+		for _, r := range during {
+			switch r.role {
+			case check.Candidate:
+				stood++
+			case check.Leader:
+				led++
+			}
+		}
+		story += fmt.Sprintf("; meanwhile %s went from term %d to term %d, standing for election %d %s and leading %d %s (last it said it was %s of term %d, from %s): "+
+			"the cluster kept holding elections after every fault had healed, and a server that serves no read while an election is under way served none",
+			u.Server, during[0].term, during[n-1].term, stood, plural(stood, "time"), led, plural(led, "term"), during[n-1].role, during[n-1].term, suite.FormatTime(during[n-1].at))
+	case n == 1:
+		story += fmt.Sprintf("; all that time %s said it was %s of term %d", u.Server, during[0].role, during[0].term)
+	}
+	story += ". A server that is up and connected answers a read of its own copy (kube.Any, a watch) from what it has applied, whatever its role; " +
+		"the suite could not read this server, and could not decide is a failure"
+	return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: u.Last, Story: story}
 }
 
 // silent: a server that never told its term, role, log and commit

@@ -23,6 +23,11 @@ const (
 	requestWait   = time.Second            // how long a client waits for any answer
 	electionBound = 2 * time.Second        // after the last fault, a leader and a write within this
 	calmSettle    = 1500 * time.Millisecond
+	// auditPatience is how long the auditor keeps asking a server that is
+	// up and does not answer: a server in the middle of an election may not
+	// serve for a while, and a correct cluster elects a leader well within
+	// it (electionBound, with room to spare).
+	auditPatience = 5 * time.Second
 	// The workload's pauses, beyond scene.WorkloadWrite's and
 	// WorkloadDashboards' own: a few hundred requests a world.
 	writePause = 60 * time.Millisecond
@@ -36,8 +41,10 @@ type world struct {
 	mon *check.Consensus
 	// ballots follows the votes granted and received.
 	ballots *ballots
-	// said is every server that told its state (p.SetStatus) at least once.
-	said map[sim.NodeID]bool
+	// said is every server that told its state (p.SetStatus) at least once;
+	// roles every change of term or role each server said, with when.
+	said  map[sim.NodeID]bool
+	roles map[sim.NodeID][]roleChange
 	// lastFault is when the last fault of a randomized world ended: from
 	// then on the cluster is whole (healed).
 	lastFault time.Duration
@@ -99,6 +106,13 @@ func (w *world) watchCommits() {
 	})
 }
 
+// roleChange is a server saying it is in term, as role, from at.
+type roleChange struct {
+	term int64
+	role check.Role
+	at   time.Duration
+}
+
 type termChange struct {
 	term   int64
 	server sim.NodeID
@@ -109,7 +123,8 @@ type termChange struct {
 // monitor and the term tracker into the world.
 func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
-	w := &world{Scene: s, said: map[sim.NodeID]bool{}}
+	w := &world{Scene: s, said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
+	s.AuditPatience = auditPatience
 	s.Show(w.show)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	w.ballots = w.watchBallots()
@@ -124,6 +139,9 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 			versions[i] = version
 			st, ok := state(v)
 			w.said[id] = w.said[id] || ok
+			if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
+				w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
+			}
 			if ok && st.Term > highest {
 				highest = st.Term
 				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
