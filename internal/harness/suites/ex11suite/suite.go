@@ -42,6 +42,13 @@
 //     arrive late; the first server to answer a candidate and then write
 //     to its disk in the same step crashes right there, losing what it
 //     had not synced, and comes back at once.
+//   - crashed-voter: five servers; the leader crashes, and the first
+//     server to stand is cut off from all but one voter; the moment the
+//     voter sends it a granting answer, the voter crashes, losing what it
+//     had not synced, and comes back at once, while the first candidate is
+//     cut off alone: another server stands in the same term and asks the
+//     voter. The votes are matched to the requests they answer off the
+//     trace, whatever the shape of the code that sent them.
 //   - slow-deposed: the leader cut off alone for 700ms, its disk slow to
 //     sync (300ms) from then on for 2s: the other two elect a leader of a
 //     later term, and the old one, deposed by the first message of that
@@ -84,6 +91,7 @@ const (
 	scriptedSeeds = 3
 	splitSeeds    = 16
 	slowSeeds     = 6
+	crashedSeeds  = 8
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -98,7 +106,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
 			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted),
-			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed)},
+			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed), "crashed-voter": built(crashedVoter)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -117,7 +125,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(voting, safety, linearizable),
 		}, {
 			Name:   "persistence",
-			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay},
+			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay, {World: "crashed-voter", Seeds: scene.Scenes(crashedSeeds)}},
 			Judges: told(voting, safety, durable, linearizable),
 		}, {
 			Name:   "liveness",
