@@ -18,6 +18,7 @@ const (
 	cvOff     = time.Millisecond        // how long the voter is down
 	cvHeal    = 3 * time.Second         // the first candidate, cut off alone, is back
 	cvEnd     = 5 * time.Second
+	cvLate    = 500 * time.Millisecond // no one stood by cvHeal - cvLate: the scene does not play
 	cvServers = 5
 )
 
@@ -65,6 +66,7 @@ func crashedVoter(seed int64, boot scene.Boot) *world {
 		w.W.Crash(l)
 		w.W.After(cvDown, func() { w.W.Restart(l) })
 	})
+	w.W.At(cvHeal, func() { w.W.Heal() }) // whatever the servers did by then
 	var first, voter sim.NodeID
 	var firstVote *ballot
 	crashed := false
@@ -80,7 +82,7 @@ func crashedVoter(seed int64, boot scene.Boot) *world {
 		if w.leader == "" || w.W.Now() < cvFrom {
 			return
 		}
-		if first == "" {
+		if first == "" && w.W.Now() < cvHeal-cvLate {
 			for _, id := range w.Servers {
 				v, _ := w.W.Status(id)
 				if st, ok := state(v); ok && id != w.leader && w.W.Up(id) && st.Role == check.Candidate && st.Term > leaderTerm {
@@ -136,7 +138,7 @@ func crashedVoter(seed int64, boot scene.Boot) *world {
 			}
 			this := ballot{voter: e.Node, candidate: e.Peer, term: v.term, at: e.At}
 			switch {
-			case e.Node == voter && !crashed && e.Peer == first:
+			case e.Node == voter && !crashed && e.Peer == first && w.W.Now() < cvHeal:
 				crashed = true
 				firstVote = &this
 				w.crashedAt = fmt.Sprintf("%s crashed right after it sent %s its vote in term %d, at %s, and came back %s later",
@@ -145,12 +147,11 @@ func crashedVoter(seed int64, boot scene.Boot) *world {
 				w.W.Partition([]sim.NodeID{first})
 				id := voter
 				w.W.After(cvOff, func() { w.W.Restart(id) })
-				w.W.At(cvHeal, func() { w.W.Heal() })
 			case firstVote != nil && e.Node == voter && v.term == firstVote.term && e.Peer != firstVote.candidate && w.ballots.first == nil:
 				w.ballots.votedTwice(*firstVote, this)
 			}
 		}
 	})
-	w.lastFault = cvFrom + cvDown
+	w.lastFault = max(cvFrom+cvDown, cvHeal)
 	return w.play(cvEnd, cvEnd+100*time.Millisecond)
 }

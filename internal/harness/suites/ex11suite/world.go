@@ -542,6 +542,12 @@ func resumed(w *world) *suite.Failure {
 			}
 		}
 		if !ok {
+			if split := w.splitElections(span[0], span[1]); split != "" {
+				return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: span[1],
+					Story: fmt.Sprintf("from %s to %s no write was acknowledged, though two of three servers were up and connected: %s",
+						suite.FormatTime(span[0]), suite.FormatTime(span[1]), split),
+					Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+			}
 			return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: span[1],
 				Story: fmt.Sprintf("from %s to %s no write was acknowledged: two of three servers were up and connected, a majority, and still no leader took writes",
 					suite.FormatTime(span[0]), suite.FormatTime(span[1])),
@@ -559,6 +565,12 @@ func healed(w *world) *suite.Failure {
 		if op.Acknowledged() && op.Input.Kind.Mutates() && op.Call >= from && op.Return <= by {
 			return nil
 		}
+	}
+	if split := w.splitElections(from, by); split != "" {
+		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: %s",
+				suite.FormatTime(from), suite.FormatTime(by), split),
+			Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
 	}
 	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
 		Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: the cluster did not settle on a leader that takes writes",
@@ -899,4 +911,77 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	})
 	w.lastFault = 4 * time.Second
 	return w.play(end, end+100*time.Millisecond)
+}
+
+// splitWithin is how close together two candidacies of one term must be
+// for the suite to tell them as servers that timed out together.
+const splitWithin = 10 * time.Millisecond
+
+// splitElections reads, off what the servers said from from to to, a cluster
+// that elected no leader because its candidates kept standing together: at
+// least three terms in which two or more servers stood within splitWithin
+// of each other and none led. It returns the story's sentence, or "".
+func (w *world) splitElections(from, to time.Duration) string {
+	type round struct {
+		first, last time.Duration
+		who         []sim.NodeID
+		led         bool
+	}
+	rounds := map[int64]*round{}
+	for _, id := range w.Servers {
+		for _, r := range w.roles[id] {
+			if r.at < from || r.at > to || r.role == check.Follower {
+				continue
+			}
+			x := rounds[r.term]
+			if x == nil {
+				x = &round{first: r.at, last: r.at}
+				rounds[r.term] = x
+			}
+			if r.role == check.Leader {
+				x.led = true
+				continue
+			}
+			x.first, x.last = min(x.first, r.at), max(x.last, r.at)
+			if !slices.Contains(x.who, id) {
+				x.who = append(x.who, id)
+			}
+		}
+	}
+	var terms []int64
+	var who []sim.NodeID
+	var spread time.Duration
+	for term, x := range rounds {
+		if x.led || len(x.who) < 2 || x.last-x.first > splitWithin {
+			continue
+		}
+		terms = append(terms, term)
+		spread = max(spread, x.last-x.first)
+		for _, id := range x.who {
+			if !slices.Contains(who, id) {
+				who = append(who, id)
+			}
+		}
+	}
+	if len(terms) < 3 {
+		return ""
+	}
+	slices.Sort(terms)
+	slices.Sort(who)
+	names := make([]string, len(who))
+	for i, id := range who {
+		names[i] = string(id)
+	}
+	return fmt.Sprintf("%s stood for election %d times, in terms %d to %d, each time within %s of each other, and no election made a leader: every one split the votes. "+
+		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
+		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
+		joinAnd(names), len(terms), terms[0], terms[len(terms)-1], suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
