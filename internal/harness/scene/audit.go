@@ -35,18 +35,68 @@ func (s *Scene) AuditAt(at time.Duration, kind string, keys ...string) {
 	})
 }
 
+// An Unanswered is a server the auditor asked again and again, as
+// AuditPatience allows, without getting an answer it could read: what it
+// asked, how many times, from when to when, and the last error.
+type Unanswered struct {
+	Server      sim.NodeID
+	What        string // "its history", or a key
+	Asked       int
+	First, Last time.Duration
+	Err         error
+}
+
+// auditRetry is how long the auditor waits before it asks a server again.
+const auditRetry = 100 * time.Millisecond
+
+// ask calls id with req, and, while the scene's AuditPatience lasts and id
+// is up, asks again a server that did not answer (an error other than
+// kube.ErrNotFound): a server may be unable to serve for a while, in the
+// middle of an election say, and is judged only once it had its chance.
+// It returns the last reply and error and how many times it asked.
+func (s *Scene) ask(p *sim.Proc, id sim.NodeID, req any, deadline time.Duration) (any, error, int) {
+	for asked := 1; ; asked++ {
+		reply, err := p.Call(id, req, s.Timeout)
+		if err == nil || errors.Is(err, kube.ErrNotFound) || s.AuditPatience <= 0 || !s.W.Up(id) || p.Now()+auditRetry >= deadline {
+			return reply, err, asked
+		}
+		p.Sleep(auditRetry)
+	}
+}
+
+// unreadable says why the auditor could not read an answer: the error, or
+// the type of a reply it did not expect.
+func unreadable(err error, reply any, want string) string {
+	if err != nil {
+		return err.Error()
+	}
+	if reply == nil {
+		return "it answered nothing, not " + want
+	}
+	return fmt.Sprintf("it answered a %T, not %s", reply, want)
+}
+
 func (s *Scene) audit(p *sim.Proc, kind string, keys []string) {
 	s.Histories = map[string][]check.Change{}
 	s.States = map[string]map[string]any{}
+	deadline := p.Now() + s.AuditPatience
 	for _, id := range s.Servers {
 		if !s.W.Up(id) {
 			p.Logf("%s is down: not audited", id)
 			continue
 		}
-		reply, err := p.Call(id, kube.WatchRequest{Kind: kind}, s.Timeout)
+		from := p.Now()
+		reply, err, asked := s.ask(p, id, kube.WatchRequest{Kind: kind}, deadline)
 		events, ok := reply.([]kube.Event)
 		if err != nil || (!ok && reply != nil) {
-			s.Problems = append(s.Problems, fmt.Sprintf("the suite could not read %s's history (a watch of %s from resourceVersion 0): %v %T", id, kind, err, reply))
+			what := fmt.Sprintf("%s's history (a watch of %s from resourceVersion 0)", id, kind)
+			if asked > 1 {
+				s.Unanswered = append(s.Unanswered, Unanswered{Server: id, What: "its history", Asked: asked, First: from, Last: p.Now(), Err: err})
+				s.Problems = append(s.Problems, fmt.Sprintf("the suite asked for %s %d times, from %s to %s, and never got an answer it could read; the last: %s",
+					what, asked, fmtTime(from), fmtTime(p.Now()), unreadable(err, reply, "a list of events")))
+				continue
+			}
+			s.Problems = append(s.Problems, fmt.Sprintf("the suite could not read %s: %s", what, unreadable(err, reply, "a list of events")))
 			continue
 		}
 		changes := make([]check.Change, 0, len(events))
@@ -59,14 +109,21 @@ func (s *Scene) audit(p *sim.Proc, kind string, keys []string) {
 
 		state := map[string]any{}
 		for _, key := range keys {
-			reply, err := p.Call(id, kube.GetRequest{Key: key, Opts: kube.ReadOptions{ResourceVersion: kube.Any}}, s.Timeout)
+			from := p.Now()
+			reply, err, asked := s.ask(p, id, kube.GetRequest{Key: key, Opts: kube.ReadOptions{ResourceVersion: kube.Any}}, deadline)
 			switch obj, ok := reply.(kube.Object); {
 			case err == nil && ok:
 				state[key] = obj.Replicas
 			case errors.Is(err, kube.ErrNotFound):
 			default:
 				s.Unread = append(s.Unread, Unread{Server: id, Key: key, Err: err})
-				s.Problems = append(s.Problems, fmt.Sprintf("the suite could not read %s from %s: %v %T", key, id, err, reply))
+				if asked > 1 {
+					s.Unanswered = append(s.Unanswered, Unanswered{Server: id, What: key, Asked: asked, First: from, Last: p.Now(), Err: err})
+					s.Problems = append(s.Problems, fmt.Sprintf("the suite asked %s for %s %d times, from %s to %s, and never got an answer it could read; the last: %s",
+						id, key, asked, fmtTime(from), fmtTime(p.Now()), unreadable(err, reply, "an object")))
+					continue
+				}
+				s.Problems = append(s.Problems, fmt.Sprintf("the suite could not read %s from %s: %s", key, id, unreadable(err, reply, "an object")))
 			}
 		}
 		s.States[string(id)] = state

@@ -37,6 +37,11 @@ type Scene struct {
 	Audited   bool
 	Problems  []string // answers the auditor could not understand
 	Unread    []Unread // the keys among them it could not read, as values
+	// AuditPatience is how long after AuditAt's time the auditor keeps
+	// asking a server that is up and has not answered (0: it asks once);
+	// Unanswered is every server it asked more than once in vain.
+	AuditPatience time.Duration
+	Unanswered    []Unanswered
 
 	Err    error         // the world's own error: deadlock, panic, stuck process
 	Faults []check.Fault // the faults injected, in the checkers' terms (after Run)

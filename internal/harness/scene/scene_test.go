@@ -289,3 +289,32 @@ func TestTheStoreTellsEachChangeItAccepts(t *testing.T) {
 	}, told)
 	assert.Len(t, watched, 1, "the watch waited for the create")
 }
+
+// A server that answers the auditor's watch with nothing, or does not
+// answer it, is told by what it did: never by a "<nil>" where an answer's
+// type should be.
+func TestTheAuditorTellsAnAnswerItCouldNotRead(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		serve sim.Handler
+		want  string
+	}{
+		{"nothing", func(_ *sim.Proc, _ sim.NodeID, req any) (any, error) {
+			if _, ok := req.(kube.WatchRequest); ok {
+				return []kube.Event{}, nil
+			}
+			return nil, nil
+		}, "the suite could not read deployments/web from server-1: it answered nothing, not an object"},
+		{"a string", func(*sim.Proc, sim.NodeID, any) (any, error) { return "events", nil },
+			"the suite could not read server-1's history (a watch of deployments from resourceVersion 0): it answered a string, not a list of events"},
+		{"silence", func(p *sim.Proc, _ sim.NodeID, _ any) (any, error) { p.Sleep(time.Hour); return nil, nil },
+			"the suite could not read server-1's history (a watch of deployments from resourceVersion 0): " + sim.ErrTimeout.Error()},
+	} {
+		s := scene.New(1, func(p *sim.Proc, _ sim.NodeID, _ []sim.NodeID) { p.Serve(c.serve) }, scene.Servers(1))
+		s.AuditAt(time.Second, "deployments", "deployments/web")
+		s.Run(time.Minute)
+		require.NotEmpty(t, s.Problems, c.name)
+		assert.Equal(t, c.want, s.Problems[0], c.name)
+		s.Close()
+	}
+}

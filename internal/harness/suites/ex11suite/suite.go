@@ -42,6 +42,13 @@
 //     arrive late; the first server to answer a candidate and then write
 //     to its disk in the same step crashes right there, losing what it
 //     had not synced, and comes back at once.
+//   - crashed-voter: five servers; the leader crashes, and the first
+//     server to stand is cut off from all but one voter; the moment the
+//     voter sends it a granting answer, the voter crashes, losing what it
+//     had not synced, and comes back at once, while the first candidate is
+//     cut off alone: another server stands in the same term and asks the
+//     voter. The votes are matched to the requests they answer off the
+//     trace, whatever the shape of the code that sent them.
 //   - slow-deposed: the leader cut off alone for 700ms, its disk slow to
 //     sync (300ms) from then on for 2s: the other two elect a leader of a
 //     later term, and the old one, deposed by the first message of that
@@ -56,12 +63,16 @@
 package ex11suite
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
+	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/scene"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
@@ -80,6 +91,7 @@ const (
 	scriptedSeeds = 3
 	splitSeeds    = 16
 	slowSeeds     = 6
+	crashedSeeds  = 8
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
@@ -94,7 +106,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		Ran: ran,
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "churn": built(churn), "figure-8": built(figure8),
 			"crash-points": built(crashPoints), "calm": built(calm), "isolated": built(isolated), "deposed": built(deposed), "behind": built(behind), "figure-8-scripted": built(figure8Scripted),
-			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed)},
+			"split-vote": built(splitVote), "slow-deposed": built(slowDeposed), "crashed-voter": built(crashedVoter)},
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
@@ -113,7 +125,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(voting, safety, linearizable),
 		}, {
 			Name:   "persistence",
-			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay},
+			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay, {World: "crashed-voter", Seeds: scene.Scenes(crashedSeeds)}},
 			Judges: told(voting, safety, durable, linearizable),
 		}, {
 			Name:   "liveness",
@@ -143,10 +155,68 @@ func ran(w *world) *suite.Failure {
 	if v := w.mon.Violation(); f != nil && v != nil && v.At <= f.At {
 		return safety(w)
 	}
+	if f != nil && f.Name == "bad-reply" && len(w.Unanswered) > 0 {
+		u := w.Unanswered[0]
+		if !w.W.Connected(scene.Auditor, u.Server) || !w.W.Connected(u.Server, scene.Auditor) {
+			// The scene's own cut, which it lifts only once the servers
+			// have done what it waits for, still stood: what they did not
+			// do is told by the checks that wait for it.
+			f.Story += fmt.Sprintf("; the scene's cut between the suite and %s was still in force: the servers never did what the scene waits for before it heals (elect a leader on each side)", u.Server)
+			return f
+		}
+		return unanswered(w, u)
+	}
 	if f != nil {
 		return f
 	}
 	return silent(w)
+}
+
+// unanswered is the failure of a server the auditor asked again and again,
+// after the last fault had healed, without an answer: told with what the
+// server said it was doing meanwhile, as it said it (p.SetStatus).
+func unanswered(w *world, u scene.Unanswered) *suite.Failure {
+	what := "its history (a watch from resourceVersion 0)"
+	if u.What != "its history" {
+		what = u.What + " as it holds it (a read with kube.Any)"
+	}
+	why := "no answer in " + suite.FormatTime(w.Timeout)
+	if u.Err != nil && !errors.Is(u.Err, sim.ErrTimeout) {
+		why = "the answer " + strconv.Quote(u.Err.Error())
+	}
+	story := fmt.Sprintf("the last fault healed at %s; from %s to %s the suite asked %s for %s %d times, and got %s every time",
+		suite.FormatTime(w.lastFault), suite.FormatTime(u.First), suite.FormatTime(u.Last), u.Server, what, u.Asked, why)
+	var during []roleChange
+	rs := w.roles[u.Server]
+	for i, r := range rs {
+		if i+1 < len(rs) && rs[i+1].at <= u.First {
+			continue // over before the audit began
+		}
+		if r.at > u.Last {
+			break
+		}
+		during = append(during, r)
+	}
+	switch n := len(during); {
+	case n > 1:
+		stood, led := 0, 0
+		for _, r := range during {
+			switch r.role {
+			case check.Candidate:
+				stood++
+			case check.Leader:
+				led++
+			}
+		}
+		story += fmt.Sprintf("; meanwhile %s went from term %d to term %d, standing for election %d %s and leading %d %s (last it said it was %s of term %d, from %s): "+
+			"the cluster kept holding elections after every fault had healed, and a server that serves no read while an election is under way served none",
+			u.Server, during[0].term, during[n-1].term, stood, plural(stood, "time"), led, plural(led, "term"), during[n-1].role, during[n-1].term, suite.FormatTime(during[n-1].at))
+	case n == 1:
+		story += fmt.Sprintf("; all that time %s said it was %s of term %d", u.Server, during[0].role, during[0].term)
+	}
+	story += ". A server that is up and connected answers a read of its own copy (kube.Any, a watch) from what it has applied, whatever its role; " +
+		"the suite could not read this server, and could not decide is a failure"
+	return &suite.Failure{Name: "unanswered-read", Clause: course.OneHistory, At: u.Last, Story: story}
 }
 
 // silent: a server that never told its term, role, log and commit

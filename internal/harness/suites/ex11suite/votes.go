@@ -271,6 +271,10 @@ func (b *ballots) sent(e sim.Event) {
 		return
 	}
 	this := ballot{voter: e.Node, candidate: e.Peer, term: v.term, at: e.At}
+	if logBehind(stands.Log, voter.Log) {
+		b.votedBehind(this, stands.Log, voter.Log)
+		return
+	}
 	if b.given[e.Node] == nil {
 		b.given[e.Node] = map[int64]ballot{}
 	}
@@ -282,6 +286,44 @@ func (b *ballots) sent(e sim.Event) {
 	if before.candidate != this.candidate {
 		b.votedTwice(before, this)
 	}
+}
+
+// lastOf is the index and term of a log's last entry (0, 0 if empty).
+func lastOf(log []check.LogEntry) (index, term int64) {
+	if len(log) == 0 {
+		return 0, 0
+	}
+	return int64(len(log)), log[len(log)-1].Term
+}
+
+// logBehind reports whether log a is less up to date than log b: its last
+// entry is of an earlier term, or of the same term at a lower index (the
+// Raft paper's §5.4.1).
+func logBehind(a, b []check.LogEntry) bool {
+	ai, at := lastOf(a)
+	bi, bt := lastOf(b)
+	return at < bt || at == bt && ai < bi
+}
+
+// votedBehind is the failure of a server that granted its vote to a
+// candidate whose log is less up to date than its own, told with both
+// logs' ends as the two servers said them when the vote was sent.
+func (b *ballots) votedBehind(x ballot, candidate, own []check.LogEntry) {
+	ci, ct := lastOf(candidate)
+	vi, vt := lastOf(own)
+	b.first = &suite.Failure{Name: "voted-for-a-log-behind", Clause: course.DurableAgreement, At: x.at,
+		Story: fmt.Sprintf("at %s %s granted its vote in term %d to %s, whose log ends with %s, while its own ends with %s: "+
+			"a server votes only for a candidate whose log is at least as up to date as its own (a later last term, or the same last term and at least as long), "+
+			"in the real vote as in any pre-vote, or a leader can be elected without entries a majority has committed",
+			suite.FormatTime(x.at), x.voter, x.term, x.candidate, entryAt(ci, ct), entryAt(vi, vt))}
+}
+
+// entryAt is "an entry of term 3 at index 5", or "nothing (it is empty)".
+func entryAt(index, term int64) string {
+	if index == 0 {
+		return "nothing (it is empty)"
+	}
+	return fmt.Sprintf("an entry of term %d at index %d", term, index)
 }
 
 // received notes a vote of its term a candidate receives: any answer that

@@ -241,3 +241,37 @@ func TestAServerThatSendsAnAppendLeadsItsTerm(t *testing.T) {
 	assert.Equal(t, "two-leaders-one-term", v.Name)
 	assert.Equal(t, "at 10ms server-2 sent an Append as leader of term 2, but server-1 has led term 2 since 0ms: two leaders of one term can each put a different change at the same index", v.Story)
 }
+
+// A vote granted to a candidate whose log ends in an earlier term than
+// the voter's, or in the same term but shorter, is told by both logs'
+// ends; a vote to a candidate at least as up to date is not.
+func TestAVoteForALogBehindIsTold(t *testing.T) {
+	logOf := func(terms ...int64) []check.LogEntry {
+		var l []check.LogEntry
+		for _, t := range terms {
+			l = append(l, check.LogEntry{Term: t, What: "no-op"})
+		}
+		return l
+	}
+	election := func(candidate, voter []check.LogEntry) *suite.Failure {
+		return scripted(t, func(p *sim.Proc, self sim.NodeID) {
+			switch self {
+			case "server-1":
+				p.SetStatus(check.ServerState{Term: 5, Role: check.Candidate, Log: candidate})
+			case "server-2":
+				p.Sleep(10 * time.Millisecond)
+				p.SetStatus(check.ServerState{Term: 5, Role: check.Follower, Log: voter})
+				p.Send("server-1", ballotMsg{Term: 5, Granted: true})
+			}
+		})
+	}
+	f := election(logOf(1, 2, 2, 2), logOf(1, 2, 3, 3, 3))
+	require.NotNil(t, f)
+	assert.Equal(t, "voted-for-a-log-behind", f.Name)
+	assert.Equal(t, "at 10ms server-2 granted its vote in term 5 to server-1, whose log ends with an entry of term 2 at index 4, while its own ends with an entry of term 3 at index 5: "+
+		"a server votes only for a candidate whose log is at least as up to date as its own (a later last term, or the same last term and at least as long), "+
+		"in the real vote as in any pre-vote, or a leader can be elected without entries a majority has committed", f.Story)
+	assert.Equal(t, "voted-for-a-log-behind", election(logOf(1, 3), logOf(1, 3, 3)).Name)
+	assert.Nil(t, election(logOf(1, 3), logOf(1, 2, 2, 2)), "a later last term is more up to date, however short")
+	assert.Nil(t, election(logOf(1, 3, 3), logOf(1, 3, 3)), "as up to date")
+}

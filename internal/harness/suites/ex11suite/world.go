@@ -23,6 +23,11 @@ const (
 	requestWait   = time.Second            // how long a client waits for any answer
 	electionBound = 2 * time.Second        // after the last fault, a leader and a write within this
 	calmSettle    = 1500 * time.Millisecond
+	// auditPatience is how long the auditor keeps asking a server that is
+	// up and does not answer: a server in the middle of an election may not
+	// serve for a while, and a correct cluster elects a leader well within
+	// it (electionBound, with room to spare).
+	auditPatience = 5 * time.Second
 	// The workload's pauses, beyond scene.WorkloadWrite's and
 	// WorkloadDashboards' own: a few hundred requests a world.
 	writePause = 60 * time.Millisecond
@@ -36,8 +41,10 @@ type world struct {
 	mon *check.Consensus
 	// ballots follows the votes granted and received.
 	ballots *ballots
-	// said is every server that told its state (p.SetStatus) at least once.
-	said map[sim.NodeID]bool
+	// said is every server that told its state (p.SetStatus) at least once;
+	// roles every change of term or role each server said, with when.
+	said  map[sim.NodeID]bool
+	roles map[sim.NodeID][]roleChange
 	// lastFault is when the last fault of a randomized world ended: from
 	// then on the cluster is whole (healed).
 	lastFault time.Duration
@@ -99,6 +106,13 @@ func (w *world) watchCommits() {
 	})
 }
 
+// roleChange is a server saying it is in term, as role, from at.
+type roleChange struct {
+	term int64
+	role check.Role
+	at   time.Duration
+}
+
 type termChange struct {
 	term   int64
 	server sim.NodeID
@@ -109,7 +123,8 @@ type termChange struct {
 // monitor and the term tracker into the world.
 func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
-	w := &world{Scene: s, said: map[sim.NodeID]bool{}}
+	w := &world{Scene: s, said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
+	s.AuditPatience = auditPatience
 	s.Show(w.show)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	w.ballots = w.watchBallots()
@@ -124,6 +139,9 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 			versions[i] = version
 			st, ok := state(v)
 			w.said[id] = w.said[id] || ok
+			if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
+				w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
+			}
 			if ok && st.Term > highest {
 				highest = st.Term
 				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
@@ -524,6 +542,12 @@ func resumed(w *world) *suite.Failure {
 			}
 		}
 		if !ok {
+			if split := w.splitElections(span[0], span[1]); split != "" {
+				return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: span[1],
+					Story: fmt.Sprintf("from %s to %s no write was acknowledged, though two of three servers were up and connected: %s",
+						suite.FormatTime(span[0]), suite.FormatTime(span[1]), split),
+					Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+			}
 			return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: span[1],
 				Story: fmt.Sprintf("from %s to %s no write was acknowledged: two of three servers were up and connected, a majority, and still no leader took writes",
 					suite.FormatTime(span[0]), suite.FormatTime(span[1])),
@@ -541,6 +565,12 @@ func healed(w *world) *suite.Failure {
 		if op.Acknowledged() && op.Input.Kind.Mutates() && op.Call >= from && op.Return <= by {
 			return nil
 		}
+	}
+	if split := w.splitElections(from, by); split != "" {
+		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: %s",
+				suite.FormatTime(from), suite.FormatTime(by), split),
+			Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
 	}
 	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
 		Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: the cluster did not settle on a leader that takes writes",
@@ -881,4 +911,77 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	})
 	w.lastFault = 4 * time.Second
 	return w.play(end, end+100*time.Millisecond)
+}
+
+// splitWithin is how close together two candidacies of one term must be
+// for the suite to tell them as servers that timed out together.
+const splitWithin = 10 * time.Millisecond
+
+// splitElections reads, off what the servers said from from to to, a cluster
+// that elected no leader because its candidates kept standing together: at
+// least three terms in which two or more servers stood within splitWithin
+// of each other and none led. It returns the story's sentence, or "".
+func (w *world) splitElections(from, to time.Duration) string {
+	type round struct {
+		first, last time.Duration
+		who         []sim.NodeID
+		led         bool
+	}
+	rounds := map[int64]*round{}
+	for _, id := range w.Servers {
+		for _, r := range w.roles[id] {
+			if r.at < from || r.at > to || r.role == check.Follower {
+				continue
+			}
+			x := rounds[r.term]
+			if x == nil {
+				x = &round{first: r.at, last: r.at}
+				rounds[r.term] = x
+			}
+			if r.role == check.Leader {
+				x.led = true
+				continue
+			}
+			x.first, x.last = min(x.first, r.at), max(x.last, r.at)
+			if !slices.Contains(x.who, id) {
+				x.who = append(x.who, id)
+			}
+		}
+	}
+	var terms []int64
+	var who []sim.NodeID
+	var spread time.Duration
+	for term, x := range rounds {
+		if x.led || len(x.who) < 2 || x.last-x.first > splitWithin {
+			continue
+		}
+		terms = append(terms, term)
+		spread = max(spread, x.last-x.first)
+		for _, id := range x.who {
+			if !slices.Contains(who, id) {
+				who = append(who, id)
+			}
+		}
+	}
+	if len(terms) < 3 {
+		return ""
+	}
+	slices.Sort(terms)
+	slices.Sort(who)
+	names := make([]string, len(who))
+	for i, id := range who {
+		names[i] = string(id)
+	}
+	return fmt.Sprintf("%s stood for election %d times, in terms %d to %d, each time within %s of each other, and no election made a leader: every one split the votes. "+
+		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
+		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
+		joinAnd(names), len(terms), terms[0], terms[len(terms)-1], suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
