@@ -22,7 +22,7 @@ import (
 // spans went nowhere.
 func refusalHidden(w *world) *suite.Failure {
 	ops := w.History.Operations()
-	for _, e := range w.W.Trace().Events() {
+	for e := range w.W.Trace().All() {
 		if e.Kind != sim.EvRecvReply || !w.IsServer(e.Node) || !w.IsServer(e.Peer) || !definite(e.Err) {
 			continue
 		}

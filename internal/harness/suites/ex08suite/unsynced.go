@@ -23,7 +23,7 @@ func sentUnsynced(w *world) *suite.Failure {
 	var ends []int
 	read := false               // the leader's log is read at the first Append with entries
 	durable, synced := 0, false // synced: a disk event has told how much is durable
-	for _, e := range w.W.Trace().Events() {
+	for e := range w.W.Trace().All() {
 		if e.Node != leader {
 			continue
 		}
@@ -64,7 +64,7 @@ func sentUnsynced(w *world) *suite.Failure {
 // after the message sent: "Its disk held it at 231.2ms", or that it never
 // did before the world stopped.
 func syncedWhen(w *world, leader sim.NodeID, size int, sent sim.Event) string {
-	for _, e := range w.W.Trace().Events() {
+	for e := range w.W.Trace().All() {
 		if e.At < sent.At || e.Node != leader || e.Kind != sim.EvDisk || e.Disk == nil || e.Disk.File != LogFile {
 			continue
 		}
