@@ -45,7 +45,9 @@
 //     get, a watch or the reply to its own write (precondition-never-read):
 //     the list's own resourceVersion taken for the pod's, say. It is judged
 //     when the delete is sent, whatever etcd made of it: refused as a
-//     conflict, the extra it was meant to remove stands.
+//     conflict, the extra it was meant to remove stands. A delete sent to a
+//     key that is no pod's (the pod's name alone, where pods/<name> belongs)
+//     is told as that (delete-of-no-pod): its version is the pod's own.
 //   - deletedNewer: no delete removes a version of a pod its controller
 //     never saw in a list (deleted-a-newer-pod): a delete without the
 //     resourceVersion it read, or at one a get showed just before, not the

@@ -424,3 +424,17 @@ func TestADeleteAtAVersionNeverReadIsToldByItsPrecondition(t *testing.T) {
 	cl.unread.outcome = nil
 	assert.Contains(t, cl.preconditionNeverRead().Story, "etcd accepted it, since pods/web-x7k2q happened to be at rv=7")
 }
+
+// A delete sent to the pod's name alone, not its key, names no pod: it is
+// told as that, not as a precondition never read, since the version is the
+// pod's own.
+func TestADeleteOfAPodsNameAloneIsToldAsAKeyOfNoPod(t *testing.T) {
+	cl := &cluster{told: "the scene", beliefs: map[sim.NodeID]*belief{controllerA: {server: server1}}}
+	cl.unread = &unreadPrecondition{by: controllerA, via: server1, at: 128500 * time.Microsecond, key: "web-x7k2q", rv: 4,
+		outcome: kube.NotFound("web-x7k2q")}
+	f := cl.preconditionNeverRead()
+	require.NotNil(t, f)
+	assert.Equal(t, "delete-of-no-pod", f.Name)
+	assert.Equal(t, `controller-a sent a delete of "web-x7k2q" through server-1 at 128.5ms, a key that names no pod: a pod's key is its kind and its name, pods/web-x7k2q; `+
+		"etcd answered "+kube.NotFound("web-x7k2q").Error()+", and pods/web-x7k2q, which the controller had decided to delete, stood. A delete names the object by its key, as Key() gives it", f.Story)
+}

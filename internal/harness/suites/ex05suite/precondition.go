@@ -1,8 +1,10 @@
 package ex05suite
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/kube"
@@ -47,6 +49,9 @@ func (cl *cluster) preconditionNeverRead() *suite.Failure {
 	if v == nil {
 		return nil
 	}
+	if kind, name, ok := strings.Cut(v.key, "/"); !ok || kind != "pods" {
+		return cl.noSuchKey(v, cmp.Or(name, v.key))
+	}
 	s := fmt.Sprintf("%s sent a delete of %s through %s at %s on the precondition rv=%d, a version of %s it had never read", v.by, v.key, v.via, suite.FormatTime(v.at), v.rv, v.key)
 	if v.list.ok {
 		s += fmt.Sprintf(": its last list of pods, answered at %s (%s), was a view at rv=%d", suite.FormatTime(v.list.at), v.list.how(cl.beliefs[v.by].server), v.list.view)
@@ -67,4 +72,18 @@ func (cl *cluster) preconditionNeverRead() *suite.Failure {
 	}
 	s += ". A delete's precondition is the version of the pod the decision read: the pod's own resourceVersion, as the list showed it"
 	return cl.fail("precondition-never-read", v.at, s, logUntil(cl.log, v.at+2*slowMax))
+}
+
+// noSuchKey tells a delete sent to a key that is no pod's (delete-of-no-pod):
+// the pod's name alone, or some other object's key, where the pod's key,
+// pods/<name>, belongs. The pod the controller decided to delete stands,
+// whatever etcd answered.
+func (cl *cluster) noSuchKey(v *unreadPrecondition, name string) *suite.Failure {
+	pod := "pods/" + name
+	s := fmt.Sprintf("%s sent a delete of %q through %s at %s, a key that names no pod: a pod's key is its kind and its name, %s", v.by, v.key, v.via, suite.FormatTime(v.at), pod)
+	if v.outcome != nil {
+		s += fmt.Sprintf("; etcd answered %v", v.outcome)
+	}
+	s += fmt.Sprintf(", and %s, which the controller had decided to delete, stood. A delete names the object by its key, as Key() gives it", pod)
+	return cl.fail("delete-of-no-pod", v.at, s, logUntil(cl.log, v.at+2*slowMax))
 }

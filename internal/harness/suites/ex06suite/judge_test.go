@@ -319,3 +319,46 @@ func TestAReadAnsweredWhileTheSequencerIsDownIsToldSo(t *testing.T) {
 		assert.Nil(t, chapter(oneStore()).Verdict("linearizable", "peer down", seed), "seed %d", seed)
 	}
 }
+
+// forwarding servers: server-1 keeps the one store, server-2 hands every
+// request to it; with hide set, server-2 answers Unavailable whenever its
+// call fails, server-1's own refusals included.
+func forwarding(hide bool) scene.Boot {
+	return func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		if self == servers[0] {
+			kube.Serve(p, kube.NewMemStore(0))
+			return
+		}
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+			reply, err := p.Call(servers[0], req, 2*time.Second)
+			if err != nil && hide {
+				return nil, kube.Unavailable("server-1 did not say yes")
+			}
+			return reply, err
+		})
+	}
+}
+
+// A follower that answers Unavailable for a write the sequencer refused by
+// the API's rules is told by that refusal; one that passes the refusal on
+// is not.
+func TestARefusalToldAsUnavailableIsHidden(t *testing.T) {
+	var f *world
+	for seed := int64(1); seed <= 20 && f == nil; seed++ {
+		w := &world{Scene: workloadScene(seed, forwarding(true), 1, true)}
+		t.Cleanup(w.Close)
+		if refusalHidden(w) != nil {
+			f = w
+		}
+	}
+	require.NotNil(t, f, "some world of 20 has a refusal to hide")
+	got := refusalHidden(f)
+	assert.Equal(t, "refusal-hidden", got.Name)
+	assert.Regexp(t, `^controller-[abc] asked server-2 to write \(.*\) at [0-9.]+ms; at [0-9.]+ms server-2 heard server-1 refuse a write: "(Conflict|NotFound|AlreadyExists) \(40[49]\): .*", and no client of server-2 was told so: controller-[abc] was answered at [0-9.]+ms with an answer that leaves its write open `, got.Story)
+
+	for seed := int64(1); seed <= 5; seed++ {
+		w := &world{Scene: workloadScene(seed, forwarding(false), 1, true)}
+		t.Cleanup(w.Close)
+		assert.Nil(t, refusalHidden(w), "seed %d", seed)
+	}
+}

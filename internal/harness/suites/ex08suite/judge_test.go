@@ -658,3 +658,44 @@ func TestAWriteAnsweredLongAfterItsMajorityIsToldByThatMajority(t *testing.T) {
 	defer w.Close()
 	assert.Nil(t, committedLate(w), "answered within the allowance")
 }
+
+// syncing boots a leader that writes one entry to its log and sends it to
+// server-2, before its sync if early, else after; the others only listen.
+func syncing(early bool) scene.Boot {
+	return func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
+		if self != servers[0] {
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return nil, nil })
+			return
+		}
+		e := Entry{Index: 1, Event: kube.Event{Type: kube.Added, Object: kube.Object{Kind: "deployments", Name: "web", Replicas: 3, ResourceVersion: 1}}}
+		f := p.Disk().Open(LogFile)
+		f.Append(Frame(e))
+		if early {
+			p.Send(servers[1], Append{Entries: []testEntry{{Index: 1}}})
+		}
+		f.Sync(p)
+		if !early {
+			p.Send(servers[1], Append{Entries: []testEntry{{Index: 1}}})
+		}
+		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) { return nil, nil })
+	}
+}
+
+// A leader that sends an entry its own disk has not synced is told by the
+// bytes its disk held then; one that sends it after its sync is not.
+func TestAnEntrySentBeforeTheLeadersSyncIsTold(t *testing.T) {
+	for _, early := range []bool{true, false} {
+		w := newWorld(scene.New(1, syncing(early), scene.Servers(3), scene.WorldOptions(sim.DiskSyncLatency(30*ms))), "deployments/web")
+		t.Cleanup(w.Close)
+		require.NoError(t, w.Run(time.Second))
+		f := sentUnsynced(w)
+		if !early {
+			assert.Nil(t, f)
+			continue
+		}
+		require.NotNil(t, f)
+		assert.Equal(t, "sent-before-synced", f.Name)
+		assert.Regexp(t, `^server-1, the leader, sent server-2 entry 1 \(.*\) at 0ms, when its own disk had synced 0 bytes of its log and the entry's frame ends at byte [0-9]+: `+
+			`the entry was in the leader's file, not yet on its disk for sure\. Its disk held it for sure only at 30ms\. `, f.Story)
+	}
+}

@@ -3,7 +3,6 @@ package ex08suite
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -342,25 +341,7 @@ func (w *world) carried(node sim.NodeID, index int64, at time.Duration) string {
 
 // carries reports whether msg is an Append (of the exercise's types, read
 // by their fields' names) whose entries include the one at index.
-func carries(msg any, index int64) bool {
-	v := reflect.ValueOf(msg)
-	if v.Kind() != reflect.Struct || v.Type().Name() != "Append" {
-		return false
-	}
-	entries := v.FieldByName("Entries")
-	if !entries.IsValid() || entries.Kind() != reflect.Slice {
-		return false
-	}
-	for i := range entries.Len() {
-		e := entries.Index(i)
-		if e.Kind() == reflect.Struct {
-			if x := e.FieldByName("Index"); x.IsValid() && x.CanInt() && x.Int() == index {
-				return true
-			}
-		}
-	}
-	return false
-}
+func carries(msg any, index int64) bool { return slices.Contains(appendIndexes(msg), index) }
 
 // atoi is the number s spells, or 0.
 func atoi(s string) int64 {
