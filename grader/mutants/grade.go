@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ func Load(root, id string) ([]Mutant, error) {
 type Grader struct {
 	Root     string // the workbook, absolute
 	Go       string // the go command
-	Parallel int    // mutants graded at once
+	Parallel int    // mutants graded at once; each plays its worlds on the CPUs over Parallel
 }
 
 // GradeAll grades every mutant, Parallel at once, calling done (one call at
@@ -113,7 +114,8 @@ func (g Grader) Grade(ctx context.Context, m Mutant) Outcome {
 			return o
 		}
 	}
-	rep := engine.Grade(ctx, engine.Options{Root: tmp, Go: g.Go, Source: result.Solutions, Parallel: 1, Env: cleanEnv()}, []course.Chapter{ch})
+	rep := engine.Grade(ctx, engine.Options{Root: tmp, Go: g.Go, Source: result.Solutions, Parallel: 1,
+		Workers: max(runtime.GOMAXPROCS(0)/max(g.Parallel, 1), 1), Env: cleanEnv()}, []course.Chapter{ch})
 	return judge(o, rep.Chapters[0])
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,8 +50,14 @@ type Options struct {
 	Timeout    time.Duration // per chapter, for the test binary (default DefaultTimeout)
 	BuildLimit time.Duration // per chapter, for everything (default DefaultBuildLimit)
 	Parallel   int           // chapters at once (default GOMAXPROCS)
-	MaxOutput  int           // output bytes kept per chapter (default DefaultMaxOutput)
-	Env        []string      // the environment for go test (default os.Environ())
+	// Workers is how many worlds each chapter's suite plays at once: the
+	// GOMAXPROCS its test binary runs with (suite.Workers). The default
+	// is the grader's GOMAXPROCS over the chapters run at once, at least
+	// 1: a chapter graded alone uses every CPU, and chapters graded side
+	// by side one each. What a suite reports is the same whatever it is.
+	Workers   int
+	MaxOutput int      // output bytes kept per chapter (default DefaultMaxOutput)
+	Env       []string // the environment for go test (default os.Environ())
 
 	// CacheDir is where results are cached (see cache.go): "" for the
 	// default, a folder of the go command's build cache; "off" for none.
@@ -117,6 +124,14 @@ func (o *Options) defaults() {
 	}
 }
 
+// workers sets the default Workers for grading n chapters: the CPUs over
+// the chapters that run at once.
+func (o *Options) workers(n int) {
+	if o.Workers <= 0 {
+		o.Workers = max(runtime.GOMAXPROCS(0)/max(min(o.Parallel, n), 1), 1)
+	}
+}
+
 // Grade grades the chapters and returns the report with its totals. It
 // works in two phases: it builds every chapter's test binary (with one go
 // command, see build.go), and only once all are built runs them (at most
@@ -125,6 +140,7 @@ func (o *Options) defaults() {
 // is graded. Canceling ctx kills every build and test still running.
 func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result.Report {
 	opts.defaults()
+	opts.workers(len(chapters))
 	if opts.Reap {
 		defer adopt()()
 	}
@@ -176,6 +192,7 @@ func parallel(width, n int, f func(i int)) {
 // hidden suite reported.
 func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapter {
 	opts.defaults()
+	opts.workers(1)
 	if opts.Reap {
 		defer adopt()()
 	}
@@ -422,7 +439,7 @@ func (u *unit) run(ctx context.Context, opts Options) result.Chapter {
 
 	bin := exec.Command(u.bin, "-test.v=test2json", "-test.run=^"+u.ch.TestName()+"$", "-test.timeout="+opts.Timeout.String())
 	bin.Dir = u.absDir
-	bin.Env = append(environment(opts), ch.env())
+	bin.Env = append(workersEnv(environment(opts), opts.Workers), ch.env())
 	bin.Stdout, bin.Stderr = outW, outW
 	bin.ExtraFiles = ch.extra()
 	ownGroup(bin)
@@ -623,6 +640,23 @@ func environment(opts Options) []string {
 		env = append(env, "RUNS="+opts.Runs)
 	}
 	return env
+}
+
+// workersEnv is env for a chapter's test binary that plays workers worlds
+// at once (suite.Workers): GOMAXPROCS=workers when more than one; with
+// one, no GOMAXPROCS at all (the grader's own does not leak through), so
+// that suite.Run holds the suite to one processor, as it always has.
+func workersEnv(env []string, workers int) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			out = append(out, kv)
+		}
+	}
+	if workers > 1 {
+		out = append(out, "GOMAXPROCS="+strconv.Itoa(workers))
+	}
+	return out
 }
 
 // picturesDir is where the suites draw the failures of the stubs or the

@@ -3,6 +3,7 @@ package scene
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/picture"
+	"onehistory/internal/harness/sim"
 	"onehistory/internal/harness/suite"
 )
 
@@ -204,10 +206,14 @@ type verdicts struct {
 }
 
 type runner[W World] struct {
-	c      Chapter[W]
-	done   map[played]*verdicts
-	plays  map[string]int // how many plays of the chapter's checks play each world
-	firsts map[Seeds]int64
+	c     Chapter[W]
+	done  map[played]*verdicts
+	plays map[string]int // how many plays of the chapter's checks play each world
+	// figureSeeds is, by check, the first seed of the check's first play
+	// when the check shows figures (Check.Figures), else 0: listed once a
+	// run, since a list is as long as RUNS.
+	figureSeeds []int64
+	workers     int // worlds played at once (suite.Workers)
 }
 
 // newRunner is a runner of c. It keeps the verdicts of a world that more
@@ -215,38 +221,78 @@ type runner[W World] struct {
 // is judged and let go: thousands of kept verdicts make the collector run
 // more often.
 func newRunner[W World](c Chapter[W]) *runner[W] {
-	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}, firsts: map[Seeds]int64{}}
-	for _, k := range c.Checks {
+	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}, figureSeeds: make([]int64, len(c.Checks)), workers: suite.Workers()}
+	for i, k := range c.Checks {
 		for _, p := range k.Plays {
 			r.plays[p.World]++
+		}
+		if len(k.Figures) > 0 && len(k.Plays) > 0 {
+			if l := k.Plays[0].Seeds.List(); len(l) > 0 {
+				r.figureSeeds[i] = l[0]
+			}
 		}
 	}
 	return r
 }
 
-// check runs check i: its plays in order, its guards at the end of each,
-// and its tally at the end.
+// check runs check i and tells what it found: its figures, then its
+// failures, each with its story, its timeline, its seed, the command that
+// replays it and its picture.
 func (r *runner[W]) check(t *testing.T, i int) {
+	t.Helper()
+	out := r.outcome(i)
+	for _, fig := range out.figures {
+		suite.Figure(t, fig.name, fig.text)
+	}
+	for _, f := range out.failures {
+		suite.Report(t, f)
+	}
+}
+
+// outcome is what check i shows: the figures and the failures it reports.
+type outcome struct {
+	figures  []struct{ name, text string }
+	failures []suite.Failure
+}
+
+// outcome runs check i: its plays in order, its guards at the end of each,
+// and its tally at the end. Each play's worlds are played in parallel (see
+// play) and read here in the order of their seeds, so the check reads, sums
+// and reports exactly what a run of one world after another would.
+func (r *runner[W]) outcome(i int) (out outcome) {
 	k := r.c.Checks[i]
+	report := func(f suite.Failure, draw drawing) { out.failures = append(out.failures, r.finish(k, f, draw)) }
 	tally := make([][]*suite.Failure, len(k.Plays))
 	sum, seeds := Counts{}, []int64{}
 	for p, play := range k.Plays {
 		var cov check.Coverage
 		list := play.Seeds.List()
-		for j, seed := range list {
-			v := r.verdicts(play.World, seed)
+		widened := play.Seeds.kind == random && len(list) > 1
+		// Once RUNS asked for them all, every world of a failing play is
+		// run and its failures counted (worldsFailed); else the play stops
+		// at its first failing world.
+		countAll := widened && os.Getenv("RUNS") != ""
+		var first *suite.Failure // the first failure, when the check has no tally
+		var draw drawing
+		at, failed := 0, 0
+		for j, v := range r.play(play.World, list) {
+			if first != nil {
+				if v.fail[i] != nil {
+					failed++
+				}
+				continue
+			}
 			if p == 0 && j == 0 {
 				for _, fig := range k.Figures {
-					suite.Figure(t, fig.Name, v.figures[i][fig.Name])
+					out.figures = append(out.figures, struct{ name, text string }{fig.Name, v.figures[i][fig.Name]})
 				}
 			}
 			if f := v.fail[i]; f != nil && k.Tally == nil {
-				told := *f
-				if play.Seeds.kind == random && len(list) > 1 {
-					told.Details = strings.TrimPrefix(strings.TrimRight(told.Details, "\n")+"\n"+r.worldsFailed(play.World, i, list, j), "\n")
+				first, draw, at, failed = f, v.draw[f], j, 1
+				if !countAll {
+					break
 				}
-				r.report(t, k, told, v.draw[f])
-				return
+				continue
 			}
 			tally[p] = append(tally[p], v.fail[i])
 			if v.counts != nil {
@@ -254,57 +300,59 @@ func (r *runner[W]) check(t *testing.T, i int) {
 					sum[name] += n
 				}
 			}
-			seeds = append(seeds, seed)
+			seeds = append(seeds, list[j])
 			if play.Guard != nil {
-				cov.Add(seed, v.exercised[play.Guard])
+				cov.Add(list[j], v.exercised[play.Guard])
 			}
+		}
+		if first != nil {
+			told := *first
+			if widened {
+				told.Details = strings.TrimPrefix(strings.TrimRight(told.Details, "\n")+"\n"+worldsFailed(list, at, failed), "\n")
+			}
+			report(told, draw)
+			return out
 		}
 		if play.Guard != nil {
 			if f := suite.Covered(&cov, play.Guard.MinCovered); f != nil {
-				r.report(t, k, *f, r.redraw(k, *f, []Play{play}))
-				return
+				report(*f, r.redraw(k, *f, []Play{play}))
+				return out
 			}
 		}
 	}
 	if k.Tally != nil {
 		if f := k.Tally(tally); f != nil {
-			r.report(t, k, *f, r.redraw(k, *f, tallied(k.Plays, tally, f)))
+			report(*f, r.redraw(k, *f, tallied(k.Plays, tally, f)))
 		}
 	}
 	if k.Sum != nil && !suite.Replaying() {
 		if f := k.Sum.Judge(sum, seeds); f != nil {
-			r.report(t, k, *f, nil)
+			report(*f, nil)
 		}
 	}
+	return out
 }
 
 // worldsFailed is the line a randomized check's failure ends with: how many
 // worlds it ran and how many failed, once RUNS asked for them all ("1000
 // worlds, 1000 failed"); else which world failed first, where the check
-// stopped. first is the failing seed's index in list.
-func (r *runner[W]) worldsFailed(world string, check int, list []int64, first int) string {
+// stopped. first is the failing seed's index in list, failed the number of
+// worlds of list that failed.
+func worldsFailed(list []int64, first, failed int) string {
 	if os.Getenv("RUNS") == "" {
 		return fmt.Sprintf("world %d of %d failed, and the check stopped there: RUNS=%d runs every world and counts the failures", first+1, len(list), len(list))
-	}
-	failed := 1
-	for _, seed := range list[first+1:] {
-		if r.verdicts(world, seed).fail[check] != nil {
-			failed++
-		}
 	}
 	return fmt.Sprintf("%d worlds, %d failed (the first, seed %d, is told here)", len(list), failed, list[first])
 }
 
-// report reports f, with its picture written next to the learner's other
-// files: one page per failing check, named by the chapter, the check and
-// the seed (suite.PictureName), its path relative to the workbook. draw is
-// the picture of the world that failed; nil, for a failure no one world's
-// judges found (a tally, a guard, a sum), draws the world of f's seed again.
-func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawing) {
-	t.Helper()
-	if draw == nil {
-		draw = r.redraw(k, f, k.Plays)
-	}
+// finish completes f, a failure of check k, for its report: the chapter,
+// the check, the replay command, and its picture written next to the
+// learner's other files: one page per failing check, named by the chapter,
+// the check and the seed (suite.PictureName), its path relative to the
+// workbook. draw is the picture of the world that failed; nil, for a
+// failure no one world's judges found (a tally, a guard, a sum), draws the
+// world of f's seed again.
+func (r *runner[W]) finish(k Check[W], f suite.Failure, draw drawing) suite.Failure {
 	f.Chapter, f.Check = r.c.ID, k.Name
 	if f.Seed == 0 {
 		// A sum's failure (Check.Sum): no one world shows it, so the
@@ -312,8 +360,10 @@ func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawi
 		if f.Replay == "" {
 			f.Replay = suite.ReplayAll(f.Chapter)
 		}
-		suite.Report(t, f)
-		return
+		return f
+	}
+	if draw == nil {
+		draw = r.redraw(k, f, k.Plays)
 	}
 	if f.Replay == "" {
 		f.Replay = suite.Replay(f.Chapter, f.Seed)
@@ -321,7 +371,7 @@ func (r *runner[W]) report(t *testing.T, k Check[W], f suite.Failure, draw drawi
 	if path, err := suite.WriteDrawing(suite.OutputDir(), suite.PictureName(r.c.ID, k.Name, f.Seed), func(w io.Writer) error { return draw(w, f) }); err == nil {
 		f.HTML = suite.WorkbookPath(path)
 	}
-	suite.Report(t, f)
+	return f
 }
 
 // redraw is the picture of failure f of check k, which no one world's
@@ -366,18 +416,55 @@ func tallied(plays []Play, tally [][]*suite.Failure, f *suite.Failure) []Play {
 	return plays
 }
 
-// verdicts builds and runs world at seed, unless it already has, and
-// judges it for every check that plays it.
+// verdicts is what world at seed showed, from the verdicts kept or built
+// and judged now.
 func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
-	key := played{world, seed}
-	if v, ok := r.done[key]; ok {
+	for _, v := range r.play(world, []int64{seed}) {
 		return v
 	}
-	build, ok := r.c.Worlds[world]
-	if !ok {
-		panic(fmt.Sprintf("scene: chapter %s has no world %q", r.c.ID, world))
+	return nil
+}
+
+// play yields the verdicts of world at each of seeds, in order: those kept,
+// and the others built, run and judged on r.workers goroutines at once
+// (sim.Parallel), each world on its own. A loop that stops early stops the
+// worlds after the one it stopped at that have not yet begun. It keeps what
+// the loop took, for the next play of the same world (newRunner).
+func (r *runner[W]) play(world string, seeds []int64) iter.Seq2[int, *verdicts] {
+	return func(yield func(int, *verdicts) bool) {
+		if _, ok := r.c.Worlds[world]; !ok {
+			panic(fmt.Sprintf("scene: chapter %s has no world %q", r.c.ID, world))
+		}
+		keep := r.plays[world] > 1
+		var kept []*verdicts // read here, not by the workers: the map is the loop's
+		if keep {
+			kept = make([]*verdicts, len(seeds))
+			for j, seed := range seeds {
+				kept[j] = r.done[played{world, seed}]
+			}
+		}
+		judged := func(j int) *verdicts {
+			if kept != nil && kept[j] != nil {
+				return kept[j]
+			}
+			return r.judge(world, seeds[j])
+		}
+		for j, v := range sim.Parallel(len(seeds), r.workers, judged) {
+			if keep {
+				r.done[played{world, seeds[j]}] = v
+			}
+			if !yield(j, v) {
+				return
+			}
+		}
 	}
-	w := build(seed)
+}
+
+// judge builds and runs world at seed and judges it for every check that
+// plays it. It reads the runner and writes nothing of it: play calls it on
+// several goroutines at once.
+func (r *runner[W]) judge(world string, seed int64) *verdicts {
+	w := r.c.Worlds[world](seed)
 	s := w.Stage()
 	defer s.Close()
 	// The rest stays nil until needed, for the verdicts kept (newRunner).
@@ -391,7 +478,7 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 		if !slices.ContainsFunc(k.Plays, func(p Play) bool { return p.World == world }) {
 			continue
 		}
-		if len(k.Figures) > 0 && k.Plays[0].World == world && r.firstSeed(k.Plays[0].Seeds) == seed {
+		if len(k.Figures) > 0 && k.Plays[0].World == world && r.figureSeeds[i] == seed {
 			if v.figures == nil {
 				v.figures = map[int]map[string]string{}
 			}
@@ -429,9 +516,6 @@ func (r *runner[W]) verdicts(world string, seed int64) *verdicts {
 			}
 		}
 	}
-	if r.plays[world] > 1 {
-		r.done[key] = v
-	}
 	return v
 }
 
@@ -456,20 +540,6 @@ func firstFailure[W World](w W, judges []Judge[W]) *suite.Failure {
 		}
 	}
 	return nil
-}
-
-// firstSeed is the first seed a play runs, or 0 when it runs none, listed
-// once a run: a list is as long as RUNS, and a world asks for every check.
-func (r *runner[W]) firstSeed(s Seeds) int64 {
-	if first, ok := r.firsts[s]; ok {
-		return first
-	}
-	var first int64
-	if l := s.List(); len(l) > 0 {
-		first = l[0]
-	}
-	r.firsts[s] = first
-	return first
 }
 
 // Finish completes a failure a judge found in this scene: the seed, the

@@ -32,6 +32,14 @@
 // the failure it is. Seeds say how SEED (replay one world) and RUNS (widen)
 // change a play: Random widens, Story and Scenes do not.
 //
+// Run plays the worlds of a play side by side, on suite.Workers goroutines
+// (sim.Parallel; the grader gives a chapter graded alone every CPU), and
+// reads them in the order of their seeds: a check sees, sums, tallies and
+// reports exactly what one world after another would show, whatever the
+// number of workers, and one that stops at its first failing world stops
+// the worlds after it. So a Build and a Judge share nothing they write with
+// another world's: what one world keeps is its own.
+//
 // Adding to a chapter is a small change:
 //
 //   - a judge: a function `func(w W) *suite.Failure`, added to a check's

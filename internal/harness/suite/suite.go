@@ -217,7 +217,9 @@ type CheckFunc func(t *testing.T)
 // handing control from goroutine to goroutine, and a handoff within one
 // processor costs far less than waking another; the garbage collector's
 // parallel workers, too, cost more than they give when the grader runs a
-// chapter per CPU. It lets the heap grow to five times what is live before
+// chapter per CPU. When the environment sets GOMAXPROCS (the grader does,
+// to the CPUs it has over the chapters it runs at once), a chapter plays
+// that many worlds at once instead (Workers), each on one processor. It lets the heap grow to five times what is live before
 // collecting (GOGC 400) unless the environment sets GOGC: a suite builds
 // world after world on a live heap of a few megabytes, and at the default
 // it spends a fifth of its time collecting. What a run does is the same
@@ -252,6 +254,21 @@ func Run(t *testing.T, id string, checks map[string]CheckFunc) {
 		verdict.Checked(k.Name, ok && completed && !failed && !skipped)
 	}
 	verdict.End()
+}
+
+// Workers is how many worlds a chapter's suite plays at once
+// (scene.Chapter, through sim.Parallel): the processors the environment
+// gives the test process when it sets GOMAXPROCS, and 1 when it does not
+// (Run then holds the suite to one processor). The grader sets GOMAXPROCS
+// for each chapter's test binary to the CPUs over the chapters it runs at
+// once, at least 1: a chapter graded alone uses every CPU, and every
+// chapter graded at once keeps to one each. What a run reports is the
+// same whatever the number.
+func Workers() int {
+	if os.Getenv("GOMAXPROCS") == "" {
+		return 1
+	}
+	return max(runtime.GOMAXPROCS(0), 1)
 }
 
 // suiteGOGC is the collector's target Run sets: the heap may grow to five

@@ -56,6 +56,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,16 +87,31 @@ func Run(t *testing.T, impl func(c *drill.Cluster) error) { chapter(impl).Run(t)
 // and the checks that count what impl concluded about them.
 func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 	worlds := map[string]scene.Build[*world]{}
-	var spent *world // the first world whose drill's search ran out of its budget
+	// spent is the first world whose drill's search ran out of its
+	// budget. It is the one thing worlds share, so a lock guards it: the
+	// worlds of a play run side by side (scene.Chapter), and of those of
+	// one play (one cluster) that ran out, the first in the order of the
+	// seeds is kept, as one world after another would have.
+	var (
+		mu    sync.Mutex
+		spent *world
+	)
 	for _, cl := range slices.Concat(brokenClusters, correctClusters) {
 		worlds[cl.name] = func(seed int64) *world {
-			if spent != nil { // each search would spend its budget again, and the grader's time with it
+			mu.Lock()
+			after := spent
+			mu.Unlock()
+			if after != nil { // each search would spend its budget again, and the grader's time with it
 				s := scene.New(seed, cl.boot, scene.Servers(2))
-				return &world{Scene: s, cluster: cl, drill: drill.New(s.W, s.Servers...), after: spent}
+				return &world{Scene: s, cluster: cl, drill: drill.New(s.W, s.Servers...), after: after}
 			}
 			w := play(impl, cl, seed)
 			if outOfBudget(w.finding) {
-				spent = &world{cluster: cl, finding: w.finding, Scene: &scene.Scene{Seed: seed}}
+				mu.Lock()
+				if spent == nil || spent.cluster.name == cl.name && seed < spent.Seed {
+					spent = &world{cluster: cl, finding: w.finding, Scene: &scene.Scene{Seed: seed}}
+				}
+				mu.Unlock()
 			}
 			return w
 		}
