@@ -68,7 +68,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard},
 				scene.Play{World: down, Seeds: scene.Scenes(riSeeds)}),
-				Judges: []scene.Judge[*world]{ran, deletedTwice, lostCopy, oneHistory, durable, misnumbered, ownCopyRead, linearizable}},
+				Judges: []scene.Judge[*world]{ran, deletedTwice, lostCopy, oneHistory, durable, misnumbered, ownCopyRead, deletedNothing, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
 				Judges: []scene.Judge[*world]{ran, unanswered, deletedTwice, lostCopy, oneHistory, converged, durable}},
 		}}
@@ -338,6 +338,35 @@ func deletedTwice(w *world) *suite.Failure {
 					Details: "faults:\n" + w.Describe()}
 			}
 			deletedAt[c.Key] = i
+		}
+	}
+	return nil
+}
+
+// deletedNothing finds a key whose deletions the clients were told yes to
+// more often than the longest history holds a deletion of it: a deletion
+// answered ok that changed nothing, such as one of an object that was not
+// there, which the history cannot explain (porcupine would only say that no
+// order does).
+func deletedNothing(w *world) *suite.Failure {
+	held := map[string]int{}
+	for _, c := range w.Longest() {
+		if c.Deleted {
+			held[c.Key]++
+		}
+	}
+	acked := map[string][]check.Operation{}
+	for _, op := range w.History.Operations() {
+		if op.Input.Kind == check.KindDelete && op.Acknowledged() {
+			acked[op.Input.Key] = append(acked[op.Input.Key], op)
+			if ops := acked[op.Input.Key]; len(ops) > held[op.Input.Key] {
+				return &suite.Failure{Name: "deleted-nothing", Clause: course.OneHistory, At: op.Return, Story: fmt.Sprintf(
+					"the clients were told yes to %d deletions of %s (the last: %s's %s, sent to %s at %s, answered at %s), yet the longest history holds %d: "+
+						"a deletion answered ok that no history holds changed nothing, as a deletion of an object that is not there does; "+
+						"it must be answered NotFound, not ok",
+					len(ops), op.Input.Key, op.Client, op.Input, op.Server, suite.FormatTime(op.Call), suite.FormatTime(op.Return), held[op.Input.Key]),
+					Details: "faults:\n" + w.Describe()}
+			}
 		}
 	}
 	return nil
