@@ -160,6 +160,10 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 		fail("wrong-answer", " "+says(got, gotErr, want, wantErr))
 	case wantErr != nil:
 		return // the same refusal: the history is unchanged on both sides
+	case g != want && replaced(req, g):
+		fail("wrong-version", fmt.Sprintf(" was answered %s, where the update sent %s: an update replaces the whole object with the one sent, "+
+			"so the stored object holds what the writer sent, no field kept from before it nor left out (the history says %s)",
+			answer(got, gotErr), req.(kube.UpdateRequest).Object, answer(want, wantErr)))
 	case g != want && g.ResourceVersion == want.ResourceVersion:
 		fail("wrong-version", fmt.Sprintf(" was answered %s; the history says %s: the version is right but the object is not, "+
 			"and an accepted write answers with the object as the change left it (a deletion: as it was, with every field, "+
@@ -171,6 +175,14 @@ func (a *auditor) auditWrite(p *sim.Proc, req any, got any, gotErr error, fail f
 		return
 	}
 	a.diverged = true
+}
+
+// replaced reports whether req is an update whose answer g holds other
+// contents (replicas, owner) than the update sent: a field kept from the
+// stored object, or one left out.
+func replaced(req any, g kube.Object) bool {
+	u, ok := req.(kube.UpdateRequest)
+	return ok && g.Key() == u.Object.Key() && (g.Owner != u.Object.Owner || g.Replicas != u.Object.Replicas)
 }
 
 func (a *auditor) auditWatch(p *sim.Proc, start time.Duration, r kube.WatchRequest, got any, gotErr error, fail func(name, story string)) {

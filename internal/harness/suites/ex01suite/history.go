@@ -308,7 +308,8 @@ func describe(req any) string {
 
 // burst draws n changes to pods, each valid against the reference as the
 // ones before it leave it (creations, updates with and without a
-// precondition, deletions), and applies none of them.
+// precondition, one that releases the pod from its owner, deletions), and
+// applies none of them.
 func burst(r *sim.Rand, ref *kube.MemStore, n int) []any {
 	live := map[string]kube.Object{}
 	for _, o := range ref.Objects() {
@@ -333,7 +334,10 @@ func burst(r *sim.Rand, ref *kube.MemStore, n int) []any {
 			delete(live, key)
 		default:
 			obj := cur
-			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "deployments/web"}[cur.Owner]
+			// Owners go round: web, api, none (the pod released, as a
+			// controller orphans one), web again; an update replaces the
+			// whole object, so one with no owner leaves the pod with none.
+			obj.Owner = map[string]string{"deployments/web": "deployments/api", "deployments/api": "", "": "deployments/web"}[cur.Owner]
 			obj.ResourceVersion = []int64{0, cur.ResourceVersion}[r.Intn(2)]
 			out = append(out, kube.UpdateRequest{Object: obj})
 			obj.ResourceVersion = next
@@ -420,8 +424,19 @@ func compare(req any, at time.Duration, got any, gotErr error, want any, wantErr
 			return nil
 		}
 	case kube.Object:
-		if g, ok := got.(kube.Object); ok && g == w {
+		g, ok := got.(kube.Object)
+		if ok && g == w {
 			return nil
+		}
+		// An update that was accepted leaves the object as the update
+		// sent it, every field: a store that answers other contents kept
+		// (or lost) a field the writer set, whatever version it gave.
+		if ok && replaced(req, g) {
+			f.Story = fmt.Sprintf("%swas answered %s, where the update sent %s: an update replaces the whole object with the one sent, "+
+				"so the stored object holds what the writer sent, no field kept from before it nor left out (the history says %s)",
+				who, g, req.(kube.UpdateRequest).Object, w)
+			f.Name = "wrong-version"
+			return f
 		}
 	}
 	if kube.IsWrite(req) {

@@ -211,6 +211,9 @@ func (j *journal) explain() *suite.Failure {
 	if x := j.internalError(); x != nil {
 		return x
 	}
+	if x := j.unnumberedAck(); x != nil {
+		return x
+	}
 	// The first boot that went wrong is where the cause is.
 	for _, c := range j.crashes() {
 		if c.bootAfter == nil || !c.bootAfter.ok {
@@ -248,6 +251,24 @@ func (j *journal) internalError() *suite.Failure {
 		}
 		return &suite.Failure{Name: name, At: a.answered, Story: fmt.Sprintf("at %s the apiserver answered %s's %v with an error of its own%s: %v",
 			suite.FormatTime(a.answered), a.client, a.req, why, a.err)}
+	}
+	return nil
+}
+
+// unnumberedAck: a write answered ok with an object of no resourceVersion,
+// as if nothing were stored; every ok names the object as stored, the
+// version of the change that wrote it (an update that changes nothing: the
+// object as it stands).
+func (j *journal) unnumberedAck() *suite.Failure {
+	for _, a := range j.answers {
+		if !a.acked() || a.obj.ResourceVersion != 0 {
+			continue
+		}
+		return &suite.Failure{Name: "wrong-version", At: a.answered, Story: fmt.Sprintf(
+			"at %s the apiserver answered %s's %v with ok and %s, of resourceVersion 0, though every object stored has one: "+
+				"an ok tells the writer the object as stored (for an update that changes nothing, the object as it stands), "+
+				"so that its next conditional write can name that version",
+			suite.FormatTime(a.answered), a.client, a.req, a.obj)}
 	}
 	return nil
 }

@@ -68,9 +68,9 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 				Judges: []scene.Judge[*world]{survivorAnyRead, ran, lostOnCrash}},
 			{Name: "linearizable", Plays: append(readIndex, scene.Play{World: "linearizable", Seeds: scene.Random(linearizableSeeds), Guard: guard},
 				scene.Play{World: down, Seeds: scene.Scenes(riSeeds)}),
-				Judges: []scene.Judge[*world]{ran, lostCopy, oneHistory, durable, misnumbered, ownCopyRead, linearizable}},
+				Judges: []scene.Judge[*world]{ran, deletedTwice, lostCopy, oneHistory, durable, misnumbered, ownCopyRead, deletedNothing, linearizable}},
 			{Name: "progress", Plays: []scene.Play{{World: "progress", Seeds: scene.Random(progressSeeds), Guard: guard}},
-				Judges: []scene.Judge[*world]{ran, unanswered, lostCopy, oneHistory, converged, durable}},
+				Judges: []scene.Judge[*world]{ran, unanswered, deletedTwice, lostCopy, oneHistory, converged, durable}},
 		}}
 }
 
@@ -187,6 +187,17 @@ func storyWrite(w *world) *suite.Failure {
 		story = fmt.Sprintf("the controller asked server-1 to %s at %s and got %s, while the servers' link took %s each way: "+
 			"a round trip over it is %s, so a call to the other server must wait longer than that",
 			op.Input, suite.FormatTime(op.Call), got, suite.FormatTime(storyLink.Link.Max), suite.FormatTime(2*storyLink.Link.Max))
+		// The link carries every copy in time; a server-2 that holds
+		// fewer changes than server-1 when the suite reads them never
+		// applied one, whatever server-1 waited for.
+		h1, ok1 := w.Histories[string(server1)]
+		h2, ok2 := w.Histories[string(server2)]
+		if ok1 && ok2 && len(h2) < len(h1) && !op.Completed() {
+			story = fmt.Sprintf("the controller asked server-1 to %s at %s and got %s; when the suite read the servers at %s, "+
+				"server-1's history went up to rv %d and server-2's only to rv %d, though the link carries a copy in %s and loses none: "+
+				"server-2 never applied the change server-1 sent it, and server-1, which may say yes only once the other server holds the change, waited for it to the end",
+				op.Input, suite.FormatTime(op.Call), got, suite.FormatTime(storyAuditAt), len(h1), len(h2), suite.FormatTime(storyLink.Link.Max))
+		}
 	}
 	return &suite.Failure{Name: "write-refused", Clause: course.OneHistory, At: w.W.Now(),
 		Story:   story + "; a cluster that keeps one answer by accepting nothing is not the fix",
@@ -301,6 +312,64 @@ func lostOnCrash(w *world) *suite.Failure {
 	}
 	return &suite.Failure{Name: "lost-write", Clause: course.AgreementFirst, At: op.Return, Story: story,
 		Details: "faults:\n" + w.Describe() + "\n" + v.Details}
+}
+
+// deletedTwice finds a server whose history deletes an object that an
+// earlier change of that history had already deleted, with nothing
+// written to it in between: one deletion, applied a second time when its
+// copy came again (scene.Repeats tells a repeated write; a repeated
+// deletion sets no value to tell it by). The histories part from there, and
+// lostCopy would tell the symptom, a change one server lacks.
+func deletedTwice(w *world) *suite.Failure {
+	for _, id := range []sim.NodeID{server1, server2} {
+		h := w.Histories[string(id)]
+		deletedAt := map[string]int{} // key -> position of the deletion that left it absent
+		for i, c := range h {
+			if !c.Deleted {
+				delete(deletedAt, c.Key)
+				continue
+			}
+			if first, ok := deletedAt[c.Key]; ok {
+				return &suite.Failure{Name: "write-applied-twice", Clause: course.OneHistory, At: c.At, Story: fmt.Sprintf(
+					"%s's history deletes %s at rv %d and again at rv %d, with nothing written to it in between: one deletion, applied a second time "+
+						"when its copy came again (a message the link repeated, or a retry after a lost answer); a change from the other server "+
+						"is told from a repeat by its position in the history, not by the object it changes, and the two histories part from there",
+					id, c.Key, first+1, i+1),
+					Details: "faults:\n" + w.Describe()}
+			}
+			deletedAt[c.Key] = i
+		}
+	}
+	return nil
+}
+
+// deletedNothing finds a key whose deletions the clients were told yes to
+// more often than the longest history holds a deletion of it: a deletion
+// answered ok that changed nothing, such as one of an object that was not
+// there, which the history cannot explain (porcupine would only say that no
+// order does).
+func deletedNothing(w *world) *suite.Failure {
+	held := map[string]int{}
+	for _, c := range w.Longest() {
+		if c.Deleted {
+			held[c.Key]++
+		}
+	}
+	acked := map[string][]check.Operation{}
+	for _, op := range w.History.Operations() {
+		if op.Input.Kind == check.KindDelete && op.Acknowledged() {
+			acked[op.Input.Key] = append(acked[op.Input.Key], op)
+			if ops := acked[op.Input.Key]; len(ops) > held[op.Input.Key] {
+				return &suite.Failure{Name: "deleted-nothing", Clause: course.OneHistory, At: op.Return, Story: fmt.Sprintf(
+					"the clients were told yes to %d deletions of %s (the last: %s's %s, sent to %s at %s, answered at %s), yet the longest history holds %d: "+
+						"a deletion answered ok that no history holds changed nothing, as a deletion of an object that is not there does; "+
+						"it must be answered NotFound, not ok",
+					len(ops), op.Input.Key, op.Client, op.Input, op.Server, suite.FormatTime(op.Call), suite.FormatTime(op.Return), held[op.Input.Key]),
+					Details: "faults:\n" + w.Describe()}
+			}
+		}
+	}
+	return nil
 }
 
 // lostCopy judges the audited histories for a change one server took and
