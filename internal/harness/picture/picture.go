@@ -390,11 +390,12 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 		return
 	}
 	first, last := l.rows[0].e.At, l.rows[len(l.rows)-1].e.At
-	for _, f := range p.Faults {
-		if f.Last() < first || f.Start > last {
+	for i, f := range p.Faults {
+		until := p.lasting(i, last)
+		if until < first || f.Start > last {
 			continue
 		}
-		y1, y2 := l.span(f.Start, f.Last())
+		y1, y2 := l.span(f.Start, until)
 		var xs []float64
 		for _, id := range f.Nodes {
 			if x, ok := l.x(id); ok {
@@ -427,6 +428,23 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"/>%s</g>\n",
 			sim.AxisTime(t.At), sim.AxisTime(t.At), html.EscapeString(string(t.Node)), sim.FormatTime(t.At), html.EscapeString(t.Text), x+1, y-6, l.laneW-2, edgeLabel(x+l.laneW, y-6, "torn disk"))
 	}
+}
+
+// lasting is when fault i stops being drawn: its last moment, or, for a
+// clock set off at a moment (a skew, a rate), the moment the next fault of
+// its kind on the same nodes sets it again, or the drawing's last: the
+// clock stays off from then on.
+func (p *Page) lasting(i int, last time.Duration) time.Duration {
+	f := p.Faults[i]
+	if f.Last() != f.Start || f.Kind.Shade() != "skew" {
+		return f.Last()
+	}
+	for _, g := range p.Faults[i+1:] {
+		if g.Kind == f.Kind && g.Start > f.Start && slices.Equal(g.Nodes, f.Nodes) {
+			return g.Start
+		}
+	}
+	return max(last, f.Start)
 }
 
 // edgeLabel is a fault's label, written down the right edge of a lane

@@ -205,3 +205,24 @@ func TestAFaultIsShadedOnItsOwnLanes(t *testing.T) {
 		}
 	}
 }
+
+// A clock set off at a moment stays off: the skew is shaded on its node's
+// lane from that moment until the clock is set again, or to the end of the
+// drawing.
+func TestASkewedClockIsShadedUntilItIsSetAgain(t *testing.T) {
+	p := story()
+	p.Faults = append(p.Faults,
+		sim.Fault{Kind: sim.FaultSkew, Desc: "clock of server-1 skewed by +400ms", Nodes: []sim.NodeID{"server-1"}, Start: 0, End: 0},
+		sim.Fault{Kind: sim.FaultSkew, Desc: "clock of server-1 skewed by +100ms", Nodes: []sim.NodeID{"server-1"}, Start: ms(403.6), End: ms(403.6)})
+	page := draw(t, p)
+	assert.Contains(t, page, `class="fault skew" data-kind="clock skew" data-from="0.0" data-to="0.0"`)
+	spans := regexp.MustCompile(`<g class="fault skew"[^>]*><title>[^<]*</title><rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"`).FindAllStringSubmatch(page, -1)
+	require.Len(t, spans, 2)
+	l := p.layout()
+	y, _ := strconv.ParseFloat(spans[0][1], 64)
+	h, _ := strconv.ParseFloat(spans[0][2], 64)
+	assert.InDelta(t, l.top(ms(403.6)), y+h, 20, "the first skew lasts until the clock is set again")
+	y, _ = strconv.ParseFloat(spans[1][1], 64)
+	h, _ = strconv.ParseFloat(spans[1][2], 64)
+	assert.InDelta(t, l.bottom(ms(2500)), y+h, 1, "the second to the end of the drawing")
+}
