@@ -30,7 +30,7 @@ import (
 // every instant the terminal's timeline names, and no label (a lane's name,
 // the failure's, a fault's) cut short or drawn over other text. Without Chromium the test
 // says so and skips; CI installs it (.ci/run).
-func TestEveryStubFailureIsDrawnInABrowser(t *testing.T) {
+func TestEveryStubFailurePictureIsDrawnInABrowser(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("no chromium on PATH: the pictures of the stubs' failures are not checked in a browser (.ci/run installs it: apt-get install chromium)")
