@@ -121,12 +121,24 @@ func (p *Page) layout() layout {
 		to = min(len(events), from+maxRows)
 		from = max(0, to-maxRows)
 	}
-	l.from, l.later = from, len(events)-to
+	// The faults that began before the rows drawn are drawn all the same,
+	// first, as the terminal's timeline keeps them.
+	var drawn []sim.Event
+	for _, e := range events[:from] {
+		if e.Kind == sim.EvFault {
+			drawn = append(drawn, e)
+		}
+	}
+	l.from, l.later = from-len(drawn), len(events)-to
+	drawn = append(drawn, events[from:to]...)
 	y := 8.0
+	if l.from > 0 {
+		y += lineH // room for the line that says what was left out
+	}
 	tagged := false
-	for i, e := range events[from:to] {
+	for i, e := range drawn {
 		if i > 0 {
-			if dt := e.At - events[from+i-1].At; dt >= quiet {
+			if dt := e.At - drawn[i-1].At; dt >= quiet {
 				y += breakGap
 			} else if dt > 0 {
 				y += rowPad
@@ -375,7 +387,7 @@ func (p *Page) writeLanes(b *strings.Builder, l *layout) {
 		fmt.Fprintf(b, "<line class=\"life\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.0f\"/>\n", x+8, x+8, l.height)
 	}
 	if l.from > 0 {
-		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"6\">⋮ %d earlier events not drawn (the terminal's timeline shows fewer still)</text>\n", gutter+4, l.from)
+		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"12\">⋮ %d earlier events not drawn (the terminal's timeline shows fewer still)</text>\n", gutter+4, l.from)
 	}
 	if l.later > 0 {
 		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"%.0f\">⋮ %d later events not drawn</text>\n", gutter+4, l.height-4, l.later)

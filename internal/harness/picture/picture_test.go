@@ -226,3 +226,21 @@ func TestASkewedClockIsShadedUntilItIsSetAgain(t *testing.T) {
 	h, _ = strconv.ParseFloat(spans[1][2], 64)
 	assert.InDelta(t, l.bottom(ms(2500)), y+h, 1, "the second to the end of the drawing")
 }
+
+// A fault that began long before the rows drawn around the failure is
+// drawn all the same, as the terminal's timeline keeps it: the picture
+// names the instant the terminal names.
+func TestAnEarlyFaultIsDrawnAroundALateFailure(t *testing.T) {
+	p := story()
+	events := []sim.Event{{At: 0, Kind: sim.EvFault, Text: "clock of server-1 skewed by +400ms at 0ms"}}
+	for i := range 1000 {
+		events = append(events, sim.Event{At: ms(1 + float64(i)), Kind: sim.EvNote, Node: "server-1", Text: "tick"})
+	}
+	p.Events = append(events, sim.Event{At: ms(2020.8), Kind: sim.EvNote, Node: "dashboard", Text: "the stale read"})
+	p.MaxRows = 50
+	page := draw(t, p)
+	assert.Contains(t, page, `data-ms="0.0"`)
+	assert.Contains(t, page, "clock of server-1 skewed by +400ms")
+	assert.Contains(t, page, "the stale read")
+	assert.Contains(t, page, "951 earlier events not drawn")
+}
