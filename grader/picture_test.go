@@ -27,9 +27,10 @@ import (
 // would open it, and what the browser drew is checked (pictureProblems):
 // the page's script ran without an error, the failure's mark, its story,
 // its clause and its faults are in the first screen, and the page names
-// every instant the terminal's timeline names. Without Chromium the test
+// every instant the terminal's timeline names, and no label (a lane's name,
+// the failure's, a fault's) cut short or drawn over other text. Without Chromium the test
 // says so and skips; CI installs it (.ci/run).
-func TestEveryStubFailureIsDrawnInABrowser(t *testing.T) {
+func TestEveryStubFailurePictureIsDrawnInABrowser(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("no chromium on PATH: the pictures of the stubs' failures are not checked in a browser (.ci/run installs it: apt-get install chromium)")
@@ -128,6 +129,16 @@ func pictureProblems(dom string, f suite.Failure) []string {
 	for _, name := range []string{"failure", "story", "clause", "faults"} {
 		onScreen(name)
 	}
+	if cut, ok := body["cut"]; !ok {
+		problems = append(problems, "the page recorded no labels cut")
+	} else if cut != "" {
+		problems = append(problems, "labels drawn cut short: "+cut)
+	}
+	if over, ok := body["overlaps"]; !ok {
+		problems = append(problems, "the page recorded no labels overlapping")
+	} else if over != "" {
+		problems = append(problems, "labels drawn over other text: "+over)
+	}
 	for _, want := range []string{`id="legend"`, `class="lane-name`, `id="drawing"`} {
 		if !strings.Contains(dom, want) {
 			problems = append(problems, "the page has no "+want)
@@ -166,23 +177,28 @@ func numbers(s string) []float64 {
 
 // The checker of pictures catches a picture that does not show its
 // failure: a script error, a failure drawn below the first screen, a story
-// or an instant the terminal names that the page lacks.
+// or an instant the terminal names that the page lacks, a label cut short
+// or drawn over an event's text.
 func TestPictureProblemsCatchesAPictureThatHidesItsFailure(t *testing.T) {
 	f := suite.Failure{Name: "stale-read", Story: "server-2 answered from its own copy", Clause: course.OneHistory,
 		Timeline: "virtual ms │ a │\n───────────┼\n       3.6 │ x │\n    2020.8 │ y │\n"}
 	good := `<body data-errors="0" data-viewport="1280,900" data-failure-box="74,400,600,420" data-story-box="14,50,1200,90" ` +
-		`data-clause-box="14,100,1200,120" data-faults-box="14,130,1200,150" data-ready="1"><div id="legend"></div>` +
+		`data-clause-box="14,100,1200,120" data-faults-box="14,130,1200,150" data-cut="" data-overlaps="" data-ready="1"><div id="legend"></div>` +
 		`<span class="lane-name">a</span><svg id="drawing"><text data-ms="3.6"/><text data-ms="2020.8"/></svg>` +
 		`<p>Server-2 answered from its own copy</p><p>clause 1 (One history, not one machine)</p></body>`
 	assert.Empty(t, pictureProblems(good, f))
 
 	bad := strings.NewReplacer(`data-errors="0"`, `data-errors="1"`, `data-failure-box="74,400,600,420"`, `data-failure-box="74,2400,600,2420"`,
-		`data-ms="2020.8"`, `data-ms="2020.9"`, "Server-2 answered", "Server-1 answered").Replace(good)
+		`data-ms="2020.8"`, `data-ms="2020.9"`, "Server-2 answered", "Server-1 answered",
+		`data-cut=""`, `data-cut="failure-text: stale-read at 2020.8ms · breaks clause 1"`,
+		`data-overlaps=""`, `data-overlaps="fault-label: slow over ev: GET deployments/web"`).Replace(good)
 	problems := strings.Join(pictureProblems(bad, f), "\n")
 	assert.Contains(t, problems, "script failed")
 	assert.Contains(t, problems, "the failure is not in the first screen")
 	assert.Contains(t, problems, "2020.8")
 	assert.Contains(t, problems, "story")
+	assert.Contains(t, problems, "labels drawn cut short: failure-text: stale-read")
+	assert.Contains(t, problems, "labels drawn over other text: fault-label: slow over ev: GET")
 
 	assert.Equal(t, []string{"the page's script did not finish: nothing it records can be read"},
 		pictureProblems(strings.Replace(good, ` data-ready="1"`, "", 1), f))

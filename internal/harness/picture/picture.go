@@ -62,6 +62,16 @@ const (
 	breakGap = 22 // a long quiet stretch, marked on the axis
 	quiet    = 100 * time.Millisecond
 	headH    = 26 // the lanes' names
+	// margin is kept clear at the right of each lane for the labels of
+	// the faults shaded over it, written down the lane's edge.
+	margin = 22
+	tagH   = 18 // the failure's label
+	// band is the room kept above the failure's row for its label, so that
+	// the label covers no event's text and no quiet stretch's mark.
+	band = tagH + 6
+	// drawW is the widest the lanes are drawn in a first screen 1280
+	// pixels wide: the failure's label is wrapped to it.
+	drawW = 1180 - gutter
 )
 
 // row is one event as drawn: where, and its lines of text.
@@ -69,11 +79,13 @@ type row struct {
 	e     sim.Event
 	y, h  float64
 	lines []string
+	above float64 // room kept above the row for the failure's label
 }
 
 // layout is the drawing's geometry: lanes and rows.
 type layout struct {
 	laneW  float64
+	tag    []string // the failure's label, a line each
 	lane   map[sim.NodeID]int
 	rows   []row
 	height float64
@@ -91,9 +103,15 @@ func (p *Page) layout() layout {
 		l.lane[id] = i
 	}
 	n := max(1, len(p.Lanes))
-	l.laneW = min(260, max(170, float64(1180-gutter)/float64(n)))
-	chars := int((l.laneW - 22) / charW)
-	wide := int((l.laneW*float64(n) - 20) / charW)
+	l.laneW = min(260, max(170, float64(drawW)/float64(n)))
+	// The lanes are at least as wide together as the failure's label, up
+	// to a first screen's width; a label wider than that is wrapped.
+	l.tag = p.tag()
+	if need := tagWidth(l.tag) + 8; l.laneW*float64(n) < need {
+		l.laneW = max(l.laneW, min(need, drawW)/float64(n))
+	}
+	chars := int((l.laneW - 14 - margin) / charW)
+	wide := int((l.laneW*float64(n) - 4 - margin) / charW)
 
 	events := p.Events
 	from, to := 0, len(events)
@@ -103,15 +121,34 @@ func (p *Page) layout() layout {
 		to = min(len(events), from+maxRows)
 		from = max(0, to-maxRows)
 	}
-	l.from, l.later = from, len(events)-to
+	// The faults that began before the rows drawn are drawn all the same,
+	// first, as the terminal's timeline keeps them.
+	var drawn []sim.Event
+	for _, e := range events[:from] {
+		if e.Kind == sim.EvFault {
+			drawn = append(drawn, e)
+		}
+	}
+	l.from, l.later = from-len(drawn), len(events)-to
+	drawn = append(drawn, events[from:to]...)
 	y := 8.0
-	for i, e := range events[from:to] {
+	if l.from > 0 {
+		y += lineH // room for the line that says what was left out
+	}
+	tagged := false
+	for i, e := range drawn {
 		if i > 0 {
-			if dt := e.At - events[from+i-1].At; dt >= quiet {
+			if dt := e.At - drawn[i-1].At; dt >= quiet {
 				y += breakGap
 			} else if dt > 0 {
 				y += rowPad
 			}
+		}
+		above := 0.0
+		if !tagged && tenth(e.At) >= tenth(p.Failure.At) {
+			tagged = true
+			above = l.tagHeight() + band - tagH
+			y += above
 		}
 		var lines []string
 		if e.Node == "" {
@@ -120,12 +157,45 @@ func (p *Page) layout() layout {
 			lines = sim.Wrap(e.Summary(), chars)
 		}
 		h := float64(len(lines))*lineH + rowPad
-		l.rows = append(l.rows, row{e: e, y: y, h: h, lines: lines})
+		l.rows = append(l.rows, row{e: e, y: y, h: h, lines: lines, above: above})
 		y += h
+	}
+	if !tagged {
+		y += l.tagHeight() + band - tagH
 	}
 	l.height = y + 16
 	return l
 }
+
+// tag is the failure's label, its name, instant and clause: one line, or
+// two (the clause on the second) when one is wider than the lanes can be.
+func (p *Page) tag() []string {
+	f := p.Failure
+	label := f.Name + " at " + sim.FormatTime(f.At)
+	if f.Clause == 0 {
+		return []string{label}
+	}
+	if one := label + " · breaks " + f.Clause.String(); tagWidth([]string{one})+8 <= drawW {
+		return []string{one}
+	}
+	return []string{label, "breaks " + f.Clause.String()}
+}
+
+// tagWidth is the width of the failure's label, lines drawn in its bold
+// 11.5px monospace with the tag's padding.
+func tagWidth(lines []string) float64 {
+	w := 0.0
+	for _, line := range lines {
+		w = max(w, float64(utf8.RuneCountInString(line))*tagCharW+16)
+	}
+	return w
+}
+
+// tagCharW is the width of one character of the failure's label.
+const tagCharW = 7.0
+
+// tagHeight is the height of the failure's label.
+func (l *layout) tagHeight() float64 { return tagH + float64(len(l.tag)-1)*lineH }
 
 // tenth is an instant to the tenth of a millisecond, as the axis names it
 // and as a failure's instant is rounded.
@@ -172,7 +242,11 @@ func (l *layout) x(id sim.NodeID) (float64, bool) {
 // data-errors, the number of script errors (their messages in
 // <pre id="errors">); data-viewport, "width,height"; and data-failure-box,
 // data-story-box, data-clause-box and data-faults-box, each
-// "left,top,right,bottom" of that element on the screen as it opened.
+// "left,top,right,bottom" of that element on the screen as it opened;
+// data-cut, the labels the browser could not draw whole (a lane's name
+// wider than its lane, the failure's label wider than its tag or the
+// drawing), and data-overlaps, the labels drawn over another label or an
+// event's text, each "what: its text", separated by " | ".
 func (p *Page) Write(w io.Writer) error {
 	var b strings.Builder
 	p.write(&b)
@@ -231,8 +305,8 @@ func (p *Page) write(b *strings.Builder) {
 	p.writeLanes(b, &l)
 	p.writeFaults(b, &l)
 	p.writeOps(b, &l)
+	p.writeArrows(b, &l) // under the events' text, which is drawn with a halo
 	p.writeRows(b, &l)
-	p.writeArrows(b, &l)
 	p.writeFailure(b, &l, width)
 	b.WriteString("</svg>\n<div class=\"tail\"></div>\n</main>\n") // room to scroll a late failure up to where it is read
 
@@ -313,7 +387,7 @@ func (p *Page) writeLanes(b *strings.Builder, l *layout) {
 		fmt.Fprintf(b, "<line class=\"life\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.0f\"/>\n", x+8, x+8, l.height)
 	}
 	if l.from > 0 {
-		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"6\">⋮ %d earlier events not drawn (the terminal's timeline shows fewer still)</text>\n", gutter+4, l.from)
+		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"12\">⋮ %d earlier events not drawn (the terminal's timeline shows fewer still)</text>\n", gutter+4, l.from)
 	}
 	if l.later > 0 {
 		fmt.Fprintf(b, "<text class=\"elided\" x=\"%d\" y=\"%.0f\">⋮ %d later events not drawn</text>\n", gutter+4, l.height-4, l.later)
@@ -328,11 +402,12 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 		return
 	}
 	first, last := l.rows[0].e.At, l.rows[len(l.rows)-1].e.At
-	for _, f := range p.Faults {
-		if f.Last() < first || f.Start > last {
+	for i, f := range p.Faults {
+		until := p.lasting(i, last)
+		if until < first || f.Start > last {
 			continue
 		}
-		y1, y2 := l.span(f.Start, f.Last())
+		y1, y2 := l.span(f.Start, until)
 		var xs []float64
 		for _, id := range f.Nodes {
 			if x, ok := l.x(id); ok {
@@ -350,7 +425,10 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 		for _, x := range xs {
 			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>", x+1, y1, l.laneW-2, y2-y1)
 		}
-		fmt.Fprintf(b, "<text class=\"fault-label\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", xs[0]+l.laneW-4, y1+10, html.EscapeString(f.Kind.String()))
+		// The label starts under the rows of the fault's first instant,
+		// where a fault with no node of its own writes across the lanes.
+		ly := min(max(y1, l.bottom(f.Start)+2), y2)
+		fmt.Fprintf(b, "%s</g>\n", edgeLabel(xs[0]+l.laneW, ly, f.Kind.String()))
 	}
 	for _, t := range p.Torn {
 		x, ok := l.x(t.Node)
@@ -359,9 +437,33 @@ func (p *Page) writeFaults(b *strings.Builder, l *layout) {
 		}
 		y := l.top(t.At)
 		fmt.Fprintf(b, "<g class=\"fault torn\" data-kind=\"torn disk\" data-from=\"%s\" data-to=\"%s\"><title>torn disk on %s at %s: %s</title>"+
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"/><text class=\"fault-label\" x=\"%.1f\" y=\"%.1f\">torn disk</text></g>\n",
-			sim.AxisTime(t.At), sim.AxisTime(t.At), html.EscapeString(string(t.Node)), sim.FormatTime(t.At), html.EscapeString(t.Text), x+1, y-6, l.laneW-2, x+l.laneW-4, y+4)
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"/>%s</g>\n",
+			sim.AxisTime(t.At), sim.AxisTime(t.At), html.EscapeString(string(t.Node)), sim.FormatTime(t.At), html.EscapeString(t.Text), x+1, y-6, l.laneW-2, edgeLabel(x+l.laneW, y-6, "torn disk"))
 	}
+}
+
+// lasting is when fault i stops being drawn: its last moment, or, for a
+// clock set off at a moment (a skew, a rate), the moment the next fault of
+// its kind on the same nodes sets it again, or the drawing's last: the
+// clock stays off from then on.
+func (p *Page) lasting(i int, last time.Duration) time.Duration {
+	f := p.Faults[i]
+	if f.Last() != f.Start || f.Kind.Shade() != "skew" {
+		return f.Last()
+	}
+	for _, g := range p.Faults[i+1:] {
+		if g.Kind == f.Kind && g.Start > f.Start && slices.Equal(g.Nodes, f.Nodes) {
+			return g.Start
+		}
+	}
+	return max(last, f.Start)
+}
+
+// edgeLabel is a fault's label, written down the right edge of a lane
+// (right) from y, in the margin the events' text leaves clear.
+func edgeLabel(right, y float64, label string) string {
+	x := right - margin/2 + 4
+	return fmt.Sprintf("<text class=\"fault-label\" x=\"%.1f\" y=\"%.1f\" transform=\"rotate(90 %.1f %.1f)\">%s</text>", x, y+3, x, y+3, html.EscapeString(label))
 }
 
 // writeOps outlines the operations the failure names, each over its client's
@@ -396,8 +498,9 @@ func (p *Page) writeRows(b *strings.Builder, l *layout) {
 	var prev time.Duration = -1
 	for i, r := range l.rows {
 		if i > 0 && r.e.At-l.rows[i-1].e.At >= quiet {
-			fmt.Fprintf(b, "<text class=\"quiet\" x=\"%d\" y=\"%.1f\">⋯ %s later</text>", 4, r.y-7, sim.FormatTime(r.e.At-l.rows[i-1].e.At))
-			fmt.Fprintf(b, "<line class=\"quiet-rule\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", gutter, r.y-breakGap/2, gutter+l.laneW*float64(len(p.Lanes)), r.y-breakGap/2)
+			y := r.y - r.above
+			fmt.Fprintf(b, "<text class=\"quiet\" x=\"%d\" y=\"%.1f\">⋯ %s later</text>", 4, y-7, sim.FormatTime(r.e.At-l.rows[i-1].e.At))
+			fmt.Fprintf(b, "<line class=\"quiet-rule\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", gutter, y-breakGap/2, gutter+l.laneW*float64(len(p.Lanes)), y-breakGap/2)
 		}
 		if r.e.At != prev {
 			fmt.Fprintf(b, "<text class=\"ms\" data-ms=\"%s\" x=\"%d\" y=\"%.1f\">%s</text>", sim.AxisTime(r.e.At), gutter-6, r.y+11, sim.AxisTime(r.e.At))
@@ -469,7 +572,13 @@ func (p *Page) writeArrows(b *strings.Builder, l *layout) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			xm := x1 + 8 + (x2-x1)/2
+			// The line stops short of the peer's life line, where the
+			// cross is clear of the text of the event, written in the
+			// sender's lane.
+			xm := x2 + 8 - 12
+			if x2 < x1 {
+				xm = x2 + 8 + 12
+			}
 			fmt.Fprintf(b, "<g class=\"msg lost\" data-at=\"%s\"><title>%s</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text class=\"cross\" x=\"%.1f\" y=\"%.1f\">✗</text></g>\n",
 				sim.AxisTime(e.At), html.EscapeString(e.Summary()), x1+8, mid(r), xm, mid(r), xm-4, mid(r)+4)
 		}
@@ -477,7 +586,8 @@ func (p *Page) writeArrows(b *strings.Builder, l *layout) {
 }
 
 // writeFailure marks the failure's instant across every lane, labelled with
-// its name and clause.
+// its name and clause in the room the layout kept above it, and names the
+// instant on the axis when no event's row does.
 func (p *Page) writeFailure(b *strings.Builder, l *layout, width float64) {
 	f := p.Failure
 	y := l.top(f.At)
@@ -487,17 +597,30 @@ func (p *Page) writeFailure(b *strings.Builder, l *layout, width float64) {
 			x = ox
 		}
 	}
-	label := f.Name + " at " + sim.FormatTime(f.At)
-	if f.Clause != 0 {
-		label += " · breaks " + f.Clause.String()
-	}
-	tw := float64(utf8.RuneCountInString(label))*6.8 + 16
-	lx := min(max(float64(gutter), x), width-tw-4)
+	tw, th := tagWidth(l.tag), l.tagHeight()
+	lx := max(float64(gutter), min(x, width-tw-4))
+	ty := y - th - 3
 	fmt.Fprintf(b, "<g id=\"failure\" data-x=\"%.0f\" data-y=\"%.0f\"><title>%s</title>"+
 		"<line class=\"failure-line\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"+
-		"<rect class=\"failure-tag\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\" rx=\"3\"/>"+
-		"<text class=\"failure-text\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
-		lx, y, html.EscapeString(suite.UpperFirst(f.Story)), 0, y, width, y, lx, y-19, tw, lx+8, y-6, html.EscapeString(label))
+		"<rect class=\"failure-tag\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" rx=\"3\"/>",
+		lx, y, html.EscapeString(suite.UpperFirst(f.Story)), 0, y, width, y, lx, ty, tw, th)
+	fmt.Fprintf(b, "<text class=\"failure-text\" x=\"%.1f\" y=\"%.1f\">", lx+8, ty+13)
+	for i, line := range l.tag {
+		if i == 0 {
+			b.WriteString("<tspan>" + html.EscapeString(line) + "</tspan>")
+			continue
+		}
+		fmt.Fprintf(b, "<tspan x=\"%.1f\" dy=\"%d\">%s</tspan>", lx+8, lineH, html.EscapeString(line))
+	}
+	b.WriteString("</text>")
+	named := false
+	for _, r := range l.rows {
+		named = named || sim.AxisTime(r.e.At) == sim.AxisTime(f.At)
+	}
+	if !named {
+		fmt.Fprintf(b, "<text class=\"ms failure-ms\" data-ms=\"%s\" x=\"%d\" y=\"%.1f\">%s</text>", sim.AxisTime(f.At), gutter-6, y-3, sim.AxisTime(f.At))
+	}
+	b.WriteString("</g>\n")
 }
 
 const style = `<style>
@@ -551,7 +674,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace;fo
 .other rect,.chip.other{fill:#ddd;background:#ddd}
 .torn rect,.chip.torn,.sw.torn{fill:url(#torn);background:repeating-linear-gradient(45deg,#8d3b1f 0 3px,#f1d3c4 3px 6px)}
 .chip.torn{color:#fff}
-.fault-label{fill:#5a3b00;font-size:10px;text-anchor:end;opacity:.9}
+.fault-label{fill:#5a3b00;font-size:10px;text-anchor:start;opacity:.9}
 .op rect{fill:none;stroke:#e0a800;stroke-width:2}
 .op.decisive rect{stroke:#b00020;stroke-width:2.5}
 .sw.op{border:2px solid #b00020;background:#fff}
@@ -559,6 +682,7 @@ svg text{font-family:ui-monospace,Menlo,Consolas,"DejaVu Sans Mono",monospace;fo
 .failure-line{stroke:#b00020;stroke-width:2;stroke-dasharray:7 3}
 .failure-tag{fill:#b00020}
 .failure-text{fill:#fff;font-weight:700;font-size:11.5px}
+.failure-ms{fill:#b00020;font-weight:700}
 .sw.failure{border:0;border-top:2px dashed #b00020;height:0}
 .elided{fill:#888;font-size:10px}
 #porcupine{padding:8px 14px;border-top:1px solid #ccc}
@@ -587,6 +711,32 @@ const script = `<script>
     var bytes=Uint8Array.from(atob(f.getAttribute('data-page')),function(c){return c.charCodeAt(0);});
     f.srcdoc=new TextDecoder().decode(bytes);
   }
+  function name(el){ return (el.getAttribute('class')||el.tagName)+': '+(el.textContent||'').trim().slice(0,60); }
+  function cut(){
+    var out=[];
+    document.querySelectorAll('.lane-name').forEach(function(el){ if(el.scrollWidth>el.clientWidth+1) out.push(name(el)); });
+    var svg=document.getElementById('drawing'), tag=document.querySelector('#failure .failure-tag'), text=document.querySelector('#failure .failure-text');
+    if(svg && tag && text){
+      var s=svg.getBoundingClientRect(), r=tag.getBoundingClientRect(), t=text.getBoundingClientRect();
+      if(t.left<r.left-1 || t.right>r.right+1 || t.top<r.top-1 || t.bottom>r.bottom+1 || r.left<s.left-1 || r.right>s.right+1) out.push(name(text));
+    }
+    return out;
+  }
+  function overlaps(){
+    var labels=[].slice.call(document.querySelectorAll('#failure .failure-tag, #failure .failure-ms, .fault-label, .quiet'));
+    var texts=[].slice.call(document.querySelectorAll('#drawing text.ev, #drawing text.ms, .op-label'));
+    var out=[];
+    labels.forEach(function(a,i){
+      var ra=a.getBoundingClientRect();
+      texts.concat(labels.slice(i+1)).forEach(function(o){
+        if(o===a || a.contains(o) || o.contains(a)) return;
+        var ro=o.getBoundingClientRect();
+        var w=Math.min(ra.right,ro.right)-Math.max(ra.left,ro.left), h=Math.min(ra.bottom,ro.bottom)-Math.max(ra.top,ro.top);
+        if(w>2 && h>2) out.push(name(a.classList.contains('failure-tag')?document.querySelector('#failure .failure-text'):a)+' over '+name(o));
+      });
+    });
+    return out;
+  }
   function ready(){
     var d=document.getElementById('diagram'), f=document.getElementById('failure');
     if(d && f){
@@ -602,6 +752,8 @@ const script = `<script>
     b.setAttribute('data-story-box',box(document.getElementById('story')));
     b.setAttribute('data-clause-box',box(document.getElementById('clause')));
     b.setAttribute('data-faults-box',box(document.getElementById('faults')));
+    b.setAttribute('data-cut',cut().join(' | '));
+    b.setAttribute('data-overlaps',overlaps().join(' | '));
     b.setAttribute('data-errors',String(window.__errors.length));
     document.getElementById('errors').textContent=window.__errors.join('\n');
     b.setAttribute('data-ready','1');

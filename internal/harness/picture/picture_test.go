@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -143,4 +144,103 @@ func TestTheFailureIsMarkedAtItsOwnRow(t *testing.T) {
 	markY, _ := strconv.ParseFloat(mark[1], 64)
 	rowY, _ := strconv.ParseFloat(row[1], 64)
 	assert.InDelta(t, rowY-11, markY, 1, "the mark is at the top of the failure's row")
+}
+
+// The failure's label is drawn whole, in the drawing, and over no event:
+// a run drawn in a single lane (the node controller alone) widens its lane
+// to the label rather than cut it, and the layout keeps room above the
+// failure's row for the label, so that it covers neither the row before it
+// nor the mark of a quiet stretch.
+func TestTheFailuresLabelIsWholeAndCoversNoEvent(t *testing.T) {
+	p := story()
+	p.Lanes, p.Servers, p.Ops = []sim.NodeID{"dashboard"}, nil, nil
+	page := draw(t, p)
+	svg := regexp.MustCompile(`<svg id="drawing" xmlns="http://www.w3.org/2000/svg" width="(\d+)"`).FindStringSubmatch(page)
+	tag := regexp.MustCompile(`class="failure-tag" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"`).FindStringSubmatch(page)
+	require.NotNil(t, svg)
+	require.NotNil(t, tag)
+	num := func(s string) float64 { v, err := strconv.ParseFloat(s, 64); require.NoError(t, err); return v }
+	width, x, y, w, h := num(svg[1]), num(tag[1]), num(tag[2]), num(tag[3]), num(tag[4])
+	assert.GreaterOrEqual(t, x, float64(gutter), "the label starts right of the axis")
+	assert.LessOrEqual(t, x+w, width, "the label ends inside the drawing")
+	label := "stale-read at 2020.8ms · breaks clause 1 (One history, not one machine)"
+	assert.GreaterOrEqual(t, w, float64(utf8.RuneCountInString(label))*tagCharW, "the tag holds its text")
+
+	l := p.layout()
+	for _, r := range l.rows {
+		assert.False(t, r.y < y+h && y < r.y+r.h, "the label covers the row of %s at %s", r.e.Summary(), sim.AxisTime(r.e.At))
+	}
+}
+
+// A label wider than a first screen is wrapped, the clause on a line of its
+// own, and the room above the failure's row grows with it.
+func TestALongFailureLabelIsWrapped(t *testing.T) {
+	p := story()
+	p.Failure.Name = strings.Repeat("a-very-long-failure-name-", 6)
+	page := draw(t, p)
+	assert.Contains(t, page, `dy="14">breaks clause 1 (One history, not one machine)</tspan>`)
+	l := p.layout()
+	assert.Len(t, l.tag, 2)
+	assert.LessOrEqual(t, tagWidth(l.tag[:1]), float64(drawW)+200, "only a name longer than a screen is wider than one")
+}
+
+// A fault is shaded on the lanes of the nodes it hit, and its label is
+// written down the lane's edge, in the margin no event's text reaches.
+func TestAFaultIsShadedOnItsOwnLanes(t *testing.T) {
+	page := draw(t, story())
+	crash := regexp.MustCompile(`<g class="fault crash"[^>]*><title>[^<]*</title>(.*?)</g>`).FindStringSubmatch(page)
+	require.NotNil(t, crash)
+	p := story()
+	l := p.layout()
+	x, _ := l.x("server-2")
+	assert.Equal(t, 1, strings.Count(crash[1], "<rect"), "server-2's crash is shaded on one lane")
+	assert.Contains(t, crash[1], `<rect x="`+strconv.FormatFloat(x+1, 'f', 1, 64)+`"`, "on server-2's")
+	assert.Contains(t, crash[1], `transform="rotate(90`)
+	for _, r := range l.rows {
+		if r.e.Node == "" {
+			continue // written across the lanes, above the labels (see writeFaults)
+		}
+		for _, line := range r.lines {
+			assert.LessOrEqual(t, 14+float64(utf8.RuneCountInString(line))*charW, l.laneW-margin+charW, "an event's text stops short of the lane's margin: %q", line)
+		}
+	}
+}
+
+// A clock set off at a moment stays off: the skew is shaded on its node's
+// lane from that moment until the clock is set again, or to the end of the
+// drawing.
+func TestASkewedClockIsShadedUntilItIsSetAgain(t *testing.T) {
+	p := story()
+	p.Faults = append(p.Faults,
+		sim.Fault{Kind: sim.FaultSkew, Desc: "clock of server-1 skewed by +400ms", Nodes: []sim.NodeID{"server-1"}, Start: 0, End: 0},
+		sim.Fault{Kind: sim.FaultSkew, Desc: "clock of server-1 skewed by +100ms", Nodes: []sim.NodeID{"server-1"}, Start: ms(403.6), End: ms(403.6)})
+	page := draw(t, p)
+	assert.Contains(t, page, `class="fault skew" data-kind="clock skew" data-from="0.0" data-to="0.0"`)
+	spans := regexp.MustCompile(`<g class="fault skew"[^>]*><title>[^<]*</title><rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"`).FindAllStringSubmatch(page, -1)
+	require.Len(t, spans, 2)
+	l := p.layout()
+	y, _ := strconv.ParseFloat(spans[0][1], 64)
+	h, _ := strconv.ParseFloat(spans[0][2], 64)
+	assert.InDelta(t, l.top(ms(403.6)), y+h, 20, "the first skew lasts until the clock is set again")
+	y, _ = strconv.ParseFloat(spans[1][1], 64)
+	h, _ = strconv.ParseFloat(spans[1][2], 64)
+	assert.InDelta(t, l.bottom(ms(2500)), y+h, 1, "the second to the end of the drawing")
+}
+
+// A fault that began long before the rows drawn around the failure is
+// drawn all the same, as the terminal's timeline keeps it: the picture
+// names the instant the terminal names.
+func TestAnEarlyFaultIsDrawnAroundALateFailure(t *testing.T) {
+	p := story()
+	events := []sim.Event{{At: 0, Kind: sim.EvFault, Text: "clock of server-1 skewed by +400ms at 0ms"}}
+	for i := range 1000 {
+		events = append(events, sim.Event{At: ms(1 + float64(i)), Kind: sim.EvNote, Node: "server-1", Text: "tick"})
+	}
+	p.Events = append(events, sim.Event{At: ms(2020.8), Kind: sim.EvNote, Node: "dashboard", Text: "the stale read"})
+	p.MaxRows = 50
+	page := draw(t, p)
+	assert.Contains(t, page, `data-ms="0.0"`)
+	assert.Contains(t, page, "clock of server-1 skewed by +400ms")
+	assert.Contains(t, page, "the stale read")
+	assert.Contains(t, page, "951 earlier events not drawn")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"strings"
 
 	"onehistory/internal/harness/check"
 	"onehistory/internal/harness/picture"
@@ -22,6 +23,11 @@ type drawing func(w io.Writer, f suite.Failure) error
 // view of the history when porcupine is set (a linearizability failure's
 // Drawing).
 //
+// A node the timeline leaves out that a fault hit or the failure's story
+// names is a lane of the picture too, after the timeline's own, so that
+// its fault is shaded on its own lane: it shows what the filter keeps of
+// it, and the messages it exchanged with the other nodes drawn that way.
+//
 // It keeps what it needs, not the scene: the picture is drawn only for
 // the failure the runner reports, after the world is let go.
 func (s *Scene) picture(ops []check.OpID, porcupine func(io.Writer) error) drawing {
@@ -33,6 +39,7 @@ func (s *Scene) picture(ops []check.OpID, porcupine func(io.Writer) error) drawi
 		faults = s.W.Faults()
 	}
 	servers := slices.Clone(s.Servers)
+	nodes := s.W.Nodes()
 	var named []check.Operation
 	if len(ops) > 0 {
 		all := s.History.Operations() // indexed by their IDs
@@ -43,9 +50,13 @@ func (s *Scene) picture(ops []check.OpID, porcupine func(io.Writer) error) drawi
 		}
 	}
 	return func(w io.Writer, f suite.Failure) error {
-		page := picture.Page{Failure: f, Lanes: lanes, Servers: servers, Faults: faults, Ops: named}
+		extra := extraLanes(nodes, lanes, faults, f.Story)
+		page := picture.Page{Failure: f, Lanes: append(slices.Clone(lanes), extra...), Servers: servers, Faults: faults, Ops: named}
 		for _, e := range trace.Events() {
-			if (e.Node == "" || slices.Contains(lanes, e.Node)) && keep(e) {
+			switch {
+			case (e.Node == "" || slices.Contains(lanes, e.Node)) && keep(e):
+				page.Events = append(page.Events, e)
+			case slices.Contains(extra, e.Node) && (keep(e) || e.Peer != "" && slices.Contains(extra, e.Peer)):
 				page.Events = append(page.Events, e)
 			}
 			if e.Kind == sim.EvDisk && e.Disk != nil && e.Disk.Op == sim.DiskCrash {
@@ -60,4 +71,41 @@ func (s *Scene) picture(ops []check.OpID, porcupine func(io.Writer) error) drawi
 		}
 		return page.Write(w)
 	}
+}
+
+// extraLanes are the nodes, in the world's order, that are not among lanes
+// but that a fault touched or the story names as a word ("node-7", not the
+// "node-7" inside "node-70").
+func extraLanes(nodes, lanes []sim.NodeID, faults []sim.Fault, story string) []sim.NodeID {
+	var out []sim.NodeID
+	for _, id := range nodes {
+		if slices.Contains(lanes, id) {
+			continue
+		}
+		hit := slices.ContainsFunc(faults, func(f sim.Fault) bool { return f.Touches(id) })
+		if hit || namesWord(story, string(id)) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// namesWord reports whether text holds word with no letter, digit, '-' or
+// '_' on either side.
+func namesWord(text, word string) bool {
+	part := func(c byte) bool {
+		return c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; word != ""; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		if (start == 0 || !part(text[start-1])) && (end == len(text) || !part(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
 }
