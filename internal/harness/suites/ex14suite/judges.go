@@ -357,11 +357,31 @@ func deadKept(w *world) *suite.Failure {
 			when = fmt.Sprintf("and it was evicted only at %s, %s after that", suite.FormatTime(at), suite.FormatTime(at-c))
 		}
 		return &suite.Failure{Name: "dead-node-kept", Clause: course.DurableAgreement, At: by,
-			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, its pod pods/%s was still bound to it, %s: %s. The pods of a crashed %s node must be evicted within %s",
-				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.EvictWithin), podName(node), when, w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.EvictWithin)),
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, its pod pods/%s was still bound to it, %s: %s%s. The pods of a crashed %s node must be evicted within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.EvictWithin), podName(node), when, w.deadSilence(node, c), w.livingSuspected(by), pop.Name, suite.FormatTime(pop.EvictWithin)),
 			Details: w.record(node, by)}
 	}
 	return nil
+}
+
+// livingSuspected is "", or, when the controller held most of the nodes
+// that were up tainted at t, what that says: a detector that finds nearly
+// every node late at once takes it for its own disruption and convicts
+// nobody, the dead included.
+func (w *world) livingSuspected(t time.Duration) string {
+	var up, tainted []string
+	for _, n := range w.names {
+		if w.upAt(n, t) {
+			up = append(up, n)
+			if w.taintedAt(n, t) {
+				tainted = append(tainted, n)
+			}
+		}
+	}
+	if len(up) == 0 || float64(len(tainted)) < 0.5*float64(len(up)) {
+		return ""
+	}
+	return fmt.Sprintf("; at that moment the controller also held %d of the %d nodes that were up tainted (%s), though their heartbeats came as usual: a detector whose bounds are shorter than the gaps its nodes show suspects the living, and with most nodes late together it holds every conviction back as a disruption", len(tainted), len(up), strings.Join(tainted, ", "))
 }
 
 // fellSilent is "at 200000ms", or, when a heartbeat it sent before its crash
