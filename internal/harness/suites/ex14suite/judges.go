@@ -314,11 +314,23 @@ func deadUnsuspected(w *world) *suite.Failure {
 			continue
 		}
 		return &suite.Failure{Name: "dead-node-unsuspected", Clause: course.DurableAgreement, At: by,
-			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, %s: %s. A crashed %s node must be suspected within %s",
-				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.untainted(node, c, by), w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.SuspectWithin)),
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, %s: %s%s. A crashed %s node must be suspected within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.untainted(node, c, by), w.deadSilence(node, c), w.noneTainted(by), pop.Name, suite.FormatTime(pop.SuspectWithin)),
 			Details: w.record(node, by)}
 	}
 	return nil
+}
+
+// noneTainted is "", or, when the controller had tainted no node at all by
+// t, what that says: its detector has judged no node anything but healthy,
+// so the fault is in whether it judges at all, not in how long it waits.
+func (w *world) noneTainted(t time.Duration) string {
+	for _, n := range w.names {
+		if ts := w.taints(n); len(ts) > 0 && ts[0] <= t {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; by then the controller had tainted no node at all in %s: every verdict it was given for the nodes it watches was healthy, the crashed one's included, whatever its silence", suite.FormatTime(t))
 }
 
 // silentFrom is when a crashed node fell silent for good: its crash, or
