@@ -53,12 +53,16 @@ func (w *world) agreed() []ex08suite.Entry {
 // bear out.
 type refusal struct {
 	client, what string
+	key          string // the object it wrote
 	err          error
 	sent, at     time.Duration
 	agreed       int64            // the agreed log's length then
 	found        string           // what the agreed log held of the key then
 	tail         *ex08suite.Entry // the first entry past the agreed log, on the leader's disk, that touches the key
 	tailHeld     []string
+	// unwritten: no entry past the agreed log on the leader's disk, synced
+	// or not, touches the key, though the disk holds the agreed log.
+	unwritten bool
 }
 
 // refused judges a definite no, the instant the client hears it: it must be
@@ -110,7 +114,7 @@ func (c writer) refused(start time.Duration, what, key string, create bool, rv i
 	if !untrue {
 		return
 	}
-	r := &refusal{client: string(c.p.Node()), what: what, err: err, sent: start, at: c.p.Now(), agreed: int64(len(agreed)), found: "no " + key}
+	r := &refusal{client: string(c.p.Node()), what: what, key: key, err: err, sent: start, at: c.p.Now(), agreed: int64(len(agreed)), found: "no " + key}
 	if obj != nil {
 		r.found = fmt.Sprintf("%s at rv=%d", key, obj.ResourceVersion)
 	}
@@ -120,6 +124,16 @@ func (c writer) refused(start time.Duration, what, key string, create bool, rv i
 			r.tailHeld = w.disks.Holders(e.Index, key, e.Event.Type == kube.Deleted, e.Event.Object.Replicas)
 			break
 		}
+	}
+	if r.tail == nil {
+		written, _ := w.disks.WrittenLog(leader)
+		r.unwritten = true
+		for _, e := range written[min(len(agreed), len(written)):] {
+			if e.Event.Object.Key() == key {
+				r.unwritten = false
+			}
+		}
+		r.unwritten = r.unwritten && len(written) >= len(agreed)
 	}
 	w.refusal = r
 }
@@ -137,11 +151,17 @@ func refusedEarly(w *world) *suite.Failure {
 	if r.tail != nil {
 		against = fmt.Sprintf("against log entry %d (%s %s), which only %s held on disk", r.tail.Index, r.tail.Event.Type, r.tail.Event.Object.Key(), strings.Join(r.tailHeld, " and "))
 	}
+	why := fmt.Sprintf("the leader decided it %s, a tail that a crash of the leader could still take back. "+
+		"A refusal, like a yes, is an answer about the log: it waits until the log it was decided against is agreed", against)
+	if r.unwritten {
+		why = fmt.Sprintf("the leader decided it against a history that is not its log's: its disk holds the agreed log, and past it no entry, synced or not, touches %s, "+
+			"so the answer came from a history that lacks entries the log holds (after a restart, the ones it recovered) or has ones the log has not written yet. "+
+			"A leader decides every write against its whole log, and a refusal waits until that log is agreed", r.key)
+	}
 	return &suite.Failure{Name: "refused-before-agreement", Clause: course.AgreementFirst, At: r.at,
 		Story: fmt.Sprintf("the leader answered %s's %s (sent at %s) %s at %s, but the log a majority held on disk then (entries 1–%d) has %s, "+
-			"where that answer is not true: the leader decided it %s, a tail that a crash of the leader could still take back. "+
-			"A refusal, like a yes, is an answer about the log: it waits until the log it was decided against is agreed",
-			r.client, r.what, suite.FormatTime(r.sent), se.Reason, suite.FormatTime(r.at), r.agreed, r.found, against)}
+			"where that answer is not true: %s",
+			r.client, r.what, suite.FormatTime(r.sent), se.Reason, suite.FormatTime(r.at), r.agreed, r.found, why)}
 }
 
 // appendSent is one of the leader's Appends with entries to a follower, as

@@ -110,7 +110,7 @@ func (c writer) create(key string, replicas int) bool {
 	kind, name := kube.SplitKey(key)
 	obj, err := c.api.Create(kube.Object{Kind: kind, Name: name, Replicas: replicas})
 	c.refused(start, fmt.Sprintf("create %s=%d", key, replicas), key, true, 0, err)
-	return c.heard(start, fmt.Sprintf("create %s=%d", key, replicas), obj, err, false)
+	return c.heard(start, fmt.Sprintf("create %s=%d", key, replicas), obj, err, target{key, false, replicas})
 }
 
 // scale scales key, if it is still at rv (0: unconditionally).
@@ -119,7 +119,7 @@ func (c writer) scale(key string, replicas int, rv int64) bool {
 	kind, name := kube.SplitKey(key)
 	obj, err := c.api.Update(kube.Object{Kind: kind, Name: name, Replicas: replicas, ResourceVersion: rv})
 	c.refused(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), key, false, rv, err)
-	return c.heard(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), obj, err, false)
+	return c.heard(start, fmt.Sprintf("scale %s to %d", key, replicas)+ifRV(rv), obj, err, target{key, false, replicas})
 }
 
 // remove deletes key, if it is still at rv (0: unconditionally).
@@ -127,7 +127,7 @@ func (c writer) remove(key string, rv int64) bool {
 	start := c.p.Now()
 	obj, err := c.api.Delete(key, rv)
 	c.refused(start, "delete "+key+ifRV(rv), key, false, rv, err)
-	return c.heard(start, "delete "+key+ifRV(rv), obj, err, true)
+	return c.heard(start, "delete "+key+ifRV(rv), obj, err, target{key: key, deleted: true})
 }
 
 // ifRV is a write's precondition, as its story tells it: " if rv=7", or
@@ -143,9 +143,10 @@ func ifRV(rv int64) string {
 // holds the entry, or keeps a write that was not acknowledged as missing.
 // Clients sit a millisecond or two from the leader, so the disks are read
 // about when the leader said yes.
-func (c writer) heard(start time.Duration, what string, obj kube.Object, err error, deleted bool) bool {
+func (c writer) heard(start time.Duration, what string, obj kube.Object, err error, t target) bool {
+	deleted := t.deleted
 	if err != nil {
-		c.w.missing = append(c.w.missing, fmt.Sprintf("%s's %s at %s", c.p.Node(), what, suite.FormatTime(c.p.Now())))
+		c.w.missing = append(c.w.missing, fmt.Sprintf("%s's %s at %s%s", c.p.Node(), what, suite.FormatTime(c.p.Now()), c.agreedYet(t, err)))
 		return false
 	}
 	a := ack{client: string(c.p.Node()), what: what, key: obj.Key(), index: obj.ResourceVersion, sent: start, at: c.p.Now()}
@@ -163,6 +164,33 @@ func (c writer) heard(start time.Duration, what string, obj kube.Object, err err
 		c.w.early = append(c.w.early, e)
 	}
 	return true
+}
+
+// target is the change a write asks for, as a log entry would hold it.
+type target struct {
+	key      string
+	deleted  bool
+	replicas int
+}
+
+// agreedYet is "", or, when a write that was not acknowledged is in the
+// leader's log and a majority held it on disk as its client heard the
+// answer, what that says: the write was agreed and the leader did not
+// answer yes.
+func (c writer) agreedYet(t target, err error) string {
+	log := c.w.disks.Log(leader)
+	for i := len(log) - 1; i >= 0; i-- { // the latest such change: the write's own
+		e := log[i]
+		if !e.Is(t.key, t.deleted, t.replicas) {
+			continue
+		}
+		if held := c.w.disks.Holders(e.Index, t.key, t.deleted, t.replicas); len(held) >= len(c.w.Servers)/2+1 {
+			return fmt.Sprintf(" (it heard %v, though its entry %d was on the disks of %s, a majority, by then: agreed, and not acknowledged)",
+				err, e.Index, strings.Join(held, ", "))
+		}
+		return ""
+	}
+	return ""
 }
 
 // early is the first acknowledgement that came before a majority held the

@@ -314,11 +314,23 @@ func deadUnsuspected(w *world) *suite.Failure {
 			continue
 		}
 		return &suite.Failure{Name: "dead-node-unsuspected", Clause: course.DurableAgreement, At: by,
-			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, %s: %s. A crashed %s node must be suspected within %s",
-				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.untainted(node, c, by), w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.SuspectWithin)),
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, %s: %s%s. A crashed %s node must be suspected within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.SuspectWithin), w.untainted(node, c, by), w.deadSilence(node, c), w.noneTainted(by), pop.Name, suite.FormatTime(pop.SuspectWithin)),
 			Details: w.record(node, by)}
 	}
 	return nil
+}
+
+// noneTainted is "", or, when the controller had tainted no node at all by
+// t, what that says: its detector has judged no node anything but healthy,
+// so the fault is in whether it judges at all, not in how long it waits.
+func (w *world) noneTainted(t time.Duration) string {
+	for _, n := range w.names {
+		if ts := w.taints(n); len(ts) > 0 && ts[0] <= t {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; by then the controller had tainted no node at all in %s: every verdict it was given for the nodes it watches was healthy, the crashed one's included, whatever its silence", suite.FormatTime(t))
 }
 
 // silentFrom is when a crashed node fell silent for good: its crash, or
@@ -357,11 +369,31 @@ func deadKept(w *world) *suite.Failure {
 			when = fmt.Sprintf("and it was evicted only at %s, %s after that", suite.FormatTime(at), suite.FormatTime(at-c))
 		}
 		return &suite.Failure{Name: "dead-node-kept", Clause: course.DurableAgreement, At: by,
-			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, its pod pods/%s was still bound to it, %s: %s. The pods of a crashed %s node must be evicted within %s",
-				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.EvictWithin), podName(node), when, w.deadSilence(node, c), pop.Name, suite.FormatTime(pop.EvictWithin)),
+			Story: fmt.Sprintf("%s crashed %s, and at %s, %s later, its pod pods/%s was still bound to it, %s: %s%s. The pods of a crashed %s node must be evicted within %s",
+				node, w.fellSilent(node, c), suite.FormatTime(by), suite.FormatTime(pop.EvictWithin), podName(node), when, w.deadSilence(node, c), w.livingSuspected(by), pop.Name, suite.FormatTime(pop.EvictWithin)),
 			Details: w.record(node, by)}
 	}
 	return nil
+}
+
+// livingSuspected is "", or, when the controller held most of the nodes
+// that were up tainted at t, what that says: a detector that finds nearly
+// every node late at once takes it for its own disruption and convicts
+// nobody, the dead included.
+func (w *world) livingSuspected(t time.Duration) string {
+	var up, tainted []string
+	for _, n := range w.names {
+		if w.upAt(n, t) {
+			up = append(up, n)
+			if w.taintedAt(n, t) {
+				tainted = append(tainted, n)
+			}
+		}
+	}
+	if len(up) == 0 || float64(len(tainted)) < 0.5*float64(len(up)) {
+		return ""
+	}
+	return fmt.Sprintf("; at that moment the controller also held %d of the %d nodes that were up tainted (%s), though their heartbeats came as usual: a detector whose bounds are shorter than the gaps its nodes show suspects the living, and with most nodes late together it holds every conviction back as a disruption", len(tainted), len(up), strings.Join(tainted, ", "))
 }
 
 // fellSilent is "at 200000ms", or, when a heartbeat it sent before its crash
