@@ -129,3 +129,19 @@ func TestAnEarlyTakeoverIsNamed(t *testing.T) {
 	w.clocks[ctrlB] = "clock of controller-b runs at 1.5"
 	assert.Nil(t, earlyTakeover(w), "judged only where every clock runs true")
 }
+
+// A takeover after the lease ran out is the holder's fault, not the
+// taker's: a holder nothing paused that stopped renewing is named as such,
+// never called "well within the lease".
+func TestALeaseTakenAfterItRanOutBlamesTheHolder(t *testing.T) {
+	w := judged(t)
+	w.accept(t, 5*ms, ctrlA, kube.CreateRequest{Object: leaseOf(ctrlA, 0, 1)})
+	taken := leaseOf(ctrlB, 17030*ms, 2)
+	taken.ResourceVersion = 1
+	w.accept(t, 17030*ms, ctrlB, kube.UpdateRequest{Object: taken})
+	f := liveLeaseTaken(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "live-lease-taken", f.Name)
+	assert.Contains(t, f.Story, "17025ms before by the world's clock, longer than the lease's 15000ms: controller-a, which nothing paused or cut off, stopped renewing a lease it held, and lost it")
+	assert.NotContains(t, f.Story, "well within")
+}

@@ -227,10 +227,15 @@ func liveLeaseTaken(w *world) *suite.Failure {
 		if a.ev.Object.Key() != leaseKey || cur.holder == "" || sim.NodeID(l.Holder) == cur.holder {
 			return true
 		}
-		f = &suite.Failure{Name: "live-lease-taken", Clause: safety, At: a.at,
-			Story: fmt.Sprintf("at %s %s took %s (token %d) from %s, whose last renewal the store had accepted at %s, %s before by the world's clock, well within the lease's %s: a healthy leader lost its lease. The lease's renewTime, %s, was written by %s's clock; %s's clock read %s when it took it over (%s)",
-				millis(a.at), l.Holder, leaseKey, l.Transitions, cur.holder, millis(cur.renewed), millis(a.at-cur.renewed), millis(leaseDuration),
-				millis(cur.lease.RenewTime), cur.holder, l.Holder, millis(l.AcquireTime), w.clockStory()),
+		story := fmt.Sprintf("at %s %s took %s (token %d) from %s, whose last renewal the store had accepted at %s, %s before by the world's clock, well within the lease's %s: a healthy leader lost its lease. The lease's renewTime, %s, was written by %s's clock; %s's clock read %s when it took it over (%s)",
+			millis(a.at), l.Holder, leaseKey, l.Transitions, cur.holder, millis(cur.renewed), millis(a.at-cur.renewed), millis(leaseDuration),
+			millis(cur.lease.RenewTime), cur.holder, l.Holder, millis(l.AcquireTime), w.clockStory())
+		if a.at-cur.renewed >= leaseDuration {
+			// The taker waited long enough: the holder is the one at fault.
+			story = fmt.Sprintf("at %s %s took %s (token %d) from %s, whose last renewal the store had accepted at %s, %s before by the world's clock, longer than the lease's %s: %s, which nothing paused or cut off, stopped renewing a lease it held, and lost it",
+				millis(a.at), l.Holder, leaseKey, l.Transitions, cur.holder, millis(cur.renewed), millis(a.at-cur.renewed), millis(leaseDuration), cur.holder)
+		}
+		f = &suite.Failure{Name: "live-lease-taken", Clause: safety, At: a.at, Story: story,
 			Details: w.leaseHistory()}
 		return false
 	})
