@@ -112,7 +112,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			// request and the Conflicts are behind it.
 			Name:   "changes-made",
 			Plays:  []scene.Play{{World: "heal", Seeds: scene.Random(healSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, blindWrite, changeGivenUp, oneHistory},
+			Judges: []scene.Judge[*world]{unaudited, blindWrite, staleAccepted, changeGivenUp, oneHistory},
 			Sum:    &scene.Sum[*world]{Count: healCounts, Judge: healedEnough},
 		}, {
 			// A write whose answer was lost is neither reported failed when
