@@ -474,3 +474,40 @@ func TestALateWriteResentBlindIsNamedNotVacuous(t *testing.T) {
 	assert.Contains(t, f.Story, "at 1862ms kubectl's GuaranteedUpdate sent its update of deployments/web (replicas=5 image=web:v2) without a resourceVersion")
 	assert.NotContains(t, f.Story, "sending it again", "no advice to resend a write that had no precondition")
 }
+
+// A server that refuses at its door a write whose resourceVersion its own
+// copy has not reached yet: kubectl read api at rv 16 from server-2, and
+// server-3, still at rv 14, answered its update Conflict. The story names
+// the server, its copy's version, the history's and the read, as
+// no-op-unordered does for a no-op; a Conflict from a copy ahead of the
+// precondition, or one that does not say where the copy was, is not this
+// judge's to tell.
+func TestAConflictDecidedByAServerBehindIsNamed(t *testing.T) {
+	w := judged(t)
+	read := w.History.Call("kubectl", "server-2", check.Read(api), 5510*ms)
+	w.History.Return(read, check.Found(1005, 16), 5516100*time.Microsecond)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", 1004, "", 14)},
+		{Type: kube.Modified, Object: deployment("api", 1005, "", 16)},
+	}
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.UpdateRequest{Object: deployment("api", 5, "", 16)},
+		Call: 5517 * ms, Return: 5519200 * time.Microsecond, Err: kube.Conflict(api, 16, 14)})
+	f := conflictUnordered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "conflict-unordered", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 5519200*time.Microsecond, f.At)
+	assert.Contains(t, f.Story, "server-3 refused kubectl's update of deployments/api to replicas=5 if rv=16 as a conflict at 5519.2ms, deciding against its own copy of deployments/api, which was at rv 14, behind the history's rv 16 (kubectl had read it at rv 16 from server-2 at 5516.1ms)")
+	assert.Contains(t, f.Details, "rv 16   replicas=1005")
+
+	// A copy ahead of the precondition: the object had moved on, and
+	// Conflict is right.
+	w = judged(t)
+	w.events["server-1"] = []kube.Event{{Type: kube.Added, Object: deployment("api", 1005, "", 16)}, {Type: kube.Modified, Object: deployment("api", 6, "", 18)}}
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.UpdateRequest{Object: deployment("api", 5, "", 16)},
+		Call: 5517 * ms, Return: 5519 * ms, Err: kube.Conflict(api, 16, 18)})
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.DeleteRequest{Key: api, ResourceVersion: 16},
+		Call: 5520 * ms, Return: 5521 * ms, Err: kube.ErrConflict})
+	assert.Nil(t, conflictUnordered(w))
+}
