@@ -23,6 +23,11 @@ type Change struct {
 	// recorded them: one when the records tell, several when they cannot
 	// tell which, none when no record fits. Only Counter's stories read it.
 	By []Writer
+	// Unchanged are the acknowledged writes answered with this change's
+	// version that made no change of their own: each wrote the value
+	// already stored, so whatever increment it carried is in no change.
+	// Only Counter's stories read it.
+	Unchanged []Writer
 }
 
 // String is "rv 3 deployments/web=5" or "rv 4 delete deployments/web".

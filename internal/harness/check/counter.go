@@ -316,13 +316,37 @@ func missing(incs []Increment, mine []Change) string {
 			}
 		}
 		if !found {
-			out = append(out, fmt.Sprintf("%s's increment of %d, asked at %s and told done at %s", inc.Client, inc.Delta, formatTime(inc.Call), formatTime(inc.Return)))
+			out = append(out, fmt.Sprintf("%s's increment of %d, asked at %s and told done at %s%s", inc.Client, inc.Delta, formatTime(inc.Call), formatTime(inc.Return), covered(inc, mine)))
 		}
 	}
 	if len(out) == 0 {
 		return ""
 	}
 	return ": no change of the history was written for " + strings.Join(out, ", nor for ")
+}
+
+// covered tells how an acknowledged increment in no change was answered,
+// when one of its client's writes inside it was answered unchanged: " (its
+// write, computed from its read at rv 1, value 0, was answered unchanged
+// at rv 2, which writer-2's write had already set to 1)".
+func covered(inc Increment, mine []Change) string {
+	for _, c := range mine {
+		for _, u := range c.Unchanged {
+			if u.Client != inc.Client || u.Sent < inc.Call || u.Sent > inc.Return {
+				continue
+			}
+			read := ""
+			if u.ReadAt != 0 {
+				read = fmt.Sprintf(", computed from its read at rv %d, value %s,", u.ReadVersion, formatValue(u.ReadValue))
+			}
+			by := "a change"
+			if len(c.By) == 1 {
+				by = c.By[0].Client + "'s write"
+			}
+			return fmt.Sprintf(" (its write%s was answered unchanged at rv %d, which %s had already set to %s)", read, c.Version, by, formatValue(c.Value))
+		}
+	}
+	return ""
 }
 
 // reachable reports whether some subset of the increments whose outcome is
@@ -377,13 +401,33 @@ func counterDetails(key string, initial int64, incs []Increment, mine []Change, 
 	}
 	var b strings.Builder
 	b.WriteString(table(rows))
-	if at < 0 {
+	last := at < 0
+	if last {
 		at = len(mine) - 1
 	}
-	from := max(0, at-4)
+	// The rows shown: the changes up to four before the decisive one and
+	// the one after it; for a total that falls short (last), also each
+	// culprit, with the change before it: a write computed from an older
+	// read, or one answered unchanged, which covered an increment.
+	show := map[int]bool{}
+	for i := max(0, at-4); i < len(mine) && i <= at+1; i++ {
+		show[i] = true
+	}
+	culprit := map[int]string{}
+	if last {
+		for i := range mine {
+			if why := culpritOf(mine, i); why != "" {
+				culprit[i] = why
+				show[i] = true
+				if i > 0 {
+					show[i-1] = true
+				}
+			}
+		}
+	}
 	fmt.Fprintf(&b, "%s started at %d; its changes in the agreed history", key, initial)
-	if from > 0 {
-		fmt.Fprintf(&b, " (from the %dth)", from+1)
+	if len(show) < len(mine) {
+		fmt.Fprintf(&b, " (%d of %d; ⋮ marks those left out)", len(show), len(mine))
 	}
 	b.WriteString(":\n")
 	writers := false
@@ -394,26 +438,70 @@ func counterDetails(key string, initial int64, incs []Increment, mine []Change, 
 	if writers {
 		rows = [][]string{{"rv", "value", "written by", ""}}
 	}
-	for i := from; i < len(mine) && i <= at+1; i++ {
-		c := mine[i]
+	gap := false
+	for i, c := range mine {
+		if !show[i] {
+			gap = true
+			continue
+		}
+		if gap {
+			rows = append(rows, []string{"⋮", "", "", ""})
+			gap = false
+		}
 		v := formatValue(c.Value)
 		if c.Deleted {
 			v = "deleted"
 		}
 		mark := ""
-		if i == at {
-			mark = "◀"
+		if i == at && (!last || len(culprit) == 0) {
+			mark = "◀" // the decisive change, or the last when no culprit is known
+		}
+		if why := culprit[i]; why != "" && len(c.Unchanged) == 0 {
+			mark = "◀ " + why
 		}
 		if writers {
 			rows = append(rows, []string{fmt.Sprint(c.Version), v, writtenBy(c), mark})
-			continue
+		} else {
+			when := "unknown"
+			if c.At != 0 {
+				when = formatTime(c.At)
+			}
+			rows = append(rows, []string{fmt.Sprint(c.Version), when, v, mark})
 		}
-		when := "unknown"
-		if c.At != 0 {
-			when = formatTime(c.At)
+		for _, u := range c.Unchanged {
+			what := fmt.Sprintf("%s, %s: answered unchanged, no change of its own", u.Client, u.sentTold())
+			if u.ReadAt != 0 {
+				what += fmt.Sprintf(" (computed from its read at rv %d, value %s)", u.ReadVersion, formatValue(u.ReadValue))
+			}
+			if writers {
+				rows = append(rows, []string{"", v, what, "◀"})
+			} else {
+				rows = append(rows, []string{"", "", v + " " + what, "◀"})
+			}
 		}
-		rows = append(rows, []string{fmt.Sprint(c.Version), when, v, mark})
+	}
+	if gap {
+		rows = append(rows, []string{"⋮", "", "", ""})
 	}
 	b.WriteString(table(rows))
 	return b.String()
+}
+
+// culpritOf is why the change mine[i] covered an increment, when its
+// records tell: its one writer computed it from a read older than the
+// change before it ("computed from rv 8's read"), or acknowledged writes
+// were answered with it and made no change of their own ("answered
+// unchanged"); "" otherwise.
+func culpritOf(mine []Change, i int) string {
+	c := mine[i]
+	if len(c.Unchanged) > 0 {
+		return "answered unchanged"
+	}
+	if i == 0 || len(c.By) != 1 || c.By[0].ReadAt == 0 {
+		return ""
+	}
+	if p := mine[i-1]; p.Version != 0 && c.By[0].ReadVersion < p.Version {
+		return fmt.Sprintf("computed from its read at rv %d, before rv %d", c.By[0].ReadVersion, p.Version)
+	}
+	return ""
 }

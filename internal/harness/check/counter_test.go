@@ -142,3 +142,39 @@ func TestCounterADoubleApplyNamesTheIncrementMadeTwice(t *testing.T) {
 	assert.Contains(t, v.Story, "hpa's write at rv 4 (sent at 2100ms, told done at 2300ms) made deployments/web 8")
 	assert.Contains(t, v.Story, "hpa's one increment of 1, asked at 90ms, took effect twice: its write at rv 2 (sent at 92ms, never told done) and again at rv 4 (sent at 2100ms, told done at 2300ms); its client did not know its outcome")
 }
+
+// Twelve increments told done, eleven in the history: the culprit is far
+// from the last changes. writer-1's write, computed from the read of rv
+// 2, was answered unchanged at rv 3, where writer-2 had already set the
+// count: the table shows that row, with the change it landed on, as well
+// as the last ones, and the story says how the increment was covered.
+func TestCounterAnIncrementCoveredByAnUnchangedAnswerIsShownWhereItHappened(t *testing.T) {
+	var incs []check.Increment
+	changes := counted(6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+	for i := range changes {
+		changes[i].By = []check.Writer{{Client: "writer-2", Sent: ms(95 + 10*i), Told: ms(100 + 10*i)}}
+		incs = append(incs, inc("writer-2", check.OK, 90+10*i, 100+10*i))
+	}
+	changes[1].Unchanged = []check.Writer{{Client: "writer-1", Sent: ms(104), Told: ms(112), ReadAt: ms(103), ReadVersion: 2, ReadValue: 6}}
+	incs = append(incs, inc("writer-1", check.OK, 101, 112))
+	v := check.Counter("deployments/web", 5, incs, changes)
+	found(t, v, "lost-update", course.OneHistory)
+	assert.Contains(t, v.Story, "writer-1's increment of 1, asked at 101ms and told done at 112ms (its write, computed from its read at rv 2, value 6, was answered unchanged at rv 3, which writer-2's write had already set to 7)")
+	assert.Contains(t, v.Details, "writer-1, sent at 104ms, told done at 112ms: answered unchanged, no change of its own (computed from its read at rv 2, value 6)")
+	assert.Contains(t, v.Details, "⋮")
+	assert.Contains(t, v.Details, "told done at 200ms", "the last changes are still shown")
+	assert.NotContains(t, v.Details, "th)")
+}
+
+// A write computed from a read older than the change before it, whose
+// difference happens to be an increment (7 over 6, from the read of 5 at
+// rv 1): the total falls short, and the table marks that write.
+func TestCounterAWriteFromAnOlderReadIsMarkedWhenTheTotalFallsShort(t *testing.T) {
+	incs := []check.Increment{inc("hpa", check.OK, 90, 120), {Client: "kubectl", Delta: 2, Outcome: check.OK, Call: ms(91), Return: ms(130)}}
+	changes := counted(6, 7)
+	changes[0].By = []check.Writer{{Client: "hpa", Sent: ms(95), Told: ms(120), ReadAt: ms(92), ReadVersion: 1, ReadValue: 5}}
+	changes[1].By = []check.Writer{{Client: "kubectl", Sent: ms(96), Told: ms(130), ReadAt: ms(93), ReadVersion: 1, ReadValue: 5}}
+	v := check.Counter("deployments/web", 5, incs, changes)
+	found(t, v, "lost-update", course.OneHistory)
+	assert.Contains(t, v.Details, "◀ computed from its read at rv 1, before rv 2")
+}

@@ -3,6 +3,7 @@ package ex12suite
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"onehistory/internal/harness/course"
@@ -133,4 +134,90 @@ func behindLinearizable(w *world) *suite.Failure {
 		return nil
 	}
 	return scene.Linearizable(w.Scene)
+}
+
+// conflictUnordered: a Conflict, like a no-op, is decided where every write
+// is ordered, when the entry is applied in the log's order. A server that
+// refuses a write at its door, against its own copy of the object, refuses
+// writes on versions it has not applied yet: the writer read the version
+// from a server further along, and in the one history the object was still
+// there. The server's copy is what its Conflict says it was ("it is now
+// 14"); a Conflict that says nothing of it is left to the linearizability
+// checker.
+func conflictUnordered(w *world) *suite.Failure {
+	hist := w.longest()
+	for _, r := range w.Requests.All() {
+		key, rv, what := "", int64(0), ""
+		switch a := r.Ask.(type) {
+		case kube.UpdateRequest:
+			key, rv = a.Object.Key(), a.Object.ResourceVersion
+			what = fmt.Sprintf("update of %s to %s if rv=%d", key, valueText(a.Object.Value()), rv)
+		case kube.DeleteRequest:
+			key, rv = a.Key, a.ResourceVersion
+			what = fmt.Sprintf("delete of %s if rv=%d", key, rv)
+		}
+		if rv == 0 || !errors.Is(r.Err, kube.ErrConflict) {
+			continue
+		}
+		have, ok := conflictCopy(r.Err, rv)
+		if !ok || have >= rv || !versionOf(hist, key, rv) {
+			continue
+		}
+		read := ""
+		if op, ok := w.lastRead(sim.NodeID(r.Client), key, r.Call); ok && op.Result.Version == rv {
+			read = fmt.Sprintf(" (%s had read it at rv %d from %s at %s)", r.Client, rv, op.Server, suite.FormatTime(op.Return))
+		}
+		return &suite.Failure{Name: "conflict-unordered", Clause: course.OneHistory, At: r.Return,
+			Story: fmt.Sprintf("%s refused %s's %s as a conflict at %s, deciding against its own copy of %s, which was at rv %d, behind the history's rv %d%s: "+
+				"the server had not yet applied the version the writer read, so its Conflict was decided against an older version than the one the precondition named, not against the object where the write lands in the log's order; "+
+				"a precondition, like a write that changes nothing, must be decided where every write is ordered, when the entry is applied, never at the door of a server behind the log",
+				r.Server, r.Client, what, suite.FormatTime(r.Return), key, have, rv, read),
+			Details: keyVersions(hist, key, have)}
+	}
+	return nil
+}
+
+// conflictCopy is the version a Conflict says the server's copy was at,
+// as kube.Conflict words it ("you had resourceVersion 16, it is now 14"),
+// when it says so for the version want.
+func conflictCopy(err error, want int64) (int64, bool) {
+	var se kube.StatusError
+	if !errors.As(err, &se) {
+		return 0, false
+	}
+	i := strings.Index(se.Message, "(you had resourceVersion ")
+	if i < 0 {
+		return 0, false
+	}
+	var had, have int64
+	if _, err := fmt.Sscanf(se.Message[i:], "(you had resourceVersion %d, it is now %d)", &had, &have); err != nil || had != want {
+		return 0, false
+	}
+	return have, true
+}
+
+// versionOf reports whether rv is a version key had in hist.
+func versionOf(hist []kube.Event, key string, rv int64) bool {
+	for _, ev := range hist {
+		if ev.Object.Key() == key && ev.Object.ResourceVersion == rv && ev.Type != kube.Deleted {
+			return true
+		}
+	}
+	return false
+}
+
+// keyVersions lists key's changes in hist from version from on, one a
+// line: what a server at from had yet to apply.
+func keyVersions(hist []kube.Event, key string, from int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s's changes in the one history from rv %d:", key, from)
+	for _, ev := range hist {
+		if ev.Object.Key() == key && ev.Object.ResourceVersion >= from {
+			fmt.Fprintf(&b, "\n  rv %-4d %s", ev.Object.ResourceVersion, valueText(ev.Object.Value()))
+			if ev.Type == kube.Deleted {
+				b.WriteString(" (deleted)")
+			}
+		}
+	}
+	return b.String()
 }

@@ -166,14 +166,50 @@ func blindWrite(w *world) *suite.Failure {
 	if r, ok := w.lastRead(who.who, who.key, first.Call); ok {
 		read = fmt.Sprintf("though it had read %s at rv %d (answered at %s)", who.key, r.Result.Version, suite.FormatTime(r.Return))
 	}
+	name := "blind-write"
 	story := fmt.Sprintf("at %s %s's GuaranteedUpdate sent its change of %s (%s %s) as an update of the whole object (%v) without a resourceVersion, %s: a write with no precondition is never refused with Conflict, so whatever another writer changed after that read is overwritten with the value %s read",
 		suite.FormatTime(first.Call), who.who, who.what(), who.field, who.to, first.Input.Value, read, who.who)
+	if timedOut, ok := timedOutBefore(w.updates(who.who, who.key), first.Call); ok {
+		// The write with no precondition is a resend: the first, on
+		// condition, had no answer.
+		name = "timeout-resent-blind"
+		story = fmt.Sprintf("at %s %s's GuaranteedUpdate sent its change of %s (%s %s) again without a resourceVersion, after its update conditional on rv %d (sent at %s) had no answer by %s: the writer could not tell whether that first update was made, and a resend with no precondition is never refused with Conflict, so it overwrites whatever another writer changed since (and would make a relative change twice); after a Timeout a write is sent again only on condition that the object is still at the version the first was conditional on",
+			suite.FormatTime(first.Call), who.who, who.what(), who.field, who.to, timedOut.Input.IfVersion, suite.FormatTime(timedOut.Call), suite.FormatTime(timedOut.Return))
+	}
 	if gone != nil {
 		story += fmt.Sprintf("; here it was accepted at rv %d, and %s's change of %s (%s %s), which had reached the history, is gone: %s ends as %s",
 			final.Object.ResourceVersion, gone.who, gone.what(), gone.field, gone.to, who.key, final.Object.Value())
 	}
-	return &suite.Failure{Name: "blind-write", Clause: course.OneHistory, At: first.Call, Ops: []check.OpID{first.ID},
+	return &suite.Failure{Name: name, Clause: course.OneHistory, At: first.Call, Ops: []check.OpID{first.ID},
 		Story: story, Details: updatesSent(who, w.updates(who.who, who.key))}
+}
+
+// timedOutBefore is the last of ups sent on condition before at whose
+// answer never came, if any: the update a write without a precondition at
+// at was sent again in place of.
+func timedOutBefore(ups []check.Operation, at time.Duration) (check.Operation, bool) {
+	var last check.Operation
+	found := false
+	for _, op := range ups {
+		if op.Call < at && op.Input.Kind == check.KindCompareAndSet && op.Indefinite() {
+			last, found = op, true
+		}
+	}
+	return last, found
+}
+
+// staleAccepted: the heal world's two writers of web read one version and
+// write on condition that it still holds, so the second to land must meet
+// a Conflict. A server that accepted it anyway decided the precondition
+// somewhere other than where the write lands: the write is told as
+// stale-update, with the change it was decided against.
+func staleAccepted(w *world) *suite.Failure {
+	f := scene.Violated(check.StaleUpdate(w.History, changes(w.longest())))
+	if f == nil {
+		return nil
+	}
+	f.Story += ". The server did not decide the precondition where the write lands, when the entry is applied in the log's order: checked at a server's door, against what that server has applied, two updates made from one read both pass while neither is applied yet, and the second erases the first"
+	return f
 }
 
 // lastRead is who's last read of key answered by before, if any.
@@ -228,7 +264,7 @@ func changeGivenUp(w *world) *suite.Failure {
 // givenUp tells how a writer's GuaranteedUpdate gave up a change it could
 // still have made.
 func givenUp(w *world, c *change, ups []check.Operation, hist []kube.Event) *suite.Failure {
-	f := &suite.Failure{Name: "change-given-up", Clause: course.AgreementFirst, At: c.at, Details: updatesSent(c, ups)}
+	f := &suite.Failure{Name: "change-given-up", Clause: course.OneHistory, At: c.at, Details: updatesSent(c, ups)}
 	never := "nothing retried it, so the change the writer was asked to make never reached the history"
 	if len(ups) == 0 {
 		f.Story = fmt.Sprintf("%s's GuaranteedUpdate returned %v at %s without sending an update of %s; %s",

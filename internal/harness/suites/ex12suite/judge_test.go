@@ -134,7 +134,7 @@ func TestAWriterThatGaveUpItsChangeIsNamed(t *testing.T) {
 	f := changeGivenUp(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "change-given-up", f.Name)
-	assert.Equal(t, course.AgreementFirst, f.Clause)
+	assert.Equal(t, course.OneHistory, f.Clause, "the change the writer asked for is lost from the one history")
 	assert.Equal(t, b.at, f.At, "the Conflict it stopped at")
 	assert.Equal(t, "writer-b gave up its change to web's image after one Conflict at 1203.4ms; nothing retried it, so the change the writer was asked to make never reached the history", f.Story)
 	assert.Contains(t, f.Details, "an update conditional on rv 2, would have taken effect")
@@ -344,4 +344,170 @@ func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
 	f = lateLanded(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "no-update-sent", f.Name)
+}
+
+// The heal world's writer-c, whose first update (on condition) was lost on
+// the way, sent the same change again with no resourceVersion: that is a
+// resend without its precondition, told as such with the update it
+// replaced, not as a write that never had one.
+func TestAResendWithoutItsPreconditionInTheHealWorldIsNamed(t *testing.T) {
+	w := judged(t)
+	c := &change{who: "writer-c", key: api, field: "replicas", to: "5",
+		made: func(o kube.Object) bool { return o.Replicas == healAPI }, at: 4398 * ms, done: true}
+	w.heal = &healRun{changes: []*change{c}}
+	first := w.History.Call("writer-c", "lb", check.UpdateIfVersion(api, healAPI, 2), 1385*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3385*ms)
+	read := w.History.Call("writer-c", "lb", check.Read(api), 3390*ms)
+	w.History.Return(read, check.Found(apiReplicas, 2), 3757*ms)
+	again := w.History.Call("writer-c", "lb", check.Write(api, healAPI), 3757*ms)
+	w.History.Return(again, check.Acked(5), 4398*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("api", healAPI, "", 3)},
+	}
+	f := blindWrite(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "timeout-resent-blind", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 3757*ms, f.At)
+	assert.Contains(t, f.Story, "at 3757ms writer-c's GuaranteedUpdate sent its change of api's replicas (replicas 5) again without a resourceVersion, after its update conditional on rv 2 (sent at 1385ms) had no answer by 3385ms")
+	assert.Contains(t, f.Details, "1385ms    replicas 5, if rv 2 → no answer by 3385ms")
+	assert.Contains(t, f.Details, "3757ms    replicas 5, unconditional → accepted at rv 5")
+}
+
+// A store that decides the precondition at its door: both of web's
+// writers read rv 1, sent their updates on condition of rv 1, and both
+// were accepted, the second over the first. The updates did race; the
+// server never refused the second. The story names the write accepted on
+// a version already gone and the change before it, never a vacuous run.
+func TestAStaleUpdateAcceptedInTheHealWorldIsNamed(t *testing.T) {
+	w := judged(t)
+	w.heal = &healRun{}
+	b := w.History.Call("writer-b", "server-2", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 1380*ms)
+	w.History.Return(b, check.Acked(3), 1646*ms)
+	a := w.History.Call("writer-a", "server-3", check.UpdateIfVersion(web, "replicas=7 image=web:v1", 1), 1391*ms)
+	w.History.Return(a, check.Acked(4), 1996*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+		{Type: kube.Modified, Object: deployment("web", hpaReplicas, storyImage, 4)},
+	}
+	f := staleAccepted(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "stale-update", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 1996*ms, f.At)
+	assert.Contains(t, f.Story, "writer-a's update deployments/web to replicas=7 image=web:v1 if rv=1 through server-3, sent at 1391ms, was acknowledged at 1996ms as rv 4, but in the one history deployments/web was no longer at rv 1 when it was updated: the last change to it before the update is rv 3")
+	assert.Contains(t, f.Story, "checked at a server's door, against what that server has applied, two updates made from one read both pass")
+
+	// The second refused with Conflict: nothing to say.
+	w = judged(t)
+	w.heal = &healRun{}
+	b = w.History.Call("writer-b", "server-2", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 1380*ms)
+	w.History.Return(b, check.Acked(3), 1646*ms)
+	a = w.History.Call("writer-a", "server-3", check.UpdateIfVersion(web, "replicas=7 image=web:v1", 1), 1391*ms)
+	w.History.Return(a, check.Fail(check.Conflict), 1996*ms)
+	w.events["server-1"] = w.events["server-1"][:0]
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+	}
+	assert.Nil(t, staleAccepted(w))
+}
+
+// The late-landing world, with a helper that sends its timed-out write
+// again without its resourceVersion: the resend met no Conflict because it
+// could not, and changed nothing only because its own first write had
+// landed with the same value. That is the helper's mistake, named, not a
+// run that decided nothing. A helper whose first update had no
+// precondition is told that instead, not that it should have resent it.
+func TestALateWriteResentBlindIsNamedNotVacuous(t *testing.T) {
+	w := judged(t)
+	w.late = &lateRun{held: map[sim.NodeID]*heldUpdate{
+		engineer: {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 1)}, sent: 1863 * ms, resent: 4234 * ms,
+			landed: 4622 * ms, got: deployment("web", storyReplicas, editImage, 3), settled: true},
+		hpa: {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, sent: 1964 * ms},
+	}, editDone: true, editAt: 5314 * ms}
+	first := w.History.Call("kubectl", "lb", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 1862*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3862*ms)
+	again := w.History.Call("kubectl", "lb", check.Write(web, "replicas=5 image=web:v2"), 4234*ms)
+	w.History.Return(again, check.Acked(3), 5314*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+	}
+	f := lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "timeout-resent-blind", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 4234*ms, f.At)
+	assert.Equal(t, "at 4234ms kubectl's GuaranteedUpdate sent its update of deployments/web (replicas=5 image=web:v2) again without a resourceVersion: "+
+		"its first update (replicas=5 image=web:v2, if rv 1, sent at 1862ms) had no answer in time: it was held on the way and landed at 4622ms, at rv 3, "+
+		"so the first was maybe made, and no Conflict could stop the second; it changed nothing this time only because the first had landed with the same value and no one wrote deployments/web in between: "+
+		"any write in between would have been overwritten, and a relative change made twice; "+
+		"after a Timeout a write is sent again only on condition that the object is still at the version the first was conditional on", f.Story)
+	assert.Contains(t, f.Details, "4234ms    replicas=5 image=web:v2, unconditional → accepted at rv 3")
+
+	// The first update itself had no precondition, and the helper gave
+	// up after its Timeout: the missing precondition is the cause.
+	w = judged(t)
+	w.late = &lateRun{held: map[sim.NodeID]*heldUpdate{
+		engineer: {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 0)}, sent: 1863 * ms, landed: 6000 * ms, settled: true,
+			got: deployment("web", storyReplicas, editImage, 3)},
+		hpa: {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, sent: 1964 * ms},
+	}, editDone: true, editAt: 3900 * ms, editErr: kube.ErrTimeout}
+	first = w.History.Call("kubectl", "lb", check.Write(web, "replicas=5 image=web:v2"), 1862*ms)
+	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3862*ms)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", apiReplicas, "", 2)},
+		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
+	}
+	f = lateLanded(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "blind-write", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Contains(t, f.Story, "at 1862ms kubectl's GuaranteedUpdate sent its update of deployments/web (replicas=5 image=web:v2) without a resourceVersion")
+	assert.NotContains(t, f.Story, "sending it again", "no advice to resend a write that had no precondition")
+}
+
+// A server that refuses at its door a write whose resourceVersion its own
+// copy has not reached yet: kubectl read api at rv 16 from server-2, and
+// server-3, still at rv 14, answered its update Conflict. The story names
+// the server, its copy's version, the history's and the read, as
+// no-op-unordered does for a no-op; a Conflict from a copy ahead of the
+// precondition, or one that does not say where the copy was, is not this
+// judge's to tell.
+func TestAConflictDecidedByAServerBehindIsNamed(t *testing.T) {
+	w := judged(t)
+	read := w.History.Call("kubectl", "server-2", check.Read(api), 5510*ms)
+	w.History.Return(read, check.Found(1005, 16), 5516100*time.Microsecond)
+	w.events["server-1"] = []kube.Event{
+		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
+		{Type: kube.Added, Object: deployment("api", 1004, "", 14)},
+		{Type: kube.Modified, Object: deployment("api", 1005, "", 16)},
+	}
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.UpdateRequest{Object: deployment("api", 5, "", 16)},
+		Call: 5517 * ms, Return: 5519200 * time.Microsecond, Err: kube.Conflict(api, 16, 14)})
+	f := conflictUnordered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "conflict-unordered", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 5519200*time.Microsecond, f.At)
+	assert.Contains(t, f.Story, "server-3 refused kubectl's update of deployments/api to replicas=5 if rv=16 as a conflict at 5519.2ms, deciding against its own copy of deployments/api, which was at rv 14, behind the history's rv 16 (kubectl had read it at rv 16 from server-2 at 5516.1ms)")
+	assert.Contains(t, f.Details, "rv 16   replicas=1005")
+
+	// A copy ahead of the precondition: the object had moved on, and
+	// Conflict is right.
+	w = judged(t)
+	w.events["server-1"] = []kube.Event{{Type: kube.Added, Object: deployment("api", 1005, "", 16)}, {Type: kube.Modified, Object: deployment("api", 6, "", 18)}}
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.UpdateRequest{Object: deployment("api", 5, "", 16)},
+		Call: 5517 * ms, Return: 5519 * ms, Err: kube.Conflict(api, 16, 18)})
+	w.Requests.Add(kube.Request{Client: "kubectl", Server: "server-3", Ask: kube.DeleteRequest{Key: api, ResourceVersion: 16},
+		Call: 5520 * ms, Return: 5521 * ms, Err: kube.ErrConflict})
+	assert.Nil(t, conflictUnordered(w))
 }

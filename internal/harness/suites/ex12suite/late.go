@@ -174,6 +174,9 @@ func lateLanded(w *world) *suite.Failure {
 		return &suite.Failure{Name: "update-never-returned", Clause: course.AgreementFirst, At: w.W.Now(),
 			Story: fmt.Sprintf("%s's GuaranteedUpdate of %s had not returned by %s", engineer, web, suite.FormatTime(w.W.Now()))}
 	}
+	if f := w.lateBlind(); f != nil {
+		return f
+	}
 	landedFirst := h.settled && h.err == nil && h.landed <= r.editAt && h.got.ResourceVersion != 0
 	if r.editErr != nil && landedFirst {
 		return &suite.Failure{Name: "made-reported-failed", Clause: course.AgreementFirst, At: r.editAt,
@@ -182,7 +185,7 @@ func lateLanded(w *world) *suite.Failure {
 			Details: w.lateUpdates(engineer, web)}
 	}
 	if r.editErr != nil && h.resent == 0 && h.landed > r.editAt {
-		return &suite.Failure{Name: "change-given-up", Clause: course.AgreementFirst, At: r.editAt,
+		return &suite.Failure{Name: "change-given-up", Clause: course.OneHistory, At: r.editAt,
 			Story: fmt.Sprintf("at %s %s's GuaranteedUpdate returned %v after its update of %s (%s, sent at %s) had no answer, without sending it again; %s was still at the version that update was conditional on, so the same write sent again could take effect at most once",
 				suite.FormatTime(r.editAt), engineer, short(r.editErr), web, h.what(), suite.FormatTime(h.sent), web),
 			Details: w.lateUpdates(engineer, web)}
@@ -210,6 +213,59 @@ func lateLanded(w *world) *suite.Failure {
 		if conditional {
 			return &suite.Failure{Name: "vacuous-run", Clause: course.AgreementFirst, At: w.W.Now(),
 				Story: fmt.Sprintf("no writer's update sent again after a Timeout met the Conflict its own late first write caused, by %s: the suite could not decide what GuaranteedUpdate does then", suite.FormatTime(w.W.Now()))}
+		}
+	}
+	return nil
+}
+
+// lateBlind: each writer's first update was held past its timeout, so it
+// may land at any time. A write sent without a resourceVersion, first or
+// again after the Timeout, can meet no Conflict: it overwrites whatever was
+// written since, and the one sent again makes a relative change twice. The
+// first such write of either writer is the failure, whether or not it
+// changed anything this time, told with the held update.
+func (w *world) lateBlind() *suite.Failure {
+	for _, who := range []sim.NodeID{engineer, hpa} {
+		key := web
+		if who == hpa {
+			key = api
+		}
+		h := w.late.held[who]
+		ups := w.updates(who, key)
+		for i, op := range ups {
+			if op.Input.Kind != check.KindWrite {
+				continue
+			}
+			end := "; a write with no precondition is never refused with Conflict, so whatever another writer changed after the read is overwritten with the value read"
+			if op.Result.Outcome == check.OK {
+				end = fmt.Sprintf("; it was accepted at rv %d%s", op.Result.Version, end)
+			}
+			if i == 0 {
+				return &suite.Failure{Name: "blind-write", Clause: course.OneHistory, At: op.Call, Ops: []check.OpID{op.ID},
+					Story: fmt.Sprintf("at %s %s's GuaranteedUpdate sent its update of %s (%s) without a resourceVersion%s; it was held on the way past its timeout, and whether it was sent again or not, nothing could stop it from landing over a later write",
+						suite.FormatTime(op.Call), who, key, valueText(op.Input.Value), end),
+					Details: w.lateUpdates(who, key)}
+			}
+			first := fmt.Sprintf("its first update (%s, sent at %s) had no answer in time: it was held on the way", h.what(), suite.FormatTime(ups[0].Call))
+			switch {
+			case !h.settled:
+				first += fmt.Sprintf(" and had not landed by %s", suite.FormatTime(w.W.Now()))
+			case h.err == nil && h.got.ResourceVersion != 0:
+				first += fmt.Sprintf(" and landed at %s, at rv %d", suite.FormatTime(h.landed), h.got.ResourceVersion)
+			default:
+				first += fmt.Sprintf(" and landed at %s, answered %s", suite.FormatTime(h.landed), short(h.err))
+			}
+			if op.Result.Outcome == check.OK && h.settled && h.err == nil && op.Result.Version == h.got.ResourceVersion {
+				end = fmt.Sprintf("; it changed nothing this time only because the first had landed with the same value and no one wrote %s in between: any write in between would have been overwritten, and a relative change made twice", key)
+			} else if op.Result.Outcome == check.OK {
+				end = fmt.Sprintf("; it was accepted at rv %d", op.Result.Version)
+			} else {
+				end = ""
+			}
+			return &suite.Failure{Name: "timeout-resent-blind", Clause: course.OneHistory, At: op.Call, Ops: []check.OpID{op.ID},
+				Story: fmt.Sprintf("at %s %s's GuaranteedUpdate sent its update of %s (%s) again without a resourceVersion: %s, so the first was maybe made, and no Conflict could stop the second%s; after a Timeout a write is sent again only on condition that the object is still at the version the first was conditional on",
+					suite.FormatTime(op.Call), who, key, valueText(op.Input.Value), first, end),
+				Details: w.lateUpdates(who, key)}
 		}
 	}
 	return nil

@@ -99,7 +99,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			// and deletes included.
 			Name:   "cas-linearizable",
 			Plays:  []scene.Play{{World: "faults", Seeds: scene.Random(faultSeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{unaudited, oneHistory, scene.OnStage[*world](scene.Linearizable)},
+			Judges: []scene.Judge[*world]{unaudited, oneHistory, conflictUnordered, scene.OnStage[*world](scene.Linearizable)},
 		}, {
 			// A write that changes nothing creates no revision, and is
 			// decided in the log's order like every other write.
@@ -112,7 +112,7 @@ func chapter(impl Impl) scene.Chapter[*world] {
 			// request and the Conflicts are behind it.
 			Name:   "changes-made",
 			Plays:  []scene.Play{{World: "heal", Seeds: scene.Random(healSeeds)}},
-			Judges: []scene.Judge[*world]{unaudited, blindWrite, changeGivenUp, oneHistory},
+			Judges: []scene.Judge[*world]{unaudited, blindWrite, staleAccepted, changeGivenUp, oneHistory},
 			Sum:    &scene.Sum[*world]{Count: healCounts, Judge: healedEnough},
 		}, {
 			// A write whose answer was lost is neither reported failed when
