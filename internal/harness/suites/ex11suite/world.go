@@ -61,6 +61,9 @@ type world struct {
 	// moved onto an entry of an earlier term, and the first a follower
 	// moved onto an entry the leader does not hold; each "" until seen.
 	earlyCommit, blindCommit string
+	// missed is what a scripted scene waited for and what the servers
+	// said when it healed without it; "" if it reached its point.
+	missed string
 }
 
 // watchCommits notes, after every step, the first leader that moves its
@@ -799,15 +802,25 @@ func behind(seed int64, boot scene.Boot) *world {
 // At 1s the leader A and one follower B are cut off with behindReads
 // readers, which each send A one Latest read: A and B hold the entries,
 // of A's term, and A commits none. On the other side the first server to
-// stand (C) is cut off from the other two (D, E) the moment it has asked
-// their votes: it wins, and its no-op, of a later term, reaches nobody; 20ms
-// later C crashes and the cut between the sides heals. A or B wins the next
-// term with D's and E's votes, and sends D and E A's old entries, a batch
-// at a time; once the first batch is on both, the new leader's messages to
-// them are cut, and 50ms later A and B crash and C restarts. C's log ends in
-// a later term than D's and E's: C can win with their votes, and then
-// overwrite the old entries on them. A leader that counted D and E to commit
-// an entry of an earlier term has committed an entry a later leader lacks.
+// stand in a later term (C) is cut off from each of the other two (D, E)
+// right after the trace shows it sent them a message in that term (its
+// request for their vote, whatever the learner named it; a pre-vote moves
+// no term): it can win with their answers, and its no-op, of a later term,
+// reaches nobody. If another server of that side leads first, it is C. 20ms
+// after C leads it crashes and the cut between the sides heals. A or B wins
+// the next term with D's and E's votes, and sends D and E A's old entries,
+// a batch at a time; once the first batch is on both, the new leader's
+// messages to them are cut, and 50ms later A and B crash and C restarts.
+// C's log ends in a later term than D's and E's: C can win with their
+// votes, and then overwrite the old entries on them. A leader that counted
+// D and E to commit an entry of an earlier term has committed an entry a
+// later leader lacks.
+//
+// Whatever the servers do, the scene heals at scriptedBy: the cut between
+// the sides, and C's crash, end then. A scene that had not reached its
+// point by then (a leader on A's side, of a later term, after C led) notes
+// what it waited for and what each server said (w.missed, judged by
+// scriptMissed).
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
@@ -844,6 +857,7 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	}
 	const (
 		standing = iota + 1 // waiting for C to stand
+		asking              // waiting for C's messages of its term to D and E
 		winning             // waiting for C to lead
 		electing            // waiting for A or B to lead
 		sending             // waiting for the first batch on D and E
@@ -851,36 +865,80 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	)
 	phase := standing
 	var leader sim.NodeID
-	cutOff := map[sim.NodeID]bool{}
+	var cTerm int64
+	var stoodAt, ledAt, crashedAt time.Duration
+	cutOff, batchCut := map[sim.NodeID]bool{}, map[sim.NodeID]bool{}
+	cutC := func(o sim.NodeID) {
+		if !cutOff[o] {
+			cutOff[o] = true
+			w.Inject(scene.CutOneWay{Sender: c, Receiver: o, From: w.W.Now(), For: time.Second})
+		}
+	}
+	var buf []sim.Event
+	read := 0
+	// asked is, once C has crashed, the last message with a Term each of
+	// A and B sent to D and E, or received from them as an answer.
+	asked := map[askKey]sim.Event{}
 	w.W.OnStep(func() {
+		buf = w.W.Trace().AppendSince(buf[:0], read)
+		read += len(buf)
 		if base < 0 || a == "" {
 			return
 		}
 		now := w.W.Now()
-		switch phase {
-		case standing:
-			for i, id := range others {
-				if _, st := logLen(id); st.Role == check.Candidate && w.W.Up(id) {
-					c = id
-					others = append(others[:i:i], others[i+1:]...)
-					for _, o := range others {
-						w.Inject(scene.CutOneWay{Sender: c, Receiver: o, From: now, For: time.Second})
-					}
-					phase = winning
-					return
+		if phase <= winning {
+			// The first server of this side to stand in a later term than
+			// any before it is C.
+			for _, id := range others {
+				if _, st := logLen(id); st.Role == check.Candidate && st.Term > max(w.leaderTerm, cTerm) && w.W.Up(id) {
+					c, cTerm, stoodAt = id, st.Term, now
+					clear(cutOff)
+					phase = asking
+					break
 				}
 			}
-		case winning:
-			if _, st := logLen(c); st.Role == check.Leader {
-				phase = electing
+		}
+		if phase == asking {
+			for _, e := range buf {
+				if e.Kind == sim.EvSend && e.Node == c && e.Peer != c && slices.Contains(others, e.Peer) {
+					cutC(e.Peer)
+				}
+			}
+			if len(cutOff) == 2 {
+				phase = winning
+			}
+		}
+		if phase == asking || phase == winning {
+			for _, id := range others {
+				if _, st := logLen(id); st.Role == check.Leader && st.Term > w.leaderTerm && w.W.Up(id) {
+					c = id // whoever of this side leads first plays C
+				}
+			}
+			if _, st := logLen(c); c != "" && st.Role == check.Leader && st.Term > w.leaderTerm {
+				others = slices.DeleteFunc(others, func(id sim.NodeID) bool { return id == c })
+				clear(cutOff)
+				for _, o := range others {
+					cutC(o)
+				}
+				phase, ledAt = electing, now
 				w.W.After(20*time.Millisecond, func() {
 					w.W.Crash(c)
 					w.W.Heal()
+					crashedAt = w.W.Now()
 				})
 			}
+			return
+		}
+		switch phase {
 		case electing:
 			if w.W.Up(c) {
 				return
+			}
+			for _, e := range buf {
+				if (e.Node == a || e.Node == b) && slices.Contains(others, e.Peer) && e.Err == nil && hasTerm(e.Msg) &&
+					(e.Kind == sim.EvSend || e.Kind == sim.EvRecvReply) {
+					asked[askKey{e.Node, e.Peer, e.Kind == sim.EvRecvReply}] = e
+				}
 			}
 			for _, id := range []sim.NodeID{a, b} {
 				if _, st := logLen(id); st.Role == check.Leader && st.Term > w.leaderTerm {
@@ -890,12 +948,12 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 			}
 		case sending:
 			for _, o := range others {
-				if n, _ := logLen(o); !cutOff[o] && n >= base+64 {
-					cutOff[o] = true
+				if n, _ := logLen(o); !batchCut[o] && n >= base+64 {
+					batchCut[o] = true
 					w.Inject(scene.CutOneWay{Sender: leader, Receiver: o, From: now, For: time.Second})
 				}
 			}
-			if len(cutOff) == len(others) {
+			if len(batchCut) == len(others) {
 				phase = done
 				w.W.After(50*time.Millisecond, func() {
 					w.W.Crash(a)
@@ -909,8 +967,115 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 			}
 		}
 	})
-	w.lastFault = 4 * time.Second
+	w.W.At(scriptedBy, func() {
+		if a == "" || phase >= sending {
+			return
+		}
+		var waited string
+		switch phase {
+		case standing:
+			waited = fmt.Sprintf("one of %s, a majority of five and connected, to stand for election in a term after %d (%s and %s cut off with the old leader's term from 1s)",
+				joinIDs(others), w.leaderTerm, a, b)
+		case asking, winning:
+			waited = fmt.Sprintf("%s, which stood in term %d at %s, or another of %s, to lead a term after %d",
+				c, cTerm, suite.FormatTime(stoodAt), joinIDs(others), w.leaderTerm)
+		case electing:
+			waited = fmt.Sprintf("%s or %s, whose logs are the longest and end in the latest term, to lead a term after %d once %s (leader of term %d from %s) had crashed at %s and the cut had healed",
+				a, b, cTerm, c, cTerm, suite.FormatTime(ledAt), suite.FormatTime(crashedAt))
+			var last []string
+			for _, x := range []sim.NodeID{a, b} {
+				for _, o := range others {
+					for _, reply := range []bool{false, true} {
+						e, ok := asked[askKey{x, o, reply}]
+						if !ok {
+							continue
+						}
+						verb := "sent " + string(o)
+						if reply {
+							verb = "got from " + string(o)
+						}
+						last = append(last, fmt.Sprintf("%s last %s %s at %s", x, verb, e.Message(), suite.FormatTime(e.At)))
+					}
+				}
+			}
+			if len(last) > 0 {
+				waited += " (" + strings.Join(last, "; ") + ")"
+			}
+		}
+		w.missed = fmt.Sprintf("from 1s to %s the scene waited for %s; it saw: %s", suite.FormatTime(scriptedBy), waited, w.sayAll(scriptedBy))
+		w.W.Heal()
+		if c != "" && !w.W.Up(c) {
+			w.W.Restart(c)
+		}
+	})
+	w.lastFault = scriptedBy
 	return w.play(end, end+100*time.Millisecond)
+}
+
+// askKey is a message from one server to another, or an answer.
+type askKey struct {
+	from, to sim.NodeID
+	reply    bool
+}
+
+// hasTerm reports whether msg is a struct with an integer field Term.
+func hasTerm(msg any) bool {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f, ok := v.Type().FieldByName("Term")
+	return ok && f.IsExported() && isInt(f.Type.Kind())
+}
+
+// scriptedBy is when the scripted scenes heal whatever the servers did.
+const scriptedBy = 4 * time.Second
+
+// joinIDs is joinAnd of server names.
+func joinIDs(ids []sim.NodeID) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = string(id)
+	}
+	return joinAnd(names)
+}
+
+// sayAll is what each server last said of itself by at: "server-1
+// follower of term 2 (from 1503.5ms), server-2 down, ...".
+func (w *world) sayAll(at time.Duration) string {
+	var out []string
+	for _, id := range w.Servers {
+		if w.downAt(id, at) {
+			out = append(out, string(id)+" down")
+			continue
+		}
+		rs := w.roles[id]
+		i := len(rs) - 1
+		for i >= 0 && rs[i].at > at {
+			i--
+		}
+		if i < 0 {
+			out = append(out, string(id)+" had said nothing")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s of term %d (from %s)", id, rs[i].role, rs[i].term, suite.FormatTime(rs[i].at)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// scriptMissed judges a scripted scene that did not reach its point by the
+// time it healed: the servers did not elect the leader the scene needs,
+// though a majority was connected.
+func scriptMissed(w *world) *suite.Failure {
+	if w.missed == "" {
+		return nil
+	}
+	return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: scriptedBy,
+		Story:   w.missed + ": a majority of connected servers elects a leader within a few election timeouts (2s here), with or without pre-vote and check-quorum",
+		Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
 }
 
 // splitWithin is how close together two candidacies of one term must be
