@@ -818,9 +818,9 @@ func behind(seed int64, boot scene.Boot) *world {
 //
 // Whatever the servers do, the scene heals at scriptedBy: the cut between
 // the sides, and C's crash, end then. A scene that had not reached its
-// point by then (a leader on A's side, of a later term, after C led) notes
-// what it waited for and what each server said (w.missed, judged by
-// scriptMissed).
+// point by then (a leader of a later term after C led: A or B, or D or E
+// when A's and B's logs were no longer than theirs) notes what it waited
+// for and what each server said (w.missed, judged by scriptMissed).
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
@@ -945,6 +945,17 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 					leader = id
 					phase = sending
 				}
+			}
+			if phase == electing && slices.ContainsFunc(others, func(id sim.NodeID) bool {
+				_, st := logLen(id)
+				return st.Role == check.Leader && st.Term > cTerm
+			}) {
+				// D or E leads: A's and B's logs were no longer than theirs
+				// (a server that serves Latest reads without entries), and
+				// there is no earlier term's entry to carry; the scene
+				// stops here, and C comes back.
+				phase = done
+				w.W.Restart(c)
 			}
 		case sending:
 			for _, o := range others {
