@@ -110,7 +110,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		Checks: []scene.Check[*world]{{
 			Name:   "story",
 			Plays:  []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
-			Judges: told(voting, safety, linearizable, durable, oneHistory, resumed),
+			Judges: told(voting, safety, leaderless, linearizable, durable, oneHistory, resumed),
 		}, {
 			Name:   "election-safety",
 			Plays:  []scene.Play{splitPlay, {World: "slow-deposed", Seeds: scene.Scenes(slowSeeds)}, churnPlay},
@@ -118,15 +118,15 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		}, {
 			Name:   "log-safety",
 			Plays:  []scene.Play{{World: "figure-8", Seeds: scene.Scenes(figure8Seeds)}, {World: "figure-8-scripted", Seeds: scene.Scenes(scriptedSeeds)}, {World: "behind", Seeds: scene.Scenes(behindSeeds)}, churnPlay},
-			Judges: told(voting, safety, durable, oneHistory, scriptMissed),
+			Judges: told(voting, safety, scriptMissed, leaderless, durable, oneHistory),
 		}, {
 			Name:   "linearizable",
 			Plays:  []scene.Play{{World: "deposed", Seeds: scene.Scenes(deposedSeeds)}, churnPlay},
-			Judges: told(voting, safety, linearizable),
+			Judges: told(voting, safety, leaderless, linearizable),
 		}, {
 			Name:   "persistence",
 			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay, {World: "crashed-voter", Seeds: scene.Scenes(crashedSeeds)}},
-			Judges: told(voting, safety, durable, linearizable),
+			Judges: told(voting, safety, leaderless, durable, linearizable),
 		}, {
 			Name:   "liveness",
 			Plays:  []scene.Play{{World: "calm", Seeds: scene.Scenes(calmSeeds)}, churnPlay},

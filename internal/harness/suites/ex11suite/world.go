@@ -549,12 +549,12 @@ func resumed(w *world) *suite.Failure {
 				return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: span[1],
 					Story: fmt.Sprintf("from %s to %s no write was acknowledged, though two of three servers were up and connected: %s",
 						suite.FormatTime(span[0]), suite.FormatTime(span[1]), split),
-					Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+					Details: leadersDetails(w)}
 			}
 			return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: span[1],
 				Story: fmt.Sprintf("from %s to %s no write was acknowledged: two of three servers were up and connected, a majority, and still no leader took writes",
 					suite.FormatTime(span[0]), suite.FormatTime(span[1])),
-				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+				Details: leadersDetails(w)}
 		}
 	}
 	return nil
@@ -573,12 +573,12 @@ func healed(w *world) *suite.Failure {
 		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
 			Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: %s",
 				suite.FormatTime(from), suite.FormatTime(by), split),
-			Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+			Details: leadersDetails(w)}
 	}
 	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
 		Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: the cluster did not settle on a leader that takes writes",
 			suite.FormatTime(from), suite.FormatTime(by)),
-		Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+		Details: leadersDetails(w)}
 }
 
 // calmTerms judges the calm scene: once a leader has led for calmSettle,
@@ -588,6 +588,10 @@ func calmTerms(w *world) *suite.Failure {
 		return nil // only the calm world is calm
 	}
 	if len(w.terms) == 0 {
+		if split := w.splitElections(0, w.W.Now()); split != "" {
+			return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: w.W.Now(),
+				Story: "in a cluster with no fault at all, no server ever moved to a term: " + split, Details: leadersDetails(w)}
+		}
 		return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: w.W.Now(),
 			Story: "in a cluster with no fault at all, no server ever said it was in any term"}
 	}
@@ -597,7 +601,7 @@ func calmTerms(w *world) *suite.Failure {
 			return &suite.Failure{Name: "term-changed-while-calm", Clause: course.DurableAgreement, At: c.at,
 				Story: fmt.Sprintf("with no fault at all, %s moved to term %d at %s, after the cluster had settled: an election in a healthy cluster stops every write while it lasts",
 					c.server, c.term, suite.FormatTime(c.at)),
-				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+				Details: leadersDetails(w)}
 		}
 		first = c
 	}
@@ -1086,7 +1090,7 @@ func scriptMissed(w *world) *suite.Failure {
 	}
 	return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: scriptedBy,
 		Story:   w.missed + ": a majority of connected servers elects a leader within a few election timeouts (2s here), with or without pre-vote and check-quorum",
-		Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+		Details: leadersDetails(w)}
 }
 
 // splitWithin is how close together two candidacies of one term must be
@@ -1140,7 +1144,7 @@ func (w *world) splitElections(from, to time.Duration) string {
 		}
 	}
 	if len(terms) < 3 {
-		return ""
+		return w.splitAsks(from, to)
 	}
 	slices.Sort(terms)
 	slices.Sort(who)
@@ -1152,6 +1156,144 @@ func (w *world) splitElections(from, to time.Duration) string {
 		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
 		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
 		joinAnd(names), len(terms), terms[0], terms[len(terms)-1], suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// splitAsks is splitElections read off the trace rather than off what the
+// servers said: a server that asks for pre-votes first moves no term and
+// may say nothing while it asks. A candidacy is a request with a Term (no
+// Append, no answer) sent by one server to two others or more at one
+// instant; a round is two candidacies or more, of different servers, within
+// splitWithin of each other. Three rounds from from to to, and no leader
+// then, are elections that always split.
+func (w *world) splitAsks(from, to time.Duration) string {
+	type ask struct {
+		at     time.Duration
+		server sim.NodeID
+		term   int64
+	}
+	if w.Scene == nil || w.W == nil {
+		return ""
+	}
+	var asks []ask
+	peers := map[ask]map[sim.NodeID]bool{}
+	for e := range w.W.Trace().All() {
+		if e.At < from || e.At > to || e.Kind != sim.EvSend || !w.IsServer(e.Node) || !w.IsServer(e.Peer) || e.Node == e.Peer {
+			continue
+		}
+		if !hasTerm(e.Msg) || w.ballots.kind(e.Msg) != isOther {
+			continue
+		}
+		k := ask{e.At, e.Node, termOf(e.Msg)}
+		if peers[k] == nil {
+			peers[k] = map[sim.NodeID]bool{}
+			asks = append(asks, k)
+		}
+		peers[k][e.Peer] = true
+	}
+	for _, id := range w.Servers {
+		for _, r := range w.roles[id] {
+			if r.role == check.Leader && r.at >= from && r.at <= to {
+				return ""
+			}
+		}
+	}
+	var rounds int
+	var who []sim.NodeID
+	var lo, hi int64
+	var spread time.Duration
+	for i := 0; i < len(asks); {
+		if len(peers[asks[i]]) < 2 {
+			i++
+			continue
+		}
+		first := asks[i]
+		servers := []sim.NodeID{first.server}
+		last := first.at
+		j := i + 1
+		for ; j < len(asks) && asks[j].at-first.at <= splitWithin; j++ {
+			if len(peers[asks[j]]) >= 2 && !slices.Contains(servers, asks[j].server) {
+				servers = append(servers, asks[j].server)
+				last = asks[j].at
+			}
+		}
+		if len(servers) >= 2 {
+			rounds++
+			spread = max(spread, last-first.at)
+			if lo == 0 || first.term < lo {
+				lo = first.term
+			}
+			hi = max(hi, first.term)
+			for _, id := range servers {
+				if !slices.Contains(who, id) {
+					who = append(who, id)
+				}
+			}
+		}
+		i = j
+	}
+	if rounds < 3 {
+		return ""
+	}
+	slices.Sort(who)
+	terms := fmt.Sprintf("asking about terms %d to %d", lo, hi)
+	if lo == hi {
+		terms = fmt.Sprintf("each time asking about term %d", lo)
+	}
+	return fmt.Sprintf("%s asked the others for their votes (or pre-votes) together %d times, %s, each time within %s of each other, and no election made a leader: every one split. "+
+		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
+		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
+		joinIDs(who), rounds, terms, suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// leadersDetails is the leaders of each term, for a failure's details, or
+// that there were none.
+func leadersDetails(w *world) string {
+	ls := w.mon.Leaders()
+	if len(ls) == 0 {
+		return "no server led any term\n"
+	}
+	return "the leaders of each term:\n  " + strings.Join(ls, "\n  ") + "\n"
+}
+
+// leaderless judges a world whose faults were all over (healed) at some
+// moment, and which then ran for electionBound without any server leading
+// any term: the cluster did not elect a leader, and what it lost or did
+// not answer follows from that, so that is what is told.
+func leaderless(w *world) *suite.Failure {
+	var healAt time.Duration
+	for _, f := range w.W.Faults() {
+		if f.Open {
+			return nil
+		}
+		healAt = max(healAt, f.Last())
+	}
+	by := healAt + electionBound
+	if w.W.Now() < by {
+		return nil
+	}
+	for _, id := range w.Servers {
+		rs := w.roles[id]
+		for i, r := range rs {
+			if r.role != check.Leader || r.at > by {
+				continue
+			}
+			if r.at >= healAt || i+1 == len(rs) || rs[i+1].at >= healAt {
+				return nil // led after the heal, or still led then
+			}
+		}
+	}
+	details := leadersDetails(w)
+	healed := "from the start"
+	if healAt > 0 {
+		healed = "from " + suite.FormatTime(healAt) + ", when the last fault ended,"
+	}
+	if split := w.splitElections(healAt, by); split != "" {
+		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("every server was up and connected %s and by %s no server had led any term since: %s", healed, suite.FormatTime(by), split), Details: details}
+	}
+	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
+		Story: fmt.Sprintf("every server was up and connected %s and by %s no server had led any term since (%s): a majority of connected servers elects a leader within a few election timeouts, with or without pre-vote",
+			healed, suite.FormatTime(by), w.sayAll(by)), Details: details}
 }
 
 // joinAnd is "a", "a and b", "a, b and c".
