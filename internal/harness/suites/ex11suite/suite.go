@@ -26,7 +26,9 @@
 //   - figure-8-scripted: the Raft paper's Figure 8, step by step: an
 //     entry of an earlier term on a majority, counted by a later leader,
 //     then a server whose log ends in a still later term elected by that
-//     majority.
+//     majority. It heals by 4s whatever the servers do, and a cluster that
+//     kept it from its point by electing no leader fails as
+//     no-leader-elected, told with what it waited for.
 //   - behind: five servers; the leader, hearing one follower only, takes
 //     80 reads it cannot commit, is cut off, and comes back behind two
 //     later terms with a stale tail after more than a batch of entries
@@ -47,7 +49,9 @@
 //     voter sends it a granting answer, the voter crashes, losing what it
 //     had not synced, and comes back at once, while the first candidate is
 //     cut off alone: another server stands in the same term and asks the
-//     voter. The votes are matched to the requests they answer off the
+//     voter. Until the old leader is back, nothing the voter or the first
+//     candidate sends reaches the other three, so that a server that asks
+//     pre-votes first reaches that term without hearing of it. The votes are matched to the requests they answer off the
 //     trace, whatever the shape of the code that sent them.
 //   - slow-deposed: the leader cut off alone for 700ms, its disk slow to
 //     sync (300ms) from then on for 2s: the other two elect a leader of a
