@@ -36,9 +36,9 @@
 //   - a Latest read that a deposed leader can never answer.
 //   - Beyond the core, in a check of its own (no-disruption, 1 of the 18
 //     points, needed to pass like every other): a pre-vote before bumping
-//     the term, and a leader that steps down when it has not heard from a
-//     majority, so a server cut off alone does not depose a healthy leader
-//     when it returns.
+//     the term, so a server cut off alone does not depose a healthy leader
+//     when it returns. A leader that steps down when it has not heard from
+//     a majority (check-quorum) is allowed, and no check needs it.
 //
 // Keep calling tell after every change of term, role, log or commit: the
 // hidden suite checks what every server says about itself after every

@@ -16,7 +16,11 @@ import (
 // hidden suite reads a vote's answer by two of its fields, an integer Term
 // and a boolean Granted (or VoteGranted), to check that every server votes
 // at most once per term and every leader holds a majority of its term's
-// votes; an election whose votes it cannot read fails as votes-unread.
+// votes; an election whose votes it cannot read fails as votes-unread. It
+// tells a pre-vote's answer from a vote's by the request it answers: a
+// request whose type's name or a true boolean field's name says "Pre"
+// (PreVote, RequestVote{Pre: true}), or whose Term is beyond its sender's
+// own term, asks for a pre-vote, and its answer is no vote.
 type (
 	// Append carries the leader's entries after position Prev, and how far
 	// the leader has committed. Term is the sender's epoch.

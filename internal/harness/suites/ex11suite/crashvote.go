@@ -13,12 +13,17 @@ import (
 
 // The crashed-voter scene's numbers.
 const (
-	cvFrom    = time.Second             // the leader crashes
-	cvDown    = 2500 * time.Millisecond // and stays down this long
-	cvOff     = time.Millisecond        // how long the voter is down
-	cvHeal    = 3 * time.Second         // the first candidate, cut off alone, is back
-	cvEnd     = 5 * time.Second
-	cvLate    = 500 * time.Millisecond // no one stood by cvHeal - cvLate: the scene does not play
+	cvFrom = time.Second             // the leader crashes
+	cvDown = 2500 * time.Millisecond // and stays down this long
+	cvOff  = time.Millisecond        // how long the voter is down
+	cvHeal = 3 * time.Second         // the first candidate, cut off alone, is back
+	cvEnd  = 5 * time.Second
+	cvLate = 500 * time.Millisecond // no one stood by cvHeal - cvLate: the scene does not play
+	// cvQuiet is when the voter's and the first candidate's messages reach
+	// the others again: after the leader is back (cvFrom + cvDown), so that
+	// the others, with it, are a majority that can hold a pre-vote in the
+	// voter's term without hearing of it.
+	cvQuiet   = 4 * time.Second
 	cvServers = 5
 )
 
@@ -45,7 +50,8 @@ func requestTerm(msg any) (int64, bool) {
 // it a granting answer to the request it sent as a candidate, the voter
 // crashes, losing every byte it had not synced, and comes back 1ms later;
 // the first candidate is then cut off alone until cvHeal, so that nothing
-// it won reaches anyone. Another server stands for election and asks the
+// it won reaches anyone, and until cvQuiet nothing the voter or the first
+// candidate sends reaches the other three. Another server stands for election and asks the
 // voter. A vote the voter sent before it was on its disk is forgotten, and
 // the voter grants its vote in the same term again, whatever the shape of
 // its code: the votes are read off the trace, each answer matched to the
@@ -151,11 +157,23 @@ func crashedVoter(seed int64, boot scene.Boot) *world {
 				w.W.Partition([]sim.NodeID{first})
 				id := voter
 				w.W.After(cvOff, func() { w.W.Restart(id) })
+				// Until cvQuiet nothing of term v.term reaches the others
+				// from the two servers in it: a server that asks pre-votes
+				// and moves to the term it learns from their refusals would
+				// otherwise stand in a later term, never ask the voter in
+				// this one again, and hide a vote it forgot.
+				for _, o := range w.Servers {
+					if o == first || o == voter {
+						continue
+					}
+					w.Inject(scene.CutOneWay{Sender: voter, Receiver: o, From: w.W.Now(), For: cvQuiet - w.W.Now()})
+					w.Inject(scene.CutOneWay{Sender: first, Receiver: o, From: w.W.Now(), For: cvQuiet - w.W.Now()})
+				}
 			case firstVote != nil && e.Node == voter && v.term == firstVote.term && e.Peer != firstVote.candidate && w.ballots.first == nil:
 				w.ballots.votedTwice(*firstVote, this)
 			}
 		}
 	})
-	w.lastFault = max(cvFrom+cvDown, cvHeal)
+	w.lastFault = max(cvFrom+cvDown, cvHeal, cvQuiet)
 	return w.play(cvEnd, cvEnd+100*time.Millisecond)
 }

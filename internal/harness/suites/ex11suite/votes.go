@@ -151,13 +151,20 @@ type ballots struct {
 	kinds    map[reflect.Type]msgKind
 	// buf holds the events of the step being read.
 	buf []sim.Event
+	// asks is, by sender and receiver, whether each request with a Term
+	// sent (as printed) asks for a pre-vote; pending the requests each
+	// server received from each other and has not answered; answers
+	// whether each answer sent (as printed) answers a pre-vote.
+	asks, answers map[[2]sim.NodeID]map[string]bool
+	pending       map[[2]sim.NodeID][]asked
 }
 
 // watchBallots hooks a ballots watcher into w.
 func (w *world) watchBallots() *ballots {
 	b := &ballots{w: w, given: map[sim.NodeID]map[int64]ballot{}, got: map[sim.NodeID]map[int64][]ballot{},
 		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{},
-		versions: make([]uint64, len(w.Servers)), kinds: map[reflect.Type]msgKind{}}
+		versions: make([]uint64, len(w.Servers)), kinds: map[reflect.Type]msgKind{},
+		asks: map[[2]sim.NodeID]map[string]bool{}, answers: map[[2]sim.NodeID]map[string]bool{}, pending: map[[2]sim.NodeID][]asked{}}
 	w.W.OnStep(b.step)
 	return b
 }
@@ -211,6 +218,10 @@ func (b *ballots) step() {
 			continue // not a message
 		}
 		switch b.kind(e.Msg) {
+		case isOther:
+			if b.w.IsServer(e.Node) && b.w.IsServer(e.Peer) && e.Node != e.Peer && hasTerm(e.Msg) {
+				b.request(e)
+			}
 		case isAppend:
 			if e.Kind == sim.EvSend && b.w.IsServer(e.Node) && b.w.IsServer(e.Peer) {
 				if term, ok := readAppendTerm(e.Msg); ok {
@@ -259,10 +270,132 @@ func (b *ballots) step() {
 	}
 }
 
+// request notes a request with a Term one server sends another (e.Kind
+// EvSend) or receives (EvRecv), and whether it asks for a pre-vote: its
+// type's name or a true boolean field's name says "pre" (PreVote,
+// RequestVote{Pre: true}), or its Term is beyond the term its sender said
+// it was in when it sent it (a real request for a vote comes from a
+// candidate that has moved to the term it asks for; a pre-vote asks about
+// a term nobody has moved to). A receiver keeps the requests it has not
+// answered yet (pending), for answersPreVote.
+func (b *ballots) request(e sim.Event) {
+	switch e.Kind {
+	case sim.EvSend:
+		pre := namesPre(e.Msg)
+		if st, ok := b.said(e.Node); !pre && ok {
+			pre = termOf(e.Msg) > st.Term
+		}
+		way := [2]sim.NodeID{e.Node, e.Peer}
+		if len(b.asks[way]) >= maxKept {
+			clear(b.asks[way]) // long delivered, or lost
+		}
+		if b.asks[way] == nil {
+			b.asks[way] = map[string]bool{}
+		}
+		b.asks[way][msgKey(e.Msg)] = pre
+	case sim.EvRecv:
+		pre, ok := b.asks[[2]sim.NodeID{e.Peer, e.Node}][msgKey(e.Msg)]
+		way := [2]sim.NodeID{e.Node, e.Peer}
+		if len(b.pending[way]) >= maxKept {
+			b.pending[way] = b.pending[way][1:]
+		}
+		b.pending[way] = append(b.pending[way], asked{term: termOf(e.Msg), pre: ok && pre || namesPre(e.Msg)})
+	}
+}
+
+// asked is a request a server received and has not answered yet: its
+// Term, and whether it asks for a pre-vote.
+type asked struct {
+	term int64
+	pre  bool
+}
+
+// answersPreVote reports whether e, an answer with a Term and a grant from
+// e.Node to e.Peer, answers a pre-vote. The answer to a real request for a
+// vote in term T carries T, the term its sender moved to in order to vote;
+// so an answer whose type's name does not say "pre" answers a real request
+// if its sender has one of the same Term from that candidate unanswered,
+// and otherwise a pre-vote if it has one of those unanswered (a pre-vote's
+// answer carries its sender's own term, short of the term it asks about);
+// an answer to no request the suite saw is read as a vote. Requests and answers are matched
+// by these rules, not by their order: a server may answer a late pre-vote
+// before the request for its vote that arrived first. The candidate reads
+// the answer as its sender did.
+func (b *ballots) answersPreVote(e sim.Event) bool {
+	key := msgKey(e.Msg)
+	switch e.Kind {
+	case sim.EvSend, sim.EvReply:
+		way := [2]sim.NodeID{e.Node, e.Peer}
+		v, _ := readVote(e.Msg)
+		pending := b.pending[way]
+		pre := namesPre(e.Msg)
+		at := slices.IndexFunc(pending, func(x asked) bool { return !x.pre && x.term == v.term })
+		if pre || at < 0 {
+			at = slices.IndexFunc(pending, func(x asked) bool { return x.pre })
+			pre = pre || at >= 0
+		}
+		if at >= 0 {
+			b.pending[way] = slices.Delete(pending, at, at+1)
+		}
+		if len(b.answers[way]) >= maxKept {
+			clear(b.answers[way])
+		}
+		if b.answers[way] == nil {
+			b.answers[way] = map[string]bool{}
+		}
+		b.answers[way][key] = pre
+		return pre
+	default:
+		pre, ok := b.answers[[2]sim.NodeID{e.Peer, e.Node}][key]
+		return ok && pre || namesPre(e.Msg)
+	}
+}
+
+// namesPre reports whether msg's type's name says "Pre" (PreVote,
+// PreVoteReply, preVote), or it has a true boolean field Pre, PreVote,
+// IsPre or IsPreVote: a pre-vote, or its answer.
+func namesPre(msg any) bool {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	if name := v.Type().Name(); strings.Contains(name, "Pre") || strings.HasPrefix(name, "pre") {
+		return true
+	}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		switch strings.ToLower(f.Name) {
+		case "pre", "prevote", "ispre", "isprevote":
+			if f.IsExported() && f.Type.Kind() == reflect.Bool && v.Field(i).Bool() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxKept is how many messages of one way the ballots remember at most.
+const maxKept = 64
+
+// msgKey is msg as the ballots tell one message from another.
+func msgKey(msg any) string { return fmt.Sprintf("%T%+v", msg, msg) }
+
+// termOf is msg's integer field Term (hasTerm says it has one).
+func termOf(msg any) int64 {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	return v.FieldByName("Term").Int()
+}
+
 // sent notes a vote e grants, and finds a second one in a term.
 func (b *ballots) sent(e sim.Event) {
 	v, isVote := readVote(e.Msg)
-	if !isVote || !v.granted {
+	if !isVote || b.answersPreVote(e) || !v.granted {
 		return
 	}
 	voter, ok := b.said(e.Node)
@@ -332,7 +465,7 @@ func entryAt(index, term int64) string {
 // earlier term that arrives while it stands is kept for the story.
 func (b *ballots) received(e sim.Event) {
 	v, ok := readVote(e.Msg)
-	if !ok || !v.granted {
+	if !ok || !v.granted || b.answersPreVote(e) {
 		return
 	}
 	st, ok := b.said(e.Node)

@@ -110,6 +110,64 @@ func TestPreVotesAndRepeatedGrantsAreNotVotingTwice(t *testing.T) {
 	assert.Nil(t, f)
 }
 
+// askMsg is a request for a vote, or a pre-vote, in the scripted worlds.
+type askMsg struct {
+	Term      int64
+	Candidate sim.NodeID
+}
+
+// A pre-vote's answer may carry a field named Granted too: it is told from
+// a vote's answer by the request it answers. server-2 votes for server-1
+// in term 2; server-3, a candidate in term 2, asks it about term 3 (a
+// request beyond the term server-3 says it is in: a pre-vote), and
+// server-2, still in term 2, answers "granted" with its own term, 2. That
+// is no second vote in term 2; a real request of term 2 from server-3,
+// granted, is.
+func TestAPreVoteAnsweredWithGrantedIsNoVote(t *testing.T) {
+	run := func(asked int64) *suite.Failure {
+		return scripted(t, func(p *sim.Proc, self sim.NodeID) {
+			switch self {
+			case "server-1":
+				say(p, 2, check.Candidate)
+			case "server-3":
+				say(p, 2, check.Candidate)
+				p.Sleep(15 * time.Millisecond)
+				p.Send("server-2", askMsg{Term: asked, Candidate: self})
+			case "server-2":
+				p.Sleep(10 * time.Millisecond)
+				say(p, 2, check.Follower)
+				p.Send("server-1", ballotMsg{Term: 2, Granted: true})
+				p.Sleep(10 * time.Millisecond)
+				p.Send("server-3", ballotMsg{Term: 2, Granted: true})
+			}
+		})
+	}
+	assert.Nil(t, run(3), "the answer to a pre-vote of term 3")
+	f := run(2)
+	require.NotNil(t, f, "the answer to a request for a vote in term 2")
+	assert.Equal(t, "voted-twice-in-a-term", f.Name)
+}
+
+// A pre-vote is named so by its type or by a true boolean field.
+func TestAPreVoteIsNamedByItsTypeOrAField(t *testing.T) {
+	type PreVoteReply struct {
+		Term    int64
+		Granted bool
+	}
+	type RequestVote struct {
+		Term int64
+		Pre  bool
+	}
+	type VoteResponse struct {
+		Term    int64
+		Granted bool
+	}
+	assert.True(t, namesPre(PreVoteReply{}))
+	assert.True(t, namesPre(&RequestVote{Pre: true}))
+	assert.False(t, namesPre(RequestVote{}))
+	assert.False(t, namesPre(VoteResponse{Granted: true}))
+}
+
 // A candidate that leads term 3 with the vote server-2 granted it in term
 // 2 has no majority of term 3's votes; one that leads term 2 with it has.
 func TestALeaderWithoutAMajorityOfItsTermsVotesIsTold(t *testing.T) {

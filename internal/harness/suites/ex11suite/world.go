@@ -61,6 +61,9 @@ type world struct {
 	// moved onto an entry of an earlier term, and the first a follower
 	// moved onto an entry the leader does not hold; each "" until seen.
 	earlyCommit, blindCommit string
+	// missed is what a scripted scene waited for and what the servers
+	// said when it healed without it; "" if it reached its point.
+	missed string
 }
 
 // watchCommits notes, after every step, the first leader that moves its
@@ -546,12 +549,12 @@ func resumed(w *world) *suite.Failure {
 				return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: span[1],
 					Story: fmt.Sprintf("from %s to %s no write was acknowledged, though two of three servers were up and connected: %s",
 						suite.FormatTime(span[0]), suite.FormatTime(span[1]), split),
-					Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+					Details: leadersDetails(w)}
 			}
 			return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: span[1],
 				Story: fmt.Sprintf("from %s to %s no write was acknowledged: two of three servers were up and connected, a majority, and still no leader took writes",
 					suite.FormatTime(span[0]), suite.FormatTime(span[1])),
-				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+				Details: leadersDetails(w)}
 		}
 	}
 	return nil
@@ -570,12 +573,12 @@ func healed(w *world) *suite.Failure {
 		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
 			Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: %s",
 				suite.FormatTime(from), suite.FormatTime(by), split),
-			Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+			Details: leadersDetails(w)}
 	}
 	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
 		Story: fmt.Sprintf("every server was up and connected from %s on, yet by %s no write had been acknowledged: the cluster did not settle on a leader that takes writes",
 			suite.FormatTime(from), suite.FormatTime(by)),
-		Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+		Details: leadersDetails(w)}
 }
 
 // calmTerms judges the calm scene: once a leader has led for calmSettle,
@@ -585,6 +588,10 @@ func calmTerms(w *world) *suite.Failure {
 		return nil // only the calm world is calm
 	}
 	if len(w.terms) == 0 {
+		if split := w.splitElections(0, w.W.Now()); split != "" {
+			return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: w.W.Now(),
+				Story: "in a cluster with no fault at all, no server ever moved to a term: " + split, Details: leadersDetails(w)}
+		}
 		return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: w.W.Now(),
 			Story: "in a cluster with no fault at all, no server ever said it was in any term"}
 	}
@@ -594,7 +601,7 @@ func calmTerms(w *world) *suite.Failure {
 			return &suite.Failure{Name: "term-changed-while-calm", Clause: course.DurableAgreement, At: c.at,
 				Story: fmt.Sprintf("with no fault at all, %s moved to term %d at %s, after the cluster had settled: an election in a healthy cluster stops every write while it lasts",
 					c.server, c.term, suite.FormatTime(c.at)),
-				Details: "the leaders of each term:\n  " + strings.Join(w.mon.Leaders(), "\n  ") + "\n"}
+				Details: leadersDetails(w)}
 		}
 		first = c
 	}
@@ -799,15 +806,25 @@ func behind(seed int64, boot scene.Boot) *world {
 // At 1s the leader A and one follower B are cut off with behindReads
 // readers, which each send A one Latest read: A and B hold the entries,
 // of A's term, and A commits none. On the other side the first server to
-// stand (C) is cut off from the other two (D, E) the moment it has asked
-// their votes: it wins, and its no-op, of a later term, reaches nobody; 20ms
-// later C crashes and the cut between the sides heals. A or B wins the next
-// term with D's and E's votes, and sends D and E A's old entries, a batch
-// at a time; once the first batch is on both, the new leader's messages to
-// them are cut, and 50ms later A and B crash and C restarts. C's log ends in
-// a later term than D's and E's: C can win with their votes, and then
-// overwrite the old entries on them. A leader that counted D and E to commit
-// an entry of an earlier term has committed an entry a later leader lacks.
+// stand in a later term (C) is cut off from each of the other two (D, E)
+// right after the trace shows it sent them a message in that term (its
+// request for their vote, whatever the learner named it; a pre-vote moves
+// no term): it can win with their answers, and its no-op, of a later term,
+// reaches nobody. If another server of that side leads first, it is C. 20ms
+// after C leads it crashes and the cut between the sides heals. A or B wins
+// the next term with D's and E's votes, and sends D and E A's old entries,
+// a batch at a time; once the first batch is on both, the new leader's
+// messages to them are cut, and 50ms later A and B crash and C restarts.
+// C's log ends in a later term than D's and E's: C can win with their
+// votes, and then overwrite the old entries on them. A leader that counted
+// D and E to commit an entry of an earlier term has committed an entry a
+// later leader lacks.
+//
+// Whatever the servers do, the scene heals at scriptedBy: the cut between
+// the sides, and C's crash, end then. A scene that had not reached its
+// point by then (a leader of a later term after C led: A or B, or D or E
+// when A's and B's logs were no longer than theirs) notes what it waited
+// for and what each server said (w.missed, judged by scriptMissed).
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
@@ -844,6 +861,7 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	}
 	const (
 		standing = iota + 1 // waiting for C to stand
+		asking              // waiting for C's messages of its term to D and E
 		winning             // waiting for C to lead
 		electing            // waiting for A or B to lead
 		sending             // waiting for the first batch on D and E
@@ -851,36 +869,80 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 	)
 	phase := standing
 	var leader sim.NodeID
-	cutOff := map[sim.NodeID]bool{}
+	var cTerm int64
+	var stoodAt, ledAt, crashedAt time.Duration
+	cutOff, batchCut := map[sim.NodeID]bool{}, map[sim.NodeID]bool{}
+	cutC := func(o sim.NodeID) {
+		if !cutOff[o] {
+			cutOff[o] = true
+			w.Inject(scene.CutOneWay{Sender: c, Receiver: o, From: w.W.Now(), For: time.Second})
+		}
+	}
+	var buf []sim.Event
+	read := 0
+	// asked is, once C has crashed, the last message with a Term each of
+	// A and B sent to D and E, or received from them as an answer.
+	asked := map[askKey]sim.Event{}
 	w.W.OnStep(func() {
+		buf = w.W.Trace().AppendSince(buf[:0], read)
+		read += len(buf)
 		if base < 0 || a == "" {
 			return
 		}
 		now := w.W.Now()
-		switch phase {
-		case standing:
-			for i, id := range others {
-				if _, st := logLen(id); st.Role == check.Candidate && w.W.Up(id) {
-					c = id
-					others = append(others[:i:i], others[i+1:]...)
-					for _, o := range others {
-						w.Inject(scene.CutOneWay{Sender: c, Receiver: o, From: now, For: time.Second})
-					}
-					phase = winning
-					return
+		if phase <= winning {
+			// The first server of this side to stand in a later term than
+			// any before it is C.
+			for _, id := range others {
+				if _, st := logLen(id); st.Role == check.Candidate && st.Term > max(w.leaderTerm, cTerm) && w.W.Up(id) {
+					c, cTerm, stoodAt = id, st.Term, now
+					clear(cutOff)
+					phase = asking
+					break
 				}
 			}
-		case winning:
-			if _, st := logLen(c); st.Role == check.Leader {
-				phase = electing
+		}
+		if phase == asking {
+			for _, e := range buf {
+				if e.Kind == sim.EvSend && e.Node == c && e.Peer != c && slices.Contains(others, e.Peer) {
+					cutC(e.Peer)
+				}
+			}
+			if len(cutOff) == 2 {
+				phase = winning
+			}
+		}
+		if phase == asking || phase == winning {
+			for _, id := range others {
+				if _, st := logLen(id); st.Role == check.Leader && st.Term > w.leaderTerm && w.W.Up(id) {
+					c = id // whoever of this side leads first plays C
+				}
+			}
+			if _, st := logLen(c); c != "" && st.Role == check.Leader && st.Term > w.leaderTerm {
+				others = slices.DeleteFunc(others, func(id sim.NodeID) bool { return id == c })
+				clear(cutOff)
+				for _, o := range others {
+					cutC(o)
+				}
+				phase, ledAt = electing, now
 				w.W.After(20*time.Millisecond, func() {
 					w.W.Crash(c)
 					w.W.Heal()
+					crashedAt = w.W.Now()
 				})
 			}
+			return
+		}
+		switch phase {
 		case electing:
 			if w.W.Up(c) {
 				return
+			}
+			for _, e := range buf {
+				if (e.Node == a || e.Node == b) && slices.Contains(others, e.Peer) && e.Err == nil && hasTerm(e.Msg) &&
+					(e.Kind == sim.EvSend || e.Kind == sim.EvRecvReply) {
+					asked[askKey{e.Node, e.Peer, e.Kind == sim.EvRecvReply}] = e
+				}
 			}
 			for _, id := range []sim.NodeID{a, b} {
 				if _, st := logLen(id); st.Role == check.Leader && st.Term > w.leaderTerm {
@@ -888,14 +950,25 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 					phase = sending
 				}
 			}
+			if phase == electing && slices.ContainsFunc(others, func(id sim.NodeID) bool {
+				_, st := logLen(id)
+				return st.Role == check.Leader && st.Term > cTerm
+			}) {
+				// D or E leads: A's and B's logs were no longer than theirs
+				// (a server that serves Latest reads without entries), and
+				// there is no earlier term's entry to carry; the scene
+				// stops here, and C comes back.
+				phase = done
+				w.W.Restart(c)
+			}
 		case sending:
 			for _, o := range others {
-				if n, _ := logLen(o); !cutOff[o] && n >= base+64 {
-					cutOff[o] = true
+				if n, _ := logLen(o); !batchCut[o] && n >= base+64 {
+					batchCut[o] = true
 					w.Inject(scene.CutOneWay{Sender: leader, Receiver: o, From: now, For: time.Second})
 				}
 			}
-			if len(cutOff) == len(others) {
+			if len(batchCut) == len(others) {
 				phase = done
 				w.W.After(50*time.Millisecond, func() {
 					w.W.Crash(a)
@@ -909,8 +982,115 @@ func figure8Scripted(seed int64, boot scene.Boot) *world {
 			}
 		}
 	})
-	w.lastFault = 4 * time.Second
+	w.W.At(scriptedBy, func() {
+		if a == "" || phase >= sending {
+			return
+		}
+		var waited string
+		switch phase {
+		case standing:
+			waited = fmt.Sprintf("one of %s, a majority of five and connected, to stand for election in a term after %d (%s and %s cut off with the old leader's term from 1s)",
+				joinIDs(others), w.leaderTerm, a, b)
+		case asking, winning:
+			waited = fmt.Sprintf("%s, which stood in term %d at %s, or another of %s, to lead a term after %d",
+				c, cTerm, suite.FormatTime(stoodAt), joinIDs(others), w.leaderTerm)
+		case electing:
+			waited = fmt.Sprintf("%s or %s, whose logs are the longest and end in the latest term, to lead a term after %d once %s (leader of term %d from %s) had crashed at %s and the cut had healed",
+				a, b, cTerm, c, cTerm, suite.FormatTime(ledAt), suite.FormatTime(crashedAt))
+			var last []string
+			for _, x := range []sim.NodeID{a, b} {
+				for _, o := range others {
+					for _, reply := range []bool{false, true} {
+						e, ok := asked[askKey{x, o, reply}]
+						if !ok {
+							continue
+						}
+						verb := "sent " + string(o)
+						if reply {
+							verb = "got from " + string(o)
+						}
+						last = append(last, fmt.Sprintf("%s last %s %s at %s", x, verb, e.Message(), suite.FormatTime(e.At)))
+					}
+				}
+			}
+			if len(last) > 0 {
+				waited += " (" + strings.Join(last, "; ") + ")"
+			}
+		}
+		w.missed = fmt.Sprintf("from 1s to %s the scene waited for %s; it saw: %s", suite.FormatTime(scriptedBy), waited, w.sayAll(scriptedBy))
+		w.W.Heal()
+		if c != "" && !w.W.Up(c) {
+			w.W.Restart(c)
+		}
+	})
+	w.lastFault = scriptedBy
 	return w.play(end, end+100*time.Millisecond)
+}
+
+// askKey is a message from one server to another, or an answer.
+type askKey struct {
+	from, to sim.NodeID
+	reply    bool
+}
+
+// hasTerm reports whether msg is a struct with an integer field Term.
+func hasTerm(msg any) bool {
+	v := reflect.ValueOf(msg)
+	for v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	f, ok := v.Type().FieldByName("Term")
+	return ok && f.IsExported() && isInt(f.Type.Kind())
+}
+
+// scriptedBy is when the scripted scenes heal whatever the servers did.
+const scriptedBy = 4 * time.Second
+
+// joinIDs is joinAnd of server names.
+func joinIDs(ids []sim.NodeID) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = string(id)
+	}
+	return joinAnd(names)
+}
+
+// sayAll is what each server last said of itself by at: "server-1
+// follower of term 2 (from 1503.5ms), server-2 down, ...".
+func (w *world) sayAll(at time.Duration) string {
+	var out []string
+	for _, id := range w.Servers {
+		if w.downAt(id, at) {
+			out = append(out, string(id)+" down")
+			continue
+		}
+		rs := w.roles[id]
+		i := len(rs) - 1
+		for i >= 0 && rs[i].at > at {
+			i--
+		}
+		if i < 0 {
+			out = append(out, string(id)+" had said nothing")
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s of term %d (from %s)", id, rs[i].role, rs[i].term, suite.FormatTime(rs[i].at)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// scriptMissed judges a scripted scene that did not reach its point by the
+// time it healed: the servers did not elect the leader the scene needs,
+// though a majority was connected.
+func scriptMissed(w *world) *suite.Failure {
+	if w.missed == "" {
+		return nil
+	}
+	return &suite.Failure{Name: "no-leader-elected", Clause: course.DurableAgreement, At: scriptedBy,
+		Story:   w.missed + ": a majority of connected servers elects a leader within a few election timeouts (2s here), with or without pre-vote and check-quorum",
+		Details: leadersDetails(w)}
 }
 
 // splitWithin is how close together two candidacies of one term must be
@@ -964,7 +1144,7 @@ func (w *world) splitElections(from, to time.Duration) string {
 		}
 	}
 	if len(terms) < 3 {
-		return ""
+		return w.splitAsks(from, to)
 	}
 	slices.Sort(terms)
 	slices.Sort(who)
@@ -976,6 +1156,144 @@ func (w *world) splitElections(from, to time.Duration) string {
 		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
 		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
 		joinAnd(names), len(terms), terms[0], terms[len(terms)-1], suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// splitAsks is splitElections read off the trace rather than off what the
+// servers said: a server that asks for pre-votes first moves no term and
+// may say nothing while it asks. A candidacy is a request with a Term (no
+// Append, no answer) sent by one server to two others or more at one
+// instant; a round is two candidacies or more, of different servers, within
+// splitWithin of each other. Three rounds from from to to, and no leader
+// then, are elections that always split.
+func (w *world) splitAsks(from, to time.Duration) string {
+	type ask struct {
+		at     time.Duration
+		server sim.NodeID
+		term   int64
+	}
+	if w.Scene == nil || w.W == nil {
+		return ""
+	}
+	var asks []ask
+	peers := map[ask]map[sim.NodeID]bool{}
+	for e := range w.W.Trace().All() {
+		if e.At < from || e.At > to || e.Kind != sim.EvSend || !w.IsServer(e.Node) || !w.IsServer(e.Peer) || e.Node == e.Peer {
+			continue
+		}
+		if !hasTerm(e.Msg) || w.ballots.kind(e.Msg) != isOther {
+			continue
+		}
+		k := ask{e.At, e.Node, termOf(e.Msg)}
+		if peers[k] == nil {
+			peers[k] = map[sim.NodeID]bool{}
+			asks = append(asks, k)
+		}
+		peers[k][e.Peer] = true
+	}
+	for _, id := range w.Servers {
+		for _, r := range w.roles[id] {
+			if r.role == check.Leader && r.at >= from && r.at <= to {
+				return ""
+			}
+		}
+	}
+	var rounds int
+	var who []sim.NodeID
+	var lo, hi int64
+	var spread time.Duration
+	for i := 0; i < len(asks); {
+		if len(peers[asks[i]]) < 2 {
+			i++
+			continue
+		}
+		first := asks[i]
+		servers := []sim.NodeID{first.server}
+		last := first.at
+		j := i + 1
+		for ; j < len(asks) && asks[j].at-first.at <= splitWithin; j++ {
+			if len(peers[asks[j]]) >= 2 && !slices.Contains(servers, asks[j].server) {
+				servers = append(servers, asks[j].server)
+				last = asks[j].at
+			}
+		}
+		if len(servers) >= 2 {
+			rounds++
+			spread = max(spread, last-first.at)
+			if lo == 0 || first.term < lo {
+				lo = first.term
+			}
+			hi = max(hi, first.term)
+			for _, id := range servers {
+				if !slices.Contains(who, id) {
+					who = append(who, id)
+				}
+			}
+		}
+		i = j
+	}
+	if rounds < 3 {
+		return ""
+	}
+	slices.Sort(who)
+	terms := fmt.Sprintf("asking about terms %d to %d", lo, hi)
+	if lo == hi {
+		terms = fmt.Sprintf("each time asking about term %d", lo)
+	}
+	return fmt.Sprintf("%s asked the others for their votes (or pre-votes) together %d times, %s, each time within %s of each other, and no election made a leader: every one split. "+
+		"Their election timeouts are not randomized (or not enough): servers that last heard the leader at about the same moment time out at about the same moment, round after round; "+
+		"draw each election timeout afresh from a range (p.Rand()), wide against the time a vote takes, so that one server usually stands alone and wins",
+		joinIDs(who), rounds, terms, suite.FormatTime(max(spread, 100*time.Microsecond)))
+}
+
+// leadersDetails is the leaders of each term, for a failure's details, or
+// that there were none.
+func leadersDetails(w *world) string {
+	ls := w.mon.Leaders()
+	if len(ls) == 0 {
+		return "no server led any term\n"
+	}
+	return "the leaders of each term:\n  " + strings.Join(ls, "\n  ") + "\n"
+}
+
+// leaderless judges a world whose faults were all over (healed) at some
+// moment, and which then ran for electionBound without any server leading
+// any term: the cluster did not elect a leader, and what it lost or did
+// not answer follows from that, so that is what is told.
+func leaderless(w *world) *suite.Failure {
+	var healAt time.Duration
+	for _, f := range w.W.Faults() {
+		if f.Open {
+			return nil
+		}
+		healAt = max(healAt, f.Last())
+	}
+	by := healAt + electionBound
+	if w.W.Now() < by {
+		return nil
+	}
+	for _, id := range w.Servers {
+		rs := w.roles[id]
+		for i, r := range rs {
+			if r.role != check.Leader || r.at > by {
+				continue
+			}
+			if r.at >= healAt || i+1 == len(rs) || rs[i+1].at >= healAt {
+				return nil // led after the heal, or still led then
+			}
+		}
+	}
+	details := leadersDetails(w)
+	healed := "from the start"
+	if healAt > 0 {
+		healed = "from " + suite.FormatTime(healAt) + ", when the last fault ended,"
+	}
+	if split := w.splitElections(healAt, by); split != "" {
+		return &suite.Failure{Name: "elections-always-split", Clause: course.DurableAgreement, At: by,
+			Story: fmt.Sprintf("every server was up and connected %s and by %s no server had led any term since: %s", healed, suite.FormatTime(by), split), Details: details}
+	}
+	return &suite.Failure{Name: "no-leader-after-heal", Clause: course.DurableAgreement, At: by,
+		Story: fmt.Sprintf("every server was up and connected %s and by %s no server had led any term since (%s): a majority of connected servers elects a leader within a few election timeouts, with or without pre-vote",
+			healed, suite.FormatTime(by), w.sayAll(by)), Details: details}
 }
 
 // joinAnd is "a", "a and b", "a, b and c".
