@@ -32,7 +32,7 @@ import (
 // nowhere else, since elsewhere the first ack after a restart carries the
 // whole log.
 const (
-	behindCrash = awayAt + 1500*time.Millisecond
+	behindCrash = awayAt + 1000*time.Millisecond
 	behindDown  = 300 * time.Millisecond
 	// behindMove is when the cut moves, just before the leader is back:
 	// the lagging follower is connected again at behindRejoin, and the
@@ -44,7 +44,10 @@ const (
 	// behindReadEvery is how often the reader asks again, from the
 	// leader's return until behindReadFor later.
 	behindReadEvery = 5 * time.Millisecond
-	behindReadFor   = 600 * time.Millisecond
+	behindReadFor   = 400 * time.Millisecond
+	// behindAuditAfter is how long after the heal the auditor reads every
+	// server: the lagging follower has long caught up by then.
+	behindAuditAfter = time.Second
 )
 
 // restartBehind builds and runs the restart-behind scene of seed.
@@ -78,7 +81,7 @@ func restartBehind(seed int64, boot scene.Boot) *world {
 			p.Sleep(behindReadEvery)
 		}
 	})
-	return w.play(behindHeal + catchUpAuditAfter)
+	return w.play(behindHeal + behindAuditAfter)
 }
 
 // readBeforeRecovered finds, in the restart-behind scene, the first Latest
