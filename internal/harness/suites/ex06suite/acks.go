@@ -112,3 +112,38 @@ func unansweredAnyRead(w *world) *suite.Failure {
 // follower that answers from its own copy, where a later change may
 // already stand, tells its client another write's result.
 func misnumberedYes(w *world) *suite.Failure { return scene.MisnumberedYes(w.Scene) }
+
+// misnumberedDelete judges that every acknowledged deletion was told its
+// place in the one history, as every other yes is (misnumberedYes): the
+// object as it was, at the resourceVersion of the deletion. A yes at rv 0,
+// or at a position that holds another change, tells the client nothing it
+// can order its next request by. A deletion the final history does not
+// reach is lostWrite's to judge.
+func misnumberedDelete(w *world) *suite.Failure {
+	final := w.Longest()
+	for _, op := range w.History.Operations() {
+		if !op.Acknowledged() || op.Input.Kind != check.KindDelete || op.Result.Version > int64(len(final)) {
+			continue
+		}
+		held := "the one history holds no change at rv 0"
+		if v := op.Result.Version; v >= 1 {
+			c := final[v-1]
+			if c.Deleted && c.Key == op.Input.Key {
+				continue
+			}
+			held = fmt.Sprintf("at rv %d the one history holds %s", v, c)
+		}
+		for _, c := range final {
+			if c.Deleted && c.Key == op.Input.Key {
+				held += fmt.Sprintf(" (it holds a deletion of %s at rv %d)", c.Key, c.Version)
+				break
+			}
+		}
+		story := fmt.Sprintf("%s answered %s's %s (sent at %s) with yes and rv %d at %s, but %s: the answer gave the deletion no place in the "+
+			"one history. A server answers a delete as it answers every write, with what the sequencer decided: the object as it was, "+
+			"at the deletion's resourceVersion",
+			op.Server, op.Client, op.Input, suite.FormatTime(op.Call), op.Result.Version, suite.FormatTime(op.Return), held)
+		return &suite.Failure{Name: "misnumbered-yes", Clause: course.OneHistory, At: op.Return, Story: story, Details: op.String()}
+	}
+	return nil
+}

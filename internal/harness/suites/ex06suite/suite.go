@@ -58,13 +58,13 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		{Name: "story", Plays: []scene.Play{{World: "story", Seeds: scene.Story(storySeeds)}},
 			Judges: []scene.Judge[*world]{writesRefused(1.0, false), storyDivergence, lostCopy, converged, lostWrite, ownCopyRead, linearizable}},
 		{Name: "one-history", Plays: []scene.Play{{World: "one-history", Seeds: scene.Random(oneHistorySeeds), Guard: guard}},
-			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, staleUpdate, refusalHidden, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, converged, lostWrite, misnumberedYes, staleUpdate, refusalHidden, writesRefused(acceptedShare, true), misnumberedDelete}},
 		// The own-copy scenes and the peer-down scene come after the
 		// randomized worlds, for the moments those meet once in a
 		// thousand seeds or never: a mistake the randomized worlds catch
 		// is told as they tell it.
 		{Name: "linearizable", Plays: linearizablePlays,
-			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, staleUpdate, ownCopyRead, linearizable, refusalHidden, writesRefused(acceptedShare, true)}},
+			Judges: []scene.Judge[*world]{twoSequencers, lostCopy, oneHistory, lostWrite, staleDelete, misnumberedYes, staleUpdate, ownCopyRead, linearizable, refusalHidden, writesRefused(acceptedShare, true), misnumberedDelete}},
 	}}
 }
 

@@ -3,7 +3,9 @@ package ex08suite
 import (
 	"fmt"
 	"math/rand"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -149,8 +151,33 @@ func parkedReads(w *world) *suite.Failure {
 			"A follower that is back catches up and answers, it does not refuse until it is told everything",
 			w.away, suite.FormatTime(w.back), answered, sent, suite.FormatTime(readFor), first)
 		at = first.Call
+		if stall, n := w.quietLog(w.away, first.Call, min(first.Return, w.back+workAfter)); stall > requestTimeout/4 {
+			story = fmt.Sprintf("%s came back at %s and answered only %d of the %d Latest reads parked on it over the next %s; "+
+				"the first left without an answer: %s. While it waited, %s, far behind and connected to the leader %s while the "+
+				"writers went on, wrote to its log only %s, and nothing for %s at a stretch: the leader sent it what it was missing "+
+				"that seldom. A follower far behind catches up in rounds, each as large as the leader sends; a leader that sends them "+
+				"%s apart, not far more often than a client waits (%s), leaves every read parked on it to time out",
+				w.away, suite.FormatTime(w.back), answered, sent, suite.FormatTime(readFor), first, w.away, w.Servers[0], times(n),
+				suite.FormatTime(stall), suite.FormatTime(stall), suite.FormatTime(requestTimeout))
+		}
 	}
 	return &suite.Failure{Name: check.Unanswered, Clause: course.OneHistory, At: at, Story: story}
+}
+
+// quietLog is the longest time, between from and to, that id's log on disk
+// did not grow, and how many times it grew in between.
+func (w *world) quietLog(id sim.NodeID, from, to time.Duration) (longest time.Duration, n int) {
+	last := from
+	for _, e := range w.W.Trace().Events() {
+		if e.At > to {
+			break
+		}
+		if e.Node != id || e.Kind != sim.EvDisk || e.Disk.Op != sim.DiskAppend || e.Disk.File != LogFile || e.At < from || e.At == last {
+			continue
+		}
+		longest, last, n = max(longest, e.At-last), e.At, n+1
+	}
+	return max(longest, to-last), n
 }
 
 // leftBehind finds a follower that was left behind for good: a follower
@@ -207,6 +234,13 @@ func leftBehind(w *world) *suite.Failure {
 		if n, at := w.received(id, leader, since, missing.Event.String()); n > 0 {
 			fate = fmt.Sprintf("reached it %s from %s after that, the last at %s, and it never wrote it: a follower that cannot place what it is sent "+
 				"must tell the leader where its log ends, and nothing more, so that the leader sends again from there", times(n), leader, suite.FormatTime(at))
+			if prev, first, ok := w.claimedPrev(id, leader, at, missing.Event.String()); ok && prev != first-1 {
+				fate = fmt.Sprintf("reached it %s from %s after that, the last at %s, and it never wrote it: the message that carried it, "+
+					"entries from %d on, said they follow entry %d (Prev:%d), where %s's log holds entry %d before entry %d. A leader tells a "+
+					"follower where the entries it sends go by the index of the entry right before them, as its own log holds it: "+
+					"told otherwise, a follower that checks it rightly refuses them, and never catches up",
+					times(n), leader, suite.FormatTime(at), first, prev, prev, leader, first-1, first)
+			}
 		} else if n, at := w.received(id, leader, since, later...); n > 0 {
 			fate = fmt.Sprintf("never reached it, while %s sent it later entries %s after that, the last at %s: the leader took %s for holding entry %d already",
 				leader, times(n), suite.FormatTime(at), id, missing.Index)
@@ -238,6 +272,39 @@ func (w *world) received(id, from sim.NodeID, since time.Duration, what ...strin
 		}
 	}
 	return n, last
+}
+
+// prevField is how a message prints the index of the entry before the
+// ones it carries ("Prev:10", "PrevIndex:10", "PrevLogIndex:10"), and
+// firstIndex how it prints the index of the first entry it carries.
+var (
+	prevField  = regexp.MustCompile(`\bPrev(?:Log)?(?:Index)?:(\d+)`)
+	firstIndex = regexp.MustCompile(`\bIndex:(\d+)`)
+)
+
+// claimedPrev reads, off the message from from that reached id at at
+// carrying the change what, the index of the entry it said its entries
+// follow, and the index of the first entry it carried: the learner's
+// message types are their own, so it reads them as they print, and
+// reports false when the message names no previous index or no entry index.
+func (w *world) claimedPrev(id, from sim.NodeID, at time.Duration, what string) (prev, first int64, ok bool) {
+	for _, e := range w.W.Trace().Events() {
+		if e.Kind != sim.EvRecv || e.Node != id || e.Peer != from || e.At != at {
+			continue
+		}
+		msg := e.Message()
+		if !strings.Contains(msg, what) {
+			continue
+		}
+		p, i := prevField.FindStringSubmatch(msg), firstIndex.FindStringSubmatch(msg)
+		if p == nil || i == nil {
+			return 0, 0, false
+		}
+		prev, _ = strconv.ParseInt(p[1], 10, 64)
+		first, _ = strconv.ParseInt(i[1], 10, 64)
+		return prev, first, true
+	}
+	return 0, 0, false
 }
 
 // times counts as a story does: "once", "3 times".

@@ -26,6 +26,11 @@
 //     still vanish. The last follower's disk is slower still, so the next
 //     write's Append and a heartbeat carrying the same entries reach it
 //     while it syncs.
+//   - restart-behind: three servers, the last follower cut off during a
+//     burst of more than one Append's worth of writes, then a crash and a
+//     restart of the leader, the cut moved to the follower that holds the
+//     whole log, and Latest reads through the leader and the follower left
+//     behind as the leader commits what it recovered, round by round.
 //
 // While a world runs, the suite reads every server's disk the moment a
 // client hears yes or gets any read's answer (a Latest or an Any read, a get
@@ -56,12 +61,13 @@ func Run(t *testing.T, serve scene.Boot) { chapter(serve).Run(t) }
 // worlds that every kind of fault meets every kind of request, few enough
 // that the chapter stays well under a second or two.
 const (
-	storySeeds    = 10
-	chaosSeeds    = 60
-	minoritySeeds = 3
-	catchUpSeeds  = 6
-	restartSeeds  = 2
-	slowDiskSeeds = 1
+	storySeeds         = 10
+	chaosSeeds         = 60
+	minoritySeeds      = 3
+	catchUpSeeds       = 6
+	restartSeeds       = 2
+	slowDiskSeeds      = 1
+	restartBehindSeeds = 1
 )
 
 // chapter is the chapter declared, its worlds booting serve on every
@@ -76,7 +82,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 	return scene.Chapter[*world]{
 		ID: "ex08",
 		Worlds: map[string]scene.Build[*world]{"story": built(story), "chaos": built(chaos), "minority": built(minority), "catch-up": built(catchUp),
-			"restart": built(restart), "slow-disk": built(slowDisk)},
+			"restart": built(restart), "slow-disk": built(slowDisk), "restart-behind": built(restartBehind)},
 		Ran: told(ran)[0],
 		Checks: []scene.Check[*world]{{
 			// The later write stays, everywhere, and every answer fits one
@@ -116,10 +122,12 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 			Judges: told(stalled),
 		}, {
 			// A follower far behind answers Latest reads only with what
-			// the one history has committed by then, and catches up.
+			// the one history has committed by then, and catches up; a
+			// restarted leader answers none before all it recovered is
+			// committed again, however many rounds that takes.
 			Name:   "catch-up",
-			Plays:  []scene.Play{{World: "catch-up", Seeds: scene.Story(catchUpSeeds)}},
-			Judges: told(burst, early, linearizable, durable, oneHistory, leftBehind, converged, parkedReads),
+			Plays:  []scene.Play{{World: "catch-up", Seeds: scene.Story(catchUpSeeds)}, {World: "restart-behind", Seeds: scene.Scenes(restartBehindSeeds)}},
+			Judges: told(burst, early, readBeforeRecovered, linearizable, durable, oneHistory, leftBehind, converged, parkedReads),
 		}},
 	}
 }

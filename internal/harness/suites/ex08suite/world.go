@@ -38,6 +38,8 @@ type world struct {
 	// it came back.
 	away sim.NodeID
 	back time.Duration
+	// restarted is when the restart-behind scene's leader came back.
+	restarted time.Duration
 }
 
 func newWorld(s *scene.Scene, keys ...string) *world {
