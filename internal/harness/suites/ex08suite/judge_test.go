@@ -699,3 +699,52 @@ func TestAnEntrySentBeforeTheLeadersSyncIsTold(t *testing.T) {
 			`the entry was in the leader's file, not yet on its disk for sure\. Its disk held it for sure only at 30ms\. `, f.Story)
 	}
 }
+
+// restartedBehind is a restart-behind scene with no servers running,
+// whose history the test writes by hand: writer-1's scale of web to 140,
+// acknowledged as rv 40 at 1250ms, before server-1's crash at 1300ms.
+func restartedBehind() *world {
+	w := judged(3)
+	w.away, w.back, w.restarted = "server-3", behindRejoin, behindCrash+behindDown
+	op(w, "writer-1", "server-1", check.Write("deployments/web", 139), 1200*ms, 1210*ms, check.Acked(39))
+	op(w, "writer-1", "server-2", check.Write("deployments/web", 140), 1240*ms, 1250*ms, check.Acked(40))
+	return w
+}
+
+// A restarted leader that answers a Latest read before the log it
+// recovered is committed again shows web as it was before a write
+// acknowledged before the crash: read-before-recovered, told with the
+// crash, the return, where each follower stood, the read and the write it
+// misses. Through the lagging follower the read index is named; a read
+// that shows the write, or a write acknowledged only after the crash,
+// passes.
+func TestAReadARestartedLeaderAnsweredBeforeItsLogWasCommittedAgainIsToldSo(t *testing.T) {
+	w := restartedBehind()
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(139, 39))
+	f := readBeforeRecovered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "read-before-recovered", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 1603*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 crashed at 1300ms and came back at 1600ms with the log it read back from its disk, acknowledged writes in it "+
+		"that had to be committed again before it answered anything: server-2, which held them all, was cut off from it from 1590ms, and server-3, "+
+		"cut off from 300ms to 1585ms, was catching up on them one Append at a time. At 1603ms server-1 answered "), f.Story)
+	assert.Contains(t, f.Story, "reader read deployments/web via server-1 [1601ms, 1603ms] → 139 (rv 39), while ")
+	assert.Contains(t, f.Story, "writer-1 write deployments/web=140 via server-2 [1240ms, 1250ms] → ok (rv 40) had been acknowledged at 1250ms, before the crash")
+	assert.Contains(t, f.Story, "A restarted leader answers no read and gives no read index until every entry of the log it recovered is committed again")
+
+	w = restartedBehind()
+	op(w, "reader", "server-3", check.Read("deployments/web"), 1606*ms, 1608*ms, check.Found(139, 39))
+	f = readBeforeRecovered(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "At 1608ms server-3, with the read index server-1 gave it, answered ")
+
+	w = restartedBehind()
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(140, 40))
+	assert.Nil(t, readBeforeRecovered(w), "the read shows the last write acknowledged before the crash")
+
+	w = restartedBehind()
+	op(w, "writer-2", "server-2", check.Write("deployments/web", 141), 1290*ms, 1310*ms, check.Acked(41))
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(140, 40))
+	assert.Nil(t, readBeforeRecovered(w), "a write acknowledged after the crash was never in the log the leader read back as acknowledged")
+}
