@@ -748,3 +748,71 @@ func TestAReadARestartedLeaderAnsweredBeforeItsLogWasCommittedAgainIsToldSo(t *t
 	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(140, 40))
 	assert.Nil(t, readBeforeRecovered(w), "a write acknowledged after the crash was never in the log the leader read back as acknowledged")
 }
+
+// AppendAfter stands for an Append that names the entry its entries
+// follow, as the exercise's prints (Prev:N).
+type AppendAfter struct {
+	Prev    int64
+	Entries []Entry
+}
+
+// behindWithAppend is a randomized world whose server-3 holds entry 1 of
+// server-1's 3 and, at 2000ms, is sent entries 2 and 3 by server-1 in an
+// Append that says they follow entry prev. server-3 checks it as a
+// follower should: it writes them only if its log ends at prev.
+func behindWithAppend(t *testing.T, prev int64) *world {
+	w := judged(3)
+	w.randomized = true
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			f.Append(Frame(web(1, 3)))
+			if i < 2 {
+				f.Append(Frame(web(2, 5)))
+				f.Append(Frame(web(3, 7)))
+			}
+			f.Sync(p)
+			switch i {
+			case 0:
+				p.Sleep(2000*ms - p.Now())
+				p.Send("server-3", AppendAfter{Prev: prev, Entries: []Entry{web(2, 5), web(3, 7)}})
+			case 2:
+				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+					if a, ok := req.(AppendAfter); ok && a.Prev == 1 {
+						for _, e := range a.Entries {
+							f.Append(Frame(e))
+						}
+						f.Sync(p)
+					}
+					return nil, nil
+				})
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(3*time.Second))
+	t.Cleanup(w.Close)
+	w.AuditedAt = 3000 * ms
+	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+	return w
+}
+
+// A follower that rightly refuses an Append naming the wrong entry before
+// the ones it carries is left behind, and told by that Append: the index
+// it said its entries follow, and the one the leader's log holds before
+// them. The same Append naming the right entry is written, and the
+// follower catches up.
+func TestAFollowerThatRefusedAnAppendNamingTheWrongPrevIsToldByThatPrev(t *testing.T) {
+	f := leftBehind(behindWithAppend(t, 2))
+	require.NotNil(t, f)
+	assert.Equal(t, "left-behind", f.Name)
+	assert.Equal(t, chaosEnd, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 was left behind: from 1400ms, when the last fault had ended, to the audit at 3000ms it was up and connected to the leader server-1, "+
+		"yet at the audit its log on disk holds 1 entry and server-1's 3, and its log last grew at 0ms. Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, "+
+		"reached it once from server-1 after that, the last at 20"), f.Story)
+	assert.Contains(t, f.Story, "and it never wrote it: the message that carried it, entries from 2 on, said they follow entry 2 (Prev:2), "+
+		"where server-1's log holds entry 1 before entry 2. A leader tells a follower where the entries it sends go by the index of the entry right before them")
+
+	w := behindWithAppend(t, 1)
+	assert.Len(t, w.disks.Log("server-3"), 3, "an Append that names the entry right before its own is written")
+	assert.Nil(t, leftBehind(w), "server-3 caught up")
+}
