@@ -816,3 +816,55 @@ func TestAFollowerThatRefusedAnAppendNamingTheWrongPrevIsToldByThatPrev(t *testi
 	assert.Len(t, w.disks.Log("server-3"), 3, "an Append that names the entry right before its own is written")
 	assert.Nil(t, leftBehind(w), "server-3 caught up")
 }
+
+// parkedOn is a catch-up scene whose server-3, back at 2800ms, writes an
+// entry to its log at each of grows and answers one of the reader's three
+// Latest reads; no other server runs.
+func parkedOn(t *testing.T, grows ...time.Duration) *world {
+	w := caughtUp()
+	for _, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			if id != w.away {
+				return
+			}
+			f := p.Disk().Open(LogFile)
+			for i, at := range grows {
+				p.Sleep(at - p.Now())
+				f.Append(Frame(web(int64(i+1), 100+i)))
+				f.Sync(p)
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(4*time.Second))
+	t.Cleanup(w.Close)
+	op(w, "reader", "server-3", check.Read("deployments/web"), 2801*ms, 3801*ms, check.Result{Outcome: check.Indefinite})
+	op(w, "reader", "server-3", check.Read("deployments/web"), 3816*ms, 3830*ms, check.Found(120, 190))
+	op(w, "reader", "server-3", check.Read("deployments/web"), 3845*ms, 4845*ms, check.Result{Outcome: check.Indefinite})
+	return w
+}
+
+// A follower back far behind whose log grew only twice while the first
+// read parked on it waited, 400ms apart, is told by how seldom the leader
+// sent it what it was missing. One whose log grew every 100ms is told as a
+// follower that did not answer; one that answered half the reads passes.
+func TestReadsParkedOnAFollowerTheLeaderFedSeldomAreToldByItsLog(t *testing.T) {
+	f := parkedReads(parkedOn(t, 2900*ms, 3300*ms))
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name)
+	assert.Equal(t, 2801*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 came back at 2800ms and answered only 1 of the 3 Latest reads parked on it over the next 800ms; "+
+		"the first left without an answer: "), f.Story)
+	assert.Contains(t, f.Story, "While it waited, server-3, far behind and connected to the leader server-1 while the writers went on, wrote to its log only 2 times, "+
+		"and nothing for 400ms at a stretch: the leader sent it what it was missing that seldom")
+	assert.Contains(t, f.Story, "a leader that sends them 400ms apart, not far more often than a client waits (1000ms), leaves every read parked on it to time out")
+
+	f = parkedReads(parkedOn(t, 2850*ms, 2950*ms, 3050*ms, 3150*ms, 3250*ms, 3350*ms))
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name)
+	assert.NotContains(t, f.Story, "that seldom", "its log grew every 100ms: the leader fed it often enough")
+	assert.Contains(t, f.Story, "A follower that is back catches up and answers, it does not refuse until it is told everything")
+
+	w := parkedOn(t, 2900*ms, 3300*ms)
+	op(w, "reader", "server-3", check.Read("deployments/api"), 4860*ms, 4870*ms, check.Found(230, 191))
+	assert.Nil(t, parkedReads(w), "half the reads answered: the first waited while it caught up")
+}
