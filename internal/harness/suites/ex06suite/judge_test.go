@@ -362,3 +362,56 @@ func TestARefusalToldAsUnavailableIsHidden(t *testing.T) {
 		assert.Nil(t, refusalHidden(w), "seed %d", seed)
 	}
 }
+
+// deleted records an acknowledged deletion of key through server, answered
+// with rv.
+func deleted(h *check.History, client string, server sim.NodeID, key string, call, ret time.Duration, rv int64) check.Change {
+	h.Return(h.Call(client, string(server), check.Delete(key), call), check.Acked(rv), ret)
+	return check.Change{Version: rv, Key: key, Deleted: true}
+}
+
+// A yes to a deletion at the deletion's own position passes. A follower
+// that answers the same deletion with rv 0 (an empty answer, no object,
+// no position) is told: the server, the client, when it was sent and
+// answered, and where the one history holds the deletion.
+func TestAYesToADeletionAtRvZeroIsMisnumbered(t *testing.T) {
+	const batch = "deployments/batch"
+	h := check.NewHistory()
+	created := scaled(h, "kubectl", server1, batch, 2, 0, 10*ms, 1)
+	gone := deleted(h, "controller-b", server2, batch, 400*ms, 450*ms, 2)
+	final := []check.Change{created, gone}
+	assert.Nil(t, misnumberedDelete(finished(h, final, final)), "a yes at the deletion's own rv")
+
+	h = check.NewHistory()
+	scaled(h, "kubectl", server1, batch, 2, 0, 10*ms, 1)
+	deleted(h, "controller-b", server2, batch, 400*ms, 450*ms, 0) // answered empty
+	f := misnumberedDelete(finished(h, final, final))
+	require.NotNil(t, f)
+	assert.Equal(t, "misnumbered-yes", f.Name)
+	assert.Equal(t, 450*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 answered controller-b's delete deployments/batch (sent at 400ms) with yes and rv 0 at 450ms, "+
+		"but the one history holds no change at rv 0 (it holds a deletion of deployments/batch at rv 2): the answer gave the deletion no place in the one history"), f.Story)
+}
+
+// A yes to a deletion that names the position of another change (here the
+// follower's copy, a change behind, told the creation's rv) is told with
+// what stands there and where the deletion is; a rv past the final
+// history is lostWrite's, not this judge's.
+func TestAYesToADeletionAtAnotherChangesPositionIsMisnumbered(t *testing.T) {
+	const batch = "deployments/batch"
+	h := check.NewHistory()
+	created := scaled(h, "kubectl", server1, batch, 2, 0, 10*ms, 1)
+	deleted(h, "controller-b", server2, batch, 400*ms, 450*ms, 1) // the position of the creation
+	final := []check.Change{created, {Version: 2, Key: batch, Deleted: true}}
+	f := misnumberedDelete(finished(h, final, final))
+	require.NotNil(t, f)
+	assert.Equal(t, "misnumbered-yes", f.Name)
+	assert.True(t, strings.HasPrefix(f.Story, "server-2 answered controller-b's delete deployments/batch (sent at 400ms) with yes and rv 1 at 450ms, "+
+		"but at rv 1 the one history holds rv 1 deployments/batch=2 (it holds a deletion of deployments/batch at rv 2)"), f.Story)
+	assert.Contains(t, f.Story, "A server answers a delete as it answers every write, with what the sequencer decided")
+
+	h = check.NewHistory()
+	scaled(h, "kubectl", server1, batch, 2, 0, 10*ms, 1)
+	deleted(h, "controller-b", server2, batch, 400*ms, 450*ms, 3) // beyond the final history
+	assert.Nil(t, misnumberedDelete(finished(h, final, final)), "a rv the final history does not reach is lostWrite's")
+}

@@ -699,3 +699,172 @@ func TestAnEntrySentBeforeTheLeadersSyncIsTold(t *testing.T) {
 			`the entry was in the leader's file, not yet on its disk for sure\. Its disk held it for sure only at 30ms\. `, f.Story)
 	}
 }
+
+// restartedBehind is a restart-behind scene with no servers running,
+// whose history the test writes by hand: writer-1's scale of web to 140,
+// acknowledged as rv 40 at 1250ms, before server-1's crash at 1300ms.
+func restartedBehind() *world {
+	w := judged(3)
+	w.away, w.back, w.restarted = "server-3", behindRejoin, behindCrash+behindDown
+	op(w, "writer-1", "server-1", check.Write("deployments/web", 139), 1200*ms, 1210*ms, check.Acked(39))
+	op(w, "writer-1", "server-2", check.Write("deployments/web", 140), 1240*ms, 1250*ms, check.Acked(40))
+	return w
+}
+
+// A restarted leader that answers a Latest read before the log it
+// recovered is committed again shows web as it was before a write
+// acknowledged before the crash: read-before-recovered, told with the
+// crash, the return, where each follower stood, the read and the write it
+// misses. Through the lagging follower the read index is named; a read
+// that shows the write, or a write acknowledged only after the crash,
+// passes.
+func TestAReadARestartedLeaderAnsweredBeforeItsLogWasCommittedAgainIsToldSo(t *testing.T) {
+	w := restartedBehind()
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(139, 39))
+	f := readBeforeRecovered(w)
+	require.NotNil(t, f)
+	assert.Equal(t, "read-before-recovered", f.Name)
+	assert.Equal(t, course.OneHistory, f.Clause)
+	assert.Equal(t, 1603*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-1 crashed at 1300ms and came back at 1600ms with the log it read back from its disk, acknowledged writes in it "+
+		"that had to be committed again before it answered anything: server-2, which held them all, was cut off from it from 1590ms, and server-3, "+
+		"cut off from 300ms to 1585ms, was catching up on them one Append at a time. At 1603ms server-1 answered "), f.Story)
+	assert.Contains(t, f.Story, "reader read deployments/web via server-1 [1601ms, 1603ms] → 139 (rv 39), while ")
+	assert.Contains(t, f.Story, "writer-1 write deployments/web=140 via server-2 [1240ms, 1250ms] → ok (rv 40) had been acknowledged at 1250ms, before the crash")
+	assert.Contains(t, f.Story, "A restarted leader answers no read and gives no read index until every entry of the log it recovered is committed again")
+
+	w = restartedBehind()
+	op(w, "reader", "server-3", check.Read("deployments/web"), 1606*ms, 1608*ms, check.Found(139, 39))
+	f = readBeforeRecovered(w)
+	require.NotNil(t, f)
+	assert.Contains(t, f.Story, "At 1608ms server-3, with the read index server-1 gave it, answered ")
+
+	w = restartedBehind()
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(140, 40))
+	assert.Nil(t, readBeforeRecovered(w), "the read shows the last write acknowledged before the crash")
+
+	w = restartedBehind()
+	op(w, "writer-2", "server-2", check.Write("deployments/web", 141), 1290*ms, 1310*ms, check.Acked(41))
+	op(w, "reader", "server-1", check.Read("deployments/web"), 1601*ms, 1603*ms, check.Found(140, 40))
+	assert.Nil(t, readBeforeRecovered(w), "a write acknowledged after the crash was never in the log the leader read back as acknowledged")
+}
+
+// AppendAfter stands for an Append that names the entry its entries
+// follow, as the exercise's prints (Prev:N).
+type AppendAfter struct {
+	Prev    int64
+	Entries []Entry
+}
+
+// behindWithAppend is a randomized world whose server-3 holds entry 1 of
+// server-1's 3 and, at 2000ms, is sent entries 2 and 3 by server-1 in an
+// Append that says they follow entry prev. server-3 checks it as a
+// follower should: it writes them only if its log ends at prev.
+func behindWithAppend(t *testing.T, prev int64) *world {
+	w := judged(3)
+	w.randomized = true
+	for i, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			f := p.Disk().Open(LogFile)
+			f.Append(Frame(web(1, 3)))
+			if i < 2 {
+				f.Append(Frame(web(2, 5)))
+				f.Append(Frame(web(3, 7)))
+			}
+			f.Sync(p)
+			switch i {
+			case 0:
+				p.Sleep(2000*ms - p.Now())
+				p.Send("server-3", AppendAfter{Prev: prev, Entries: []Entry{web(2, 5), web(3, 7)}})
+			case 2:
+				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+					if a, ok := req.(AppendAfter); ok && a.Prev == 1 {
+						for _, e := range a.Entries {
+							f.Append(Frame(e))
+						}
+						f.Sync(p)
+					}
+					return nil, nil
+				})
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(3*time.Second))
+	t.Cleanup(w.Close)
+	w.AuditedAt = 3000 * ms
+	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+	return w
+}
+
+// A follower that rightly refuses an Append naming the wrong entry before
+// the ones it carries is left behind, and told by that Append: the index
+// it said its entries follow, and the one the leader's log holds before
+// them. The same Append naming the right entry is written, and the
+// follower catches up.
+func TestAFollowerThatRefusedAnAppendNamingTheWrongPrevIsToldByThatPrev(t *testing.T) {
+	f := leftBehind(behindWithAppend(t, 2))
+	require.NotNil(t, f)
+	assert.Equal(t, "left-behind", f.Name)
+	assert.Equal(t, chaosEnd, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 was left behind: from 1400ms, when the last fault had ended, to the audit at 3000ms it was up and connected to the leader server-1, "+
+		"yet at the audit its log on disk holds 1 entry and server-1's 3, and its log last grew at 0ms. Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, "+
+		"reached it once from server-1 after that, the last at 20"), f.Story)
+	assert.Contains(t, f.Story, "and it never wrote it: the message that carried it, entries from 2 on, said they follow entry 2 (Prev:2), "+
+		"where server-1's log holds entry 1 before entry 2. A leader tells a follower where the entries it sends go by the index of the entry right before them")
+
+	w := behindWithAppend(t, 1)
+	assert.Len(t, w.disks.Log("server-3"), 3, "an Append that names the entry right before its own is written")
+	assert.Nil(t, leftBehind(w), "server-3 caught up")
+}
+
+// parkedOn is a catch-up scene whose server-3, back at 2800ms, writes an
+// entry to its log at each of grows and answers one of the reader's three
+// Latest reads; no other server runs.
+func parkedOn(t *testing.T, grows ...time.Duration) *world {
+	w := caughtUp()
+	for _, id := range w.Servers {
+		w.W.AddNode(id, func(p *sim.Proc) {
+			if id != w.away {
+				return
+			}
+			f := p.Disk().Open(LogFile)
+			for i, at := range grows {
+				p.Sleep(at - p.Now())
+				f.Append(Frame(web(int64(i+1), 100+i)))
+				f.Sync(p)
+			}
+		})
+	}
+	require.NoError(t, w.W.Run(4*time.Second))
+	t.Cleanup(w.Close)
+	op(w, "reader", "server-3", check.Read("deployments/web"), 2801*ms, 3801*ms, check.Result{Outcome: check.Indefinite})
+	op(w, "reader", "server-3", check.Read("deployments/web"), 3816*ms, 3830*ms, check.Found(120, 190))
+	op(w, "reader", "server-3", check.Read("deployments/web"), 3845*ms, 4845*ms, check.Result{Outcome: check.Indefinite})
+	return w
+}
+
+// A follower back far behind whose log grew only twice while the first
+// read parked on it waited, 400ms apart, is told by how seldom the leader
+// sent it what it was missing. One whose log grew every 100ms is told as a
+// follower that did not answer; one that answered half the reads passes.
+func TestReadsParkedOnAFollowerTheLeaderFedSeldomAreToldByItsLog(t *testing.T) {
+	f := parkedReads(parkedOn(t, 2900*ms, 3300*ms))
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name)
+	assert.Equal(t, 2801*ms, f.At)
+	assert.True(t, strings.HasPrefix(f.Story, "server-3 came back at 2800ms and answered only 1 of the 3 Latest reads parked on it over the next 800ms; "+
+		"the first left without an answer: "), f.Story)
+	assert.Contains(t, f.Story, "While it waited, server-3, far behind and connected to the leader server-1 while the writers went on, wrote to its log only 2 times, "+
+		"and nothing for 400ms at a stretch: the leader sent it what it was missing that seldom")
+	assert.Contains(t, f.Story, "a leader that sends them 400ms apart, not far more often than a client waits (1000ms), leaves every read parked on it to time out")
+
+	f = parkedReads(parkedOn(t, 2850*ms, 2950*ms, 3050*ms, 3150*ms, 3250*ms, 3350*ms))
+	require.NotNil(t, f)
+	assert.Equal(t, check.Unanswered, f.Name)
+	assert.NotContains(t, f.Story, "that seldom", "its log grew every 100ms: the leader fed it often enough")
+	assert.Contains(t, f.Story, "A follower that is back catches up and answers, it does not refuse until it is told everything")
+
+	w := parkedOn(t, 2900*ms, 3300*ms)
+	op(w, "reader", "server-3", check.Read("deployments/api"), 4860*ms, 4870*ms, check.Found(230, 191))
+	assert.Nil(t, parkedReads(w), "half the reads answered: the first waited while it caught up")
+}
