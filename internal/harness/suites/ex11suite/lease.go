@@ -161,19 +161,23 @@ func clockReadFailure(w *world, events []sim.Event, r, wr *check.Operation, answ
 	if r.Result.Outcome == check.NotFound {
 		shown = "no " + r.Input.Key
 	}
+	verb, read := "get", "get of "+r.Input.Key
+	if r.Input.List != "" {
+		verb, read, shown = "list", "list of "+r.Input.List, "a list that held "+shown
+	}
 	heard := "it had never heard from a majority"
 	if t := heardFromMajority(events, w.Servers, w.leader, answered); t > 0 {
 		heard = "it had not heard from a majority since " + suite.FormatTime(t)
 	}
 	rate := strconv.FormatFloat(deposedClock, 'g', -1, 64)
-	story := fmt.Sprintf("%s, still saying it was leader of term %d, answered %s's Latest get of %s at %s from its own copy, %s, "+
-		"after a newer leader had committed a write it lacked: %s said it led term %d from %s, and had committed %s, before %s sent its get at %s. "+
+	story := fmt.Sprintf("%s, still saying it was leader of term %d, answered %s's Latest %s at %s from its own copy, %s, "+
+		"after a newer leader had committed a write it lacked: %s said it led term %d from %s, and had committed %s, before %s sent its %s at %s. "+
 		"%s was cut off from %s on, and %s; its clock ran at %s× all that while, so whatever it timed on its own clock to go on leading "+
 		"(a lease, a check-quorum) ran long while the other side elected a leader and committed: a read served on a leader's own clock. "+
 		"A Latest read is answered only after a majority has confirmed, since the read arrived, that this server still leads "+
 		"(the read through the log, or a read index confirmed by a round of heartbeats); a clock cannot tell a leader it has been deposed",
-		w.leader, said.term, r.Client, r.Input.Key, suite.FormatTime(answered), shown,
-		newer.server, newer.term, suite.FormatTime(newer.at), scene.TellWrite(wr), r.Client, suite.FormatTime(r.Call),
+		w.leader, said.term, r.Client, read, suite.FormatTime(answered), shown,
+		newer.server, newer.term, suite.FormatTime(newer.at), scene.TellWrite(wr), r.Client, verb, suite.FormatTime(r.Call),
 		w.leader, suite.FormatTime(w.deposedAt), heard, rate)
 	details := "the read, and the write it lacked:\n  " + r.String() + "\n  " + wr.String()
 	return &suite.Failure{Name: "stale-read", Clause: course.OneHistory, At: answered, Story: story, Ops: []check.OpID{r.ID, wr.ID}, Details: details}
