@@ -33,7 +33,11 @@
 //     suffix only if it is not committed;
 //   - a leader commits by counting only entries of its own term, and
 //     appends a no-op when elected so that it can;
-//   - a Latest read that a deposed leader can never answer.
+//   - a Latest read that a deposed leader can never answer. Its own clock
+//     is no proof that it still leads: the suite slows the clock of a
+//     leader it cuts off, while the other side elects a leader and
+//     commits, so a read answered on a lease or on check-quorum alone is
+//     answered stale.
 //   - Beyond the core, in a check of its own (no-disruption, 1 of the 18
 //     points, needed to pass like every other): a pre-vote before bumping
 //     the term, so a server cut off alone does not depose a healthy leader

@@ -38,7 +38,11 @@
 //     (a vote saved, an entry appended, before and after the sync) and
 //     restarted.
 //   - deposed: the leader cut off with a dashboard that keeps reading
-//     through it, while writes go on through the other two.
+//     through it, while writes go on through the other two; its clock
+//     runs slow (0.1×) while it is cut off, so that a leader that serves
+//     Latest reads for as long as its own clock says it still leads (a
+//     lease, a check-quorum) is still serving them after the other side
+//     has elected a leader and committed, and is told so (clockRead).
 //   - split-vote: three servers whose links all turn slow (20–600ms) as
 //     the leader reboots, so that several stand in one term and votes
 //     arrive late; the first server to answer a candidate and then write
@@ -126,7 +130,7 @@ func chapter(serve scene.Boot) scene.Chapter[*world] {
 		}, {
 			Name:   "linearizable",
 			Plays:  []scene.Play{{World: "deposed", Seeds: scene.Scenes(deposedSeeds)}, churnPlay},
-			Judges: told(voting, safety, leaderless, linearizable),
+			Judges: told(voting, safety, leaderless, clockRead, linearizable),
 		}, {
 			Name:   "persistence",
 			Plays:  []scene.Play{{World: "crash-points", Seeds: scene.Scenes(crashPointWorlds)}, splitPlay, {World: "crashed-voter", Seeds: scene.Scenes(crashedSeeds)}},

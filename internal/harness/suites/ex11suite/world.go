@@ -55,6 +55,9 @@ type world struct {
 	// the leader when it was cut off.
 	isolatedNode, leader sim.NodeID
 	leaderTerm           int64
+	// deposedAt is when the deposed scene cut its leader off and slowed
+	// its clock (deposedClock); zero in every other world.
+	deposedAt time.Duration
 	// crashedAt is where the crash-points scene crashed its server.
 	crashedAt string
 	// commits is what watchCommits saw: the first commit index a leader
@@ -493,7 +496,8 @@ func isolated(seed int64, boot scene.Boot) *world {
 // deposed cuts the leader off at 1s with a dashboard of its own, which
 // keeps reading (Latest) through it, while the controller writes through
 // the other two: a leader replaced on the other side must not answer a
-// Latest read from what it applied before the cut. The cut heals at 3s.
+// Latest read from what it applied before the cut. The leader's clock runs
+// at deposedClock while it is cut off. The cut heals at 3s.
 func deposed(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
 	values := scene.WorkloadValues()
@@ -523,9 +527,16 @@ func deposed(seed int64, boot scene.Boot) *world {
 		w.leader, w.leaderTerm = w.leaderNow()
 		if w.leader != "" {
 			w.W.Partition([]sim.NodeID{w.leader, "dashboard"})
+			w.W.SetClockRate(w.leader, deposedClock)
+			w.deposedAt = w.W.Now()
 		}
 	})
-	w.W.At(3*time.Second, func() { w.W.Heal() })
+	w.W.At(3*time.Second, func() {
+		w.W.Heal()
+		if w.leader != "" {
+			w.W.SetClockRate(w.leader, 1)
+		}
+	})
 	w.lastFault = 3 * time.Second
 	w.AuditAt(end+100*time.Millisecond, "deployments", "deployments/web")
 	w.Run(end + 10*time.Second)
@@ -1303,3 +1314,9 @@ func joinAnd(s []string) string {
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
+
+// deposedClock is the rate of the deposed leader's clock while it is cut
+// off: slow, so that whatever it times on its own clock (a lease, a
+// check-quorum) runs long while the other side elects a leader and
+// commits.
+const deposedClock = 0.1
