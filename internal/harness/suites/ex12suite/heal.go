@@ -82,19 +82,7 @@ func healWorld(seed int64, impl Impl) *world {
 			return p.Call(behind, req, requestTimeout)
 		})
 	})
-	w.W.AddNode("kubectl-setup", func(p *sim.Proc) {
-		c := w.clientOn(p, storyServer)
-		for _, o := range []kube.Object{
-			{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage},
-			{Kind: "deployments", Name: "api", Replicas: apiReplicas},
-		} {
-			for {
-				if _, err := c.Create(o); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-					break
-				}
-			}
-		}
-	})
+	w.addSetup()
 	writer := func(c *change, through ...sim.NodeID) {
 		run.changes = append(run.changes, c)
 		w.W.AddNode(c.who, func(p *sim.Proc) {

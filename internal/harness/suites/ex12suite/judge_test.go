@@ -86,7 +86,7 @@ func TestAChangeMadeIsNeitherReportedFailedNorMadeTwice(t *testing.T) {
 	w.lostAnswer = &lostAnswerRun{lost: map[string]lost{
 		"kubectl": {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 1)}, at: 2319 * ms},
 		"hpa":     {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, at: 2338 * ms},
-	}, editDone: true, editAt: 4185 * ms, editErr: kube.ErrTimeout}
+	}, edit: edit{done: true, at: 4185 * ms, err: kube.ErrTimeout}}
 	w.events["server-1"] = []kube.Event{
 		{Type: kube.Added, Object: deployment("web", storyReplicas, storyImage, 1)},
 		{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 3)},
@@ -98,7 +98,7 @@ func TestAChangeMadeIsNeitherReportedFailedNorMadeTwice(t *testing.T) {
 	assert.Equal(t, course.AgreementFirst, f.Clause)
 	assert.Contains(t, f.Story, "but the change was made at rv 3 (its answer lost at 2319ms)")
 
-	w.lostAnswer.editErr = nil
+	w.lostAnswer.edit.err = nil
 	assert.Nil(t, reportedFailed(w))
 	w.events["server-1"] = append(w.events["server-1"], kube.Event{Type: kube.Modified, Object: deployment("web", storyReplicas, editImage, 5)})
 	f = reportedFailed(w)
@@ -305,7 +305,7 @@ func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
 	w.late = &lateRun{held: map[sim.NodeID]*heldUpdate{
 		engineer: held(deployment("web", storyReplicas, editImage, 1), 1863*ms, 4622*ms, 3),
 		hpa:      held(deployment("api", apiReplicas+hpaAdds, "", 2), 1964*ms, 4951*ms, 4),
-	}, editDone: true, editAt: 5800 * ms}
+	}, edit: edit{done: true, at: 5800 * ms}}
 	first := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 1963*ms)
 	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3963*ms)
 	again := w.History.Call("hpa", "lb", check.UpdateIfVersion(api, apiReplicas+hpaAdds, 2), 4323*ms)
@@ -328,7 +328,7 @@ func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
 	// The increment reported unknown and made once; the engineer's
 	// helper returned Conflict though its own write had made the change.
 	w.events["server-1"] = w.events["server-1"][:4]
-	w.late.editErr = kube.ErrConflict
+	w.late.edit.err = kube.ErrConflict
 	f = lateLanded(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "made-reported-failed", f.Name)
@@ -336,7 +336,7 @@ func TestAConflictCausedByOnesOwnLateWriteIsNamed(t *testing.T) {
 	assert.Contains(t, f.Story, "landed only at 4622ms, at rv 3 (image web:v2); at 5800ms GuaranteedUpdate returned Conflict, though a read at any time since 4622ms shows image web:v2")
 
 	// Reported made: the scene passes.
-	w.late.editErr = nil
+	w.late.edit.err = nil
 	assert.Nil(t, lateLanded(w))
 
 	// No update through the balancer: could not decide.
@@ -430,7 +430,7 @@ func TestALateWriteResentBlindIsNamedNotVacuous(t *testing.T) {
 		engineer: {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 1)}, sent: 1863 * ms, resent: 4234 * ms,
 			landed: 4622 * ms, got: deployment("web", storyReplicas, editImage, 3), settled: true},
 		hpa: {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, sent: 1964 * ms},
-	}, editDone: true, editAt: 5314 * ms}
+	}, edit: edit{done: true, at: 5314 * ms}}
 	first := w.History.Call("kubectl", "lb", check.UpdateIfVersion(web, "replicas=5 image=web:v2", 1), 1862*ms)
 	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3862*ms)
 	again := w.History.Call("kubectl", "lb", check.Write(web, "replicas=5 image=web:v2"), 4234*ms)
@@ -459,7 +459,7 @@ func TestALateWriteResentBlindIsNamedNotVacuous(t *testing.T) {
 		engineer: {req: kube.UpdateRequest{Object: deployment("web", storyReplicas, editImage, 0)}, sent: 1863 * ms, landed: 6000 * ms, settled: true,
 			got: deployment("web", storyReplicas, editImage, 3)},
 		hpa: {req: kube.UpdateRequest{Object: deployment("api", apiReplicas+hpaAdds, "", 2)}, sent: 1964 * ms},
-	}, editDone: true, editAt: 3900 * ms, editErr: kube.ErrTimeout}
+	}, edit: edit{done: true, at: 3900 * ms, err: kube.ErrTimeout}}
 	first = w.History.Call("kubectl", "lb", check.Write(web, "replicas=5 image=web:v2"), 1862*ms)
 	w.History.Return(first, check.Result{Outcome: check.Indefinite}, 3862*ms)
 	w.events["server-1"] = []kube.Event{

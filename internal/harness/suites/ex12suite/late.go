@@ -1,7 +1,6 @@
 package ex12suite
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,10 +27,8 @@ const (
 // lateRun is what the balancer held and what each writer's
 // GuaranteedUpdate reported.
 type lateRun struct {
-	held     map[sim.NodeID]*heldUpdate // by client: its first update
-	editErr  error                      // the engineer's GuaranteedUpdate of web's image
-	editAt   time.Duration              // when it returned
-	editDone bool
+	held map[sim.NodeID]*heldUpdate // by client: its first update
+	edit edit                       // the engineer's GuaranteedUpdate of web's image
 	// next is broadcast when a client sends its next update; landed, when
 	// a held update has been answered by the server.
 	next, landed sim.Cond
@@ -102,28 +99,8 @@ func lateWorld(seed int64, impl Impl) *world {
 			return p.Call(storyServer, req, requestTimeout)
 		})
 	})
-	w.W.AddNode("kubectl-setup", func(p *sim.Proc) {
-		c := w.clientOn(p, storyServer)
-		for _, o := range []kube.Object{
-			{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage},
-			{Kind: "deployments", Name: "api", Replicas: apiReplicas},
-		} {
-			for {
-				if _, err := c.Create(o); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-					break
-				}
-			}
-		}
-	})
-	w.W.AddNode(engineer, func(p *sim.Proc) {
-		p.Sleep(1500*ms + time.Duration(p.Rand().Intn(100))*ms)
-		_, run.editErr = impl.Update(w.clientOn(p, lateBalancer), web, func(o *kube.Object) { o.Image = editImage })
-		run.editAt, run.editDone = p.Now(), true
-	})
-	w.W.AddNode(hpa, func(p *sim.Proc) {
-		p.Sleep(1500*ms + time.Duration(p.Rand().Intn(100))*ms)
-		w.increment(impl, p, w.clientOn(p, lateBalancer), hpaAdds)
-	})
+	w.addSetup()
+	w.addEditAndIncrement(impl, lateBalancer, &run.edit)
 	w.auditAt(lateAudit)
 	w.Run(lateAudit + 5*time.Second)
 	return w
@@ -170,24 +147,24 @@ func lateLanded(w *world) *suite.Failure {
 				first, made[0].Object.ResourceVersion, len(made), web, made[0].Object.ResourceVersion, made[1].Object.ResourceVersion),
 			Details: w.lateUpdates(engineer, web)}
 	}
-	if !r.editDone {
+	if !r.edit.done {
 		return &suite.Failure{Name: "update-never-returned", Clause: course.AgreementFirst, At: w.W.Now(),
 			Story: fmt.Sprintf("%s's GuaranteedUpdate of %s had not returned by %s", engineer, web, suite.FormatTime(w.W.Now()))}
 	}
 	if f := w.lateBlind(); f != nil {
 		return f
 	}
-	landedFirst := h.settled && h.err == nil && h.landed <= r.editAt && h.got.ResourceVersion != 0
-	if r.editErr != nil && landedFirst {
-		return &suite.Failure{Name: "made-reported-failed", Clause: course.AgreementFirst, At: r.editAt,
+	landedFirst := h.settled && h.err == nil && h.landed <= r.edit.at && h.got.ResourceVersion != 0
+	if r.edit.err != nil && landedFirst {
+		return &suite.Failure{Name: "made-reported-failed", Clause: course.AgreementFirst, At: r.edit.at,
 			Story: fmt.Sprintf("%s, at rv %d (image %s)%s; at %s GuaranteedUpdate returned %v, though a read at any time since %s shows image %s: its own write moved %s, and the change it was asked for was made",
-				first, h.got.ResourceVersion, editImage, w.ownConflict(engineer, web, h), suite.FormatTime(r.editAt), short(r.editErr), suite.FormatTime(h.landed), editImage, web),
+				first, h.got.ResourceVersion, editImage, w.ownConflict(engineer, web, h), suite.FormatTime(r.edit.at), short(r.edit.err), suite.FormatTime(h.landed), editImage, web),
 			Details: w.lateUpdates(engineer, web)}
 	}
-	if r.editErr != nil && h.resent == 0 && h.landed > r.editAt {
-		return &suite.Failure{Name: "change-given-up", Clause: course.OneHistory, At: r.editAt,
+	if r.edit.err != nil && h.resent == 0 && h.landed > r.edit.at {
+		return &suite.Failure{Name: "change-given-up", Clause: course.OneHistory, At: r.edit.at,
 			Story: fmt.Sprintf("at %s %s's GuaranteedUpdate returned %v after its update of %s (%s, sent at %s) had no answer, without sending it again; %s was still at the version that update was conditional on, so the same write sent again could take effect at most once",
-				suite.FormatTime(r.editAt), engineer, short(r.editErr), web, h.what(), suite.FormatTime(h.sent), web),
+				suite.FormatTime(r.edit.at), engineer, short(r.edit.err), web, h.what(), suite.FormatTime(h.sent), web),
 			Details: w.lateUpdates(engineer, web)}
 	}
 	// The scene happened: some writer sent its update again on condition

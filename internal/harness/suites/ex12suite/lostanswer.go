@@ -1,7 +1,6 @@
 package ex12suite
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,10 +31,8 @@ const (
 // lostAnswerRun is what the balancer lost and what each writer's
 // GuaranteedUpdate reported.
 type lostAnswerRun struct {
-	lost     map[string]lost // by client: the update whose answer the balancer lost
-	editErr  error           // the engineer's GuaranteedUpdate of web's image
-	editAt   time.Duration   // when it returned
-	editDone bool
+	lost map[string]lost // by client: the update whose answer the balancer lost
+	edit edit            // the engineer's GuaranteedUpdate of web's image
 	// lostCond is broadcast when the balancer loses an answer; scaled,
 	// when the scaler's increment has returned.
 	lostCond, scaledCond sim.Cond
@@ -74,28 +71,8 @@ func lostAnswerWorld(seed int64, impl Impl) *world {
 			return reply, err
 		})
 	})
-	w.W.AddNode("kubectl-setup", func(p *sim.Proc) {
-		c := w.clientOn(p, storyServer)
-		for _, o := range []kube.Object{
-			{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage},
-			{Kind: "deployments", Name: "api", Replicas: apiReplicas},
-		} {
-			for {
-				if _, err := c.Create(o); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-					break
-				}
-			}
-		}
-	})
-	w.W.AddNode(engineer, func(p *sim.Proc) {
-		p.Sleep(1500*ms + time.Duration(p.Rand().Intn(100))*ms)
-		_, run.editErr = impl.Update(w.clientOn(p, balancer), web, func(o *kube.Object) { o.Image = editImage })
-		run.editAt, run.editDone = p.Now(), true
-	})
-	w.W.AddNode(hpa, func(p *sim.Proc) {
-		p.Sleep(1500*ms + time.Duration(p.Rand().Intn(100))*ms)
-		w.increment(impl, p, w.clientOn(p, balancer), hpaAdds)
-	})
+	w.addSetup()
+	w.addEditAndIncrement(impl, balancer, &run.edit)
 	w.W.AddNode(scaler, func(p *sim.Proc) {
 		for _, ok := run.lost[string(hpa)]; !ok && p.Now() < lostAnswerAt; _, ok = run.lost[string(hpa)] {
 			run.lostCond.WaitTimeout(p, lostAnswerAt-p.Now())
@@ -243,14 +220,14 @@ func reportedFailed(w *world) *suite.Failure {
 			Story: fmt.Sprintf("%s's %s was made (its answer lost at %s), and GuaranteedUpdate made it again: the history holds %d changes of %s (rv %d and rv %d), where the engineer asked for one",
 				engineer, l.req, suite.FormatTime(l.at), len(made), web, made[0].Object.ResourceVersion, made[1].Object.ResourceVersion)}
 	}
-	if !r.editDone {
+	if !r.edit.done {
 		return &suite.Failure{Name: "update-never-returned", Clause: course.AgreementFirst, At: w.W.Now(),
 			Story: fmt.Sprintf("%s's GuaranteedUpdate of %s had not returned by %s", engineer, web, suite.FormatTime(w.W.Now()))}
 	}
-	if r.editErr != nil && len(made) == 1 && made[0].Object.Image == editImage {
-		return &suite.Failure{Name: "made-reported-failed", Clause: course.AgreementFirst, At: r.editAt,
+	if r.edit.err != nil && len(made) == 1 && made[0].Object.Image == editImage {
+		return &suite.Failure{Name: "made-reported-failed", Clause: course.AgreementFirst, At: r.edit.at,
 			Story: fmt.Sprintf("at %s %s's GuaranteedUpdate of %s (image %s) returned %v, but the change was made at rv %d (its answer lost at %s), and a read at any time since shows image %s: a write that took effect, reported as not known or failed",
-				suite.FormatTime(r.editAt), engineer, web, editImage, r.editErr, made[0].Object.ResourceVersion, suite.FormatTime(l.at), editImage)}
+				suite.FormatTime(r.edit.at), engineer, web, editImage, r.edit.err, made[0].Object.ResourceVersion, suite.FormatTime(l.at), editImage)}
 	}
 	return nil
 }
