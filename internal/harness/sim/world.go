@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand"
 	"runtime/debug"
 	"sync/atomic"
@@ -61,10 +62,6 @@ type World struct {
 	next  int // process counter, for names
 
 	current *Proc
-	// yield is where the running process hands control back (0), and
-	// where the watchdog raises its alarm: the handoff it found stuck (the
-	// switches count), one channel, so that a handoff waits on no select.
-	yield chan uint64
 
 	defaultLink Link
 	links       map[[2]NodeID]Link
@@ -84,9 +81,15 @@ type World struct {
 
 	onStep []func() // OnStep's hooks, in the order added
 
-	running  atomic.Bool
-	switches atomic.Uint64
+	// handoff counts the world's handoffs to its processes, twice each:
+	// odd while a process runs, even while the world does. The watchdog
+	// reads it from another goroutine, and ends a run by swapping an odd
+	// value that has not moved for too long for stuckMark.
+	handoff atomic.Uint64
 }
+
+// stuckMark is the handoff count of a run the watchdog ended.
+const stuckMark = math.MaxUint64
 
 // New makes an empty world from a seed. Every random choice of the run (link
 // delays, drops, the order of simultaneous events, the processes' Rand) comes
@@ -98,7 +101,6 @@ func New(seed int64, opts ...Option) *World {
 		byID:        map[NodeID]*node{},
 		links:       map[[2]NodeID]Link{},
 		calls:       map[uint64]*pending{},
-		yield:       make(chan uint64),
 		watchdog:    5 * time.Second,
 		syncLatency: time.Millisecond,
 		defaultLink: Link{Min: time.Millisecond, Max: time.Millisecond},
@@ -173,30 +175,82 @@ func (w *World) Run(limit time.Duration) error {
 		return w.err
 	}
 	w.stopped = false
-	done := make(chan struct{})
-	defer close(done)
-	go w.watch(done)
-	for !w.stopped && w.err == nil {
-		if w.queue.Len() == 0 {
-			w.quiesce()
-			break
-		}
-		if w.queue.peek().at > limit {
-			w.now = limit
-			break
-		}
-		e := w.queue.pop()
-		w.now = e.at
-		w.steps++
-		w.exec(e.fn)
-		for _, f := range w.onStep {
-			if w.err != nil {
+	w.drive(func() {
+		for !w.stopped && w.err == nil {
+			if w.queue.Len() == 0 {
+				w.quiesce()
 				break
 			}
-			w.exec(f)
+			if w.queue.peek().at > limit {
+				w.now = limit
+				break
+			}
+			e := w.queue.pop()
+			w.now = e.at
+			w.steps++
+			w.exec(e.fn)
+			for _, f := range w.onStep {
+				if w.err != nil {
+					break
+				}
+				w.exec(f)
+			}
+		}
+	})
+	return w.err
+}
+
+// drive runs f, which hands control to the world's processes, on a
+// goroutine of its own, and waits for it under the watchdog: if one process
+// keeps the world waiting for longer than the watchdog allows in wall-clock
+// time, the run ends with a *StuckError and drive returns, leaving that
+// goroutine to the stuck process. It is the only use of the wall clock in
+// the world and it never changes what happens in a run, only whether a
+// stuck one ends.
+func (w *World) drive(f func()) {
+	done := make(chan struct{})
+	go func() {
+		finished := false
+		defer func() {
+			if !finished && w.handoff.Load() != stuckMark && w.err == nil {
+				// A process called runtime.Goexit (t.FailNow, say), which
+				// ended its coroutine and this goroutine with it.
+				name := "(world event)"
+				if w.current != nil {
+					name = w.current.name
+				}
+				w.err = &PanicError{Proc: name, At: w.now, Value: "runtime.Goexit in a process"}
+				w.stopped = true
+			}
+			close(done)
+		}()
+		f()
+		finished = true
+	}()
+	tick := time.NewTicker(w.watchdog / 10)
+	defer tick.Stop()
+	last, since := w.handoff.Load(), time.Duration(0)
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		h := w.handoff.Load()
+		if h != last || h%2 == 0 {
+			last, since = h, 0
+			continue
+		}
+		since += w.watchdog / 10
+		if since >= w.watchdog && w.handoff.CompareAndSwap(h, stuckMark) {
+			// The world's goroutine waits on the process that runs now and
+			// will touch nothing of the world again (resume): its state is
+			// this goroutine's to read.
+			w.err = &StuckError{Proc: w.current.name, At: w.now, After: w.watchdog}
+			w.stopped = true
+			return
 		}
 	}
-	return w.err
 }
 
 // exec runs one event, turning a misuse panic into the run's error.
@@ -240,46 +294,21 @@ func (w *World) Close() {
 	if w.err == nil {
 		w.err = &MisuseError{What: "Run after Close"}
 	}
-	for _, p := range append([]*Proc(nil), w.procs...) {
-		if p.state == blocked || p.state == created {
-			p.killed = true
-			w.resume(p, wakeMsg{})
+	w.drive(func() {
+		for _, p := range append([]*Proc(nil), w.procs...) {
+			if p.state == blocked || p.state == created {
+				p.killed = true
+				w.resume(p, wakeMsg{})
+			}
 		}
+	})
+	if _, stuck := w.err.(*StuckError); stuck {
+		return // a process's deferred calls did not end
 	}
 	for _, r := range w.pool {
 		releaseRunner(r)
 	}
 	w.pool = nil
-}
-
-// watch is the wall-clock watchdog: it ends the run if one process keeps the
-// world waiting too long. It is the only use of the wall clock in the world
-// and it never changes what happens in a run, only whether a stuck one ends.
-func (w *World) watch(done chan struct{}) {
-	tick := time.NewTicker(w.watchdog / 10)
-	defer tick.Stop()
-	last, since := w.switches.Load(), time.Duration(0)
-	for {
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-		}
-		n := w.switches.Load()
-		if n != last || !w.running.Load() {
-			last, since = n, 0
-			continue
-		}
-		since += w.watchdog / 10
-		if since >= w.watchdog {
-			select {
-			case w.yield <- n: // the world ends the run, unless the handoff ended meanwhile
-			case <-done:
-				return
-			}
-			last, since = n, 0
-		}
-	}
 }
 
 // schedule queues f at time t. Events at the same instant run in an order
