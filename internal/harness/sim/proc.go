@@ -130,17 +130,19 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	p.r = r
 	w.procs = append(w.procs, p)
 	n.procs = append(n.procs, p)
-	var start func()
-	start = func() {
-		if p.state == created && !p.killed && n.held(start) {
-			return
-		}
-		if p.state == created {
-			w.resume(p, wakeMsg{})
-		}
-	}
-	w.schedule(w.now, start)
+	w.scheduleAction(w.now, action{p: p})
 	return p
+}
+
+// start runs a created process for the first time, unless its node is
+// paused (then at its Resume) or it was killed before it began.
+func (w *World) start(p *Proc) {
+	if p.state == created && !p.killed && p.node.held(func() { w.start(p) }) {
+		return
+	}
+	if p.state == created {
+		w.resume(p, wakeMsg{})
+	}
 }
 
 // loop is the body of a runner's coroutine: it runs each process it is
@@ -261,12 +263,12 @@ func (p *Proc) waker() waker { return waker{p: p, seq: p.waitSeq + 1} }
 // the process is in; a stale or repeated wake is ignored.
 func (k waker) wake(msg wakeMsg) {
 	w := k.p.w
-	w.schedule(w.now, func() { k.wakeNow(msg) })
+	w.scheduleAction(w.now, action{p: k.p, wait: k.seq, msg: msg})
 }
 
 // wakeAt is wake at a later virtual time.
 func (k waker) wakeAt(t time.Duration, msg wakeMsg) {
-	k.p.w.schedule(t, func() { k.wakeNow(msg) })
+	k.p.w.scheduleAction(t, action{p: k.p, wait: k.seq, msg: msg})
 }
 
 func (k waker) wakeNow(msg wakeMsg) {

@@ -51,9 +51,11 @@ type World struct {
 	draws *Rand // rng, as processes get it: draws only
 	now   time.Duration
 
-	queue eventQueue
-	seq   uint64
-	steps uint64
+	queue   eventQueue
+	actions []action // what the queued events do, by slot
+	free    []int32  // the slots of actions no event holds
+	seq     uint64
+	steps   uint64
 
 	nodes []*node
 	byID  map[NodeID]*node
@@ -186,14 +188,15 @@ func (w *World) Run(limit time.Duration) error {
 				break
 			}
 			e := w.queue.pop()
+			a := w.take(e)
 			w.now = e.at
 			w.steps++
-			w.exec(e.fn)
+			w.exec(&a)
 			for _, f := range w.onStep {
 				if w.err != nil {
 					break
 				}
-				w.exec(f)
+				w.exec(&action{fn: f})
 			}
 		}
 	})
@@ -253,8 +256,8 @@ func (w *World) drive(f func()) {
 	}
 }
 
-// exec runs one event, turning a misuse panic into the run's error.
-func (w *World) exec(fn func()) {
+// exec runs one event's action, turning a misuse panic into the run's error.
+func (w *World) exec(a *action) {
 	defer func() {
 		if r := recover(); r != nil {
 			if m, ok := r.(*MisuseError); ok {
@@ -264,7 +267,7 @@ func (w *World) exec(fn func()) {
 			w.err = &PanicError{Proc: "(world event)", At: w.now, Value: r, Stack: string(debug.Stack())}
 		}
 	}()
-	fn()
+	w.do(a)
 }
 
 // quiesce is called when no event is pending: a deadlock if any process is
@@ -314,15 +317,63 @@ func (w *World) Close() {
 // schedule queues f at time t. Events at the same instant run in an order
 // drawn from the seed, so that different seeds explore different orders.
 func (w *World) schedule(t time.Duration, f func()) {
-	w.seq++
-	w.queue.push(event{at: t, prio: w.rng.Uint64(), seq: w.seq, fn: f})
+	w.scheduleAction(t, action{fn: f})
 }
 
+// scheduleAction queues a at time t, drawing its place among the events of
+// that instant from the seed.
+func (w *World) scheduleAction(t time.Duration, a action) {
+	w.seq++
+	var slot int32
+	if last := len(w.free) - 1; last >= 0 {
+		slot = w.free[last]
+		w.free = w.free[:last]
+		w.actions[slot] = a
+	} else {
+		slot = int32(len(w.actions))
+		w.actions = append(w.actions, a)
+	}
+	w.queue.push(event{at: t, prio: w.rng.Uint64(), seq: w.seq, slot: slot})
+}
+
+// take removes the action of a popped event from the world's slots.
+func (w *World) take(e event) action {
+	a := w.actions[e.slot]
+	w.actions[e.slot] = action{}
+	w.free = append(w.free, e.slot)
+	return a
+}
+
+// action is what an event does: run a function, start a process or end
+// one wait of a process. Starts and wakes, most of a run's events, are
+// kept as values in the world's slots, not as closures, so that
+// scheduling them allocates nothing.
+type action struct {
+	fn   func() // a world event; nil for a start or a wake
+	p    *Proc  // the process to start or wake
+	wait uint64 // the wait of p it ends (a waker's seq); 0 starts p
+	msg  wakeMsg
+}
+
+// do runs the action.
+func (w *World) do(a *action) {
+	switch {
+	case a.fn != nil:
+		a.fn()
+	case a.wait == 0:
+		w.start(a.p)
+	default:
+		waker{p: a.p, seq: a.wait}.wakeNow(a.msg)
+	}
+}
+
+// event is a place in the world's queue: when, in which order among the
+// events of that instant, and which slot holds its action.
 type event struct {
 	at   time.Duration
 	prio uint64
 	seq  uint64
-	fn   func()
+	slot int32
 }
 
 func (a *event) less(b *event) bool {
