@@ -21,14 +21,15 @@ import (
 // git cannot tell is left empty.
 func provenance(wb workbook.Workbook, collected *result.Collection, started time.Time) result.Provenance {
 	p := result.Provenance{
-		CourseCommit:  gitCommit(wb.Root),
 		GraderVersion: graderVersion(),
 		Time:          started.UTC().Truncate(time.Second),
 	}
+	top := false
+	p.CourseCommit, top = gitCommitOfTop(wb.Root)
 	if collected != nil {
 		p.Repository, p.Commit = collected.Repository, collected.Commit
-	} else {
-		p.Repository, p.Commit = gitRepository(wb.Root), p.CourseCommit
+	} else if top {
+		p.Repository, p.Commit = gitRemote(wb.Root), p.CourseCommit
 	}
 	return p
 }
@@ -37,25 +38,39 @@ func provenance(wb workbook.Workbook, collected *result.Collection, started time
 // or "" when dir is not the top of one (a folder inside another checkout
 // does not borrow that checkout's commit) or git cannot say.
 func gitCommit(dir string) string {
-	if !gitTop(dir) {
-		return ""
-	}
-	return git(dir, "rev-parse", "HEAD")
+	commit, _ := gitCommitOfTop(dir)
+	return commit
 }
 
 // gitRepository is the remote origin of the git checkout whose top folder
 // is dir, without any user name or password a URL may carry, or "".
 func gitRepository(dir string) string {
-	if !gitTop(dir) {
+	if _, top := gitCommitOfTop(dir); !top {
 		return ""
 	}
-	return withoutCredentials(git(dir, "remote", "get-url", "origin"))
+	return gitRemote(dir)
 }
 
-// gitTop reports whether dir is the top folder of a git checkout.
-func gitTop(dir string) bool {
-	top := git(dir, "rev-parse", "--show-toplevel")
-	return top != "" && same(top, dir)
+// gitCommitOfTop asks git once whether dir is the top folder of a git
+// checkout, and for its HEAD commit if it is.
+func gitCommitOfTop(dir string) (commit string, top bool) {
+	lines := gitLines(dir, "rev-parse", "--show-toplevel", "HEAD")
+	if lines == nil { // a checkout with no commit yet
+		lines = gitLines(dir, "rev-parse", "--show-toplevel")
+	}
+	if len(lines) < 1 || lines[0] == "" || !same(lines[0], dir) {
+		return "", false
+	}
+	if len(lines) > 1 {
+		commit = lines[1]
+	}
+	return commit, true
+}
+
+// gitRemote is the remote origin of the checkout dir is in, without
+// credentials, or "".
+func gitRemote(dir string) string {
+	return withoutCredentials(git(dir, "remote", "get-url", "origin"))
 }
 
 // withoutCredentials is a remote's URL with its user information removed:
@@ -73,16 +88,28 @@ func withoutCredentials(remote string) string {
 // git runs git in dir and returns its first line of output, or "" when git
 // is missing, fails, or takes more than a few seconds.
 func git(dir string, args ...string) string {
+	if lines := gitLines(dir, args...); len(lines) > 0 {
+		return lines[0]
+	}
+	return ""
+}
+
+// gitLines runs git in dir and returns its lines of output, trimmed, or
+// nothing when git is missing, fails, or takes more than a few seconds.
+func gitLines(dir string, args ...string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
-		return ""
+		return nil
 	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return filepath.ToSlash(strings.TrimSpace(line))
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		lines = append(lines, filepath.ToSlash(strings.TrimSpace(line)))
+	}
+	return lines
 }
 
 // graderVersion is this binary's module version when it was installed at

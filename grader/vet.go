@@ -18,7 +18,8 @@ import (
 // vetCmd is `grader vet [exNN...]`: the world's rules (package rules) on
 // the chapters' code, without building or running anything: each place a
 // rule is broken, and why the rule exists. The grader runs the same rules
-// before it builds a chapter, and refuses one that breaks them.
+// while it builds a chapter, and refuses one that breaks them: it never
+// runs it.
 func vetCmd(wb workbook.Workbook, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
 	solutions := fs.Bool("solutions", false, "check solutions/ instead of exercises/")

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"onehistory/grader/internal/result"
-	"onehistory/grader/internal/rules"
 	"onehistory/grader/internal/workbook"
 	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/suite"
@@ -153,9 +152,10 @@ func Grade(ctx context.Context, opts Options, chapters []course.Chapter) *result
 			opts.Started(ch)
 		}
 	}
-	checked := checkRules(ctx, opts, chapters)
-	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i], checked) })
+	checked := checkRulesAside(ctx, opts, chapters)
+	parallel(opts.Parallel, len(chapters), func(i int) { units[i] = prepare(ctx, opts, chapters[i]) })
 	buildAll(ctx, opts, units)
+	applyRules(units, <-checked)
 	parallel(opts.Parallel, len(chapters), func(i int) {
 		rep.Chapters[i] = units[i].run(ctx, opts)
 		units[i].close()
@@ -196,9 +196,11 @@ func Chapter(ctx context.Context, opts Options, ch course.Chapter) result.Chapte
 	if opts.Reap {
 		defer adopt()()
 	}
-	u := prepare(ctx, opts, ch, checkRules(ctx, opts, []course.Chapter{ch}))
+	checked := checkRulesAside(ctx, opts, []course.Chapter{ch})
+	u := prepare(ctx, opts, ch)
 	defer u.close()
 	buildAll(ctx, opts, []*unit{u})
+	applyRules([]*unit{u}, <-checked)
 	return u.run(ctx, opts)
 }
 
@@ -219,7 +221,7 @@ type unit struct {
 	done     *result.Chapter // the result, when prepare or its build already decided it
 	ownTests []string        // the learner's own test files in the folder (result.Chapter.OwnTests)
 
-	unanalysable string // why the world's rules could not read the code, if they could not
+	ruled bool // prepare found the folder fit for the world's rules to judge
 }
 
 func (u *unit) close() {
@@ -241,12 +243,11 @@ func (u *unit) finish(kind result.ProblemKind, summary, output string) *unit {
 }
 
 // prepare checks the chapter's folder and writes the grader's overlay for
-// it; buildAll then builds its test binary. checked holds what the world's
-// rules found in each folder (nil when they were not run): code that
-// breaks a rule is refused before it is built; code the rules could not
-// read is built only to tell a compile error from code that hides from
-// them, and refused if it builds.
-func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[string]rules.Result) *unit {
+// it; buildAll then builds its test binary, while the world's rules read
+// the same code (checkRulesAside), and applyRules then refuses what breaks
+// them: nothing of a refused chapter runs. Code the rules could not read
+// is refused if it builds (a compile error is told as one).
+func prepare(ctx context.Context, opts Options, ch course.Chapter) *unit {
 	u := &unit{ch: ch, dir: folder(opts, ch), start: time.Now()}
 	u.absDir = filepath.Join(opts.Root, filepath.FromSlash(u.dir))
 	if p, refused := opts.Refused[ch.ID]; refused && opts.Source == result.Exercises {
@@ -268,18 +269,11 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 	if opts.Source == result.Stubs && len(u.pristine) == 0 {
 		return u.finish(result.Setup, "no pristine stub is stored for "+ch.ID+"; run go generate ./internal/harness/course", "")
 	}
-	unanalysable := ""
 	if !opts.SkipImportCheck {
-		p := foreignFiles(u.absDir, u.dir)
-		if r, ok := checked[u.dir]; ok && p == nil {
-			if len(r.Findings) > 0 {
-				p = refusal(r.Findings, importsText(ch, r.Findings))
-			}
-			unanalysable = r.Unanalysable
-		}
-		if p != nil {
+		if p := foreignFiles(u.absDir, u.dir); p != nil {
 			return u.refuse(p)
 		}
+		u.ruled = true
 	}
 	conv, err := converter(ctx, opts)
 	if err != nil {
@@ -296,7 +290,6 @@ func prepare(ctx context.Context, opts Options, ch course.Chapter, checked map[s
 		return u.finish(result.Setup, err.Error(), "")
 	}
 	u.bin = filepath.Join(u.tmp, ch.ID+".test"+exeSuffix())
-	u.unanalysable = unanalysable
 	return u
 }
 
@@ -347,8 +340,6 @@ func (u *unit) built(ctx context.Context, opts Options, output string, err error
 			first = fmt.Sprintf("%s test -c failed (%v) and said nothing", opts.Go, err)
 		}
 		u.finish(result.Setup, "the go command could not build the test: "+first, text)
-	case u.unanalysable != "":
-		u.refuse(unanalysableProblem(u.dir, u.unanalysable))
 	default:
 		if err := linkOrCopy(u.kept(opts), u.bin); err != nil {
 			u.finish(result.Setup, "the test binary the go command built: "+err.Error(), "")

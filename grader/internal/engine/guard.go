@@ -39,9 +39,34 @@ func foreignFiles(absDir, dir string) *result.Problem {
 	return nil
 }
 
+// checkRulesAside runs checkRules beside whatever the caller does next
+// (the build), and hands its result over when it is done.
+func checkRulesAside(ctx context.Context, opts Options, chapters []course.Chapter) <-chan map[string]rules.Result {
+	out := make(chan map[string]rules.Result, 1)
+	go func() { out <- checkRules(ctx, opts, chapters) }()
+	return out
+}
+
+// applyRules decides, from what the world's rules found in each folder,
+// the result of each unit prepare left for them to judge: code that breaks
+// a rule is refused, whatever its build said; code the rules could not read
+// is refused if it built, and told as the compile error it is if it did not.
+// A refused chapter's binary is never run.
+func applyRules(units []*unit, checked map[string]rules.Result) {
+	for _, u := range units {
+		r, ok := checked[u.dir]
+		switch {
+		case !u.ruled || !ok:
+		case len(r.Findings) > 0:
+			u.refuse(refusal(r.Findings, importsText(u.ch, r.Findings)))
+		case r.Unanalysable != "" && u.done == nil:
+			u.refuse(unanalysableProblem(u.dir, r.Unanalysable))
+		}
+	}
+}
+
 // checkRules runs the world's rules (package rules) over the folders the
-// chapters grade, in one load of the go command, before anything is
-// built. The pristine stubs are the course's own and are not checked here
+// chapters grade, in one load of the go command. The pristine stubs are the course's own and are not checked here
 // (the rules' own tests prove they keep them). It returns each folder's
 // result; a folder the go command could not be asked about at all is
 // reported as unanalysable.

@@ -1,6 +1,6 @@
 // Package rules is the world's rules: what a chapter's code may do so that
 // the simulated world is the only world it touches, checked by a typed
-// static analysis (golang.org/x/tools/go/analysis) before the grader builds
+// static analysis (golang.org/x/tools/go/analysis) before the grader runs
 // anything.
 //
 // # Why there are rules
@@ -53,8 +53,8 @@
 //
 // Check loads the packages as the go command would build them
 // (golang.org/x/tools/go/packages), without their test files, and runs the
-// analyzer New returns; the grader calls it before building (grader/internal/
-// engine), and `grader vet` prints what it finds. Analyzer, the same rules
+// analyzer New returns; the grader calls it while it builds, and runs no
+// chapter that breaks a rule (grader/internal/engine), and `grader vet` prints what it finds. Analyzer, the same rules
 // for the workbook's own chapters, found by folder, runs under go vet:
 //
 //	go build -o bin/grader ./grader

@@ -90,8 +90,8 @@
 //
 // # Crashes and disks
 //
-// Crash stops a node at once: its processes end (their deferred calls run),
-// everything they held in memory is gone, and requests to it are refused
+// Crash stops a node at once: its processes end (their deferred calls run;
+// one that recovers and calls the world again is dropped there), everything they held in memory is gone, and requests to it are refused
 // until Restart runs its boot function again. Its Disk survives: files keep
 // what was synced (File.Sync, which takes virtual time), and of what was
 // appended after the last sync a random prefix survives, possibly ending

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 )
 
@@ -129,7 +128,7 @@ func (w *World) Crash(id NodeID) {
 		}
 	}
 	if self {
-		runtime.Goexit()
+		panic(crashSignal{}) // the process crashed its own node: it ends here
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -23,7 +24,13 @@ type wakeMsg struct {
 	err error
 }
 
-// Proc is one simulated process: a goroutine the world runs one at a time.
+// crashSignal is what a process's stack unwinds with when its node crashes
+// (or its world closes) while it runs or waits: its deferred calls run, and
+// the runner that ran it takes the next process. Code that recovers it and
+// uses the process again meets it again.
+type crashSignal struct{}
+
+// Proc is one simulated process: a coroutine the world runs one at a time.
 // Chapter code receives a *Proc and gets everything from it: time (Now, Sleep),
 // concurrency (Go), randomness (Rand), the network (Call, Send, Serve) and the
 // disk (Disk), its node's and nothing beyond: no Proc leads to the World. A
@@ -33,9 +40,12 @@ type Proc struct {
 	node   *node
 	epoch  int // the node's incarnation the process belongs to
 	name   string
-	resume chan wakeMsg
+	r      *runner // the coroutine that runs it
+	msg    wakeMsg // what the world hands over at its next resume
 	state  procState
 	killed bool
+	// unwinding is set once the process's stack is unwinding from its crash.
+	unwinding bool
 
 	waitSeq  uint64 // bumped at every block; a wake for an older wait is stale
 	waitWhat string
@@ -44,18 +54,24 @@ type Proc struct {
 	idle     bool   // blocked waiting for work: not a deadlock when nothing is pending
 }
 
-// runner is a goroutine that runs processes, one after another: a process
-// that returns hands its goroutine back to the world's pool, so the many
-// short processes of a run (one per request) cost no goroutine each. A
-// closed world hands its pool on to the next world (idleRunners).
+// runner is a coroutine (iter.Pull) that runs processes, one after
+// another. The world hands control to it with next, and it hands control
+// back with yield when its process blocks or ends: a switch between two
+// goroutines that never goes through the scheduler, so that the world and
+// its processes take turns on one thread. A process that ends hands its
+// runner back to the world's pool, so the many short processes of a run
+// (one per request) cost no goroutine each; a closed world hands its pool
+// on to the next world (idleRunners).
 type runner struct {
-	resume chan wakeMsg
-	w      *World        // the world whose process it runs
-	p      *Proc         // the process to run next; nil tells the runner to exit
-	f      func(p *Proc) // its body
+	next  func() (struct{}, bool) // the world's side: run until the process blocks or ends
+	stop  func()                  // ends the coroutine, when it runs no process
+	yield func(struct{}) bool     // the process's side: hand control back
+	w     *World                  // the world whose process it runs
+	p     *Proc                   // the process to run next; nil ends the coroutine
+	f     func(p *Proc)           // its body
 }
 
-// idleRunners are the goroutines of closed worlds' pools, waiting for the
+// idleRunners are the coroutines of closed worlds' pools, waiting for the
 // processes of the next world: a suite builds thousands of worlds one after
 // another, and a goroutine kept keeps the stack its processes grew, where
 // a new one would grow it again, copy by copy. They only run processes;
@@ -65,11 +81,11 @@ var idleRunners struct {
 	rs []*runner
 }
 
-// maxIdleRunners bounds the goroutines kept between worlds: more than a
+// maxIdleRunners bounds the coroutines kept between worlds: more than a
 // world of a suite keeps in its pool at its end.
 const maxIdleRunners = 256
 
-// takeRunner is a goroutine for a process of w: one of w's pool, one a
+// takeRunner is a coroutine for a process of w: one of w's pool, one a
 // closed world left, or a new one.
 func (w *World) takeRunner() *runner {
 	if last := len(w.pool) - 1; last >= 0 {
@@ -86,13 +102,13 @@ func (w *World) takeRunner() *runner {
 		return r
 	}
 	idleRunners.Unlock()
-	r := &runner{resume: make(chan wakeMsg)}
-	go runProcesses(r)
+	r := &runner{}
+	r.next, r.stop = iter.Pull(r.loop)
 	return r
 }
 
 // releaseRunner hands r, whose world is closed, on to the next world, or
-// lets its goroutine exit when enough are kept.
+// ends its coroutine when enough are kept.
 func releaseRunner(r *runner) {
 	r.w, r.p, r.f = nil, nil, nil
 	idleRunners.Lock()
@@ -102,7 +118,7 @@ func releaseRunner(r *runner) {
 		return
 	}
 	idleRunners.Unlock()
-	r.resume <- wakeMsg{} // the runner exits without yielding
+	r.stop()
 }
 
 // spawn creates a process on n running f, scheduled to start now.
@@ -111,90 +127,84 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 	p := &Proc{w: w, node: n, epoch: n.epoch, name: string(n.id) + "/" + name}
 	r := w.takeRunner()
 	r.w, r.p, r.f = w, p, f
-	p.resume = r.resume
+	p.r = r
 	w.procs = append(w.procs, p)
 	n.procs = append(n.procs, p)
-	var start func()
-	start = func() {
-		if p.state == created && !p.killed && n.held(start) {
-			return
-		}
-		if p.state == created {
-			w.resume(p, wakeMsg{})
-		}
-	}
-	w.schedule(w.now, start)
+	w.scheduleAction(w.now, action{p: p})
 	return p
 }
 
-// runProcesses is the body of a pooled goroutine: it runs each process it
-// is handed, in the world it is handed with.
-func runProcesses(r *runner) {
-	for {
-		<-r.resume
-		if r.p == nil || !r.w.runOne(r) {
+// start runs a created process for the first time, unless its node is
+// paused (then at its Resume) or it was killed before it began.
+func (w *World) start(p *Proc) {
+	if p.state == created && !p.killed && p.node.held(func() { w.start(p) }) {
+		return
+	}
+	if p.state == created {
+		w.resume(p, wakeMsg{})
+	}
+}
+
+// loop is the body of a runner's coroutine: it runs each process it is
+// handed, in the world it is handed with, and yields when one ends.
+func (r *runner) loop(yield func(struct{}) bool) {
+	r.yield = yield
+	for r.p != nil {
+		r.w.runOne(r)
+		if !yield(struct{}{}) {
 			return
 		}
 	}
 }
 
-// runOne runs the runner's current process to its end. It reports whether
-// the goroutine may be reused: not after a crash ended the process with
-// runtime.Goexit, which ends the goroutine too.
-func (w *World) runOne(r *runner) (reuse bool) {
+// runOne runs the runner's current process to its end, then puts the
+// runner in the world's pool. A panic ends the run with a *PanicError; a
+// crash (crashSignal) ends only the process; runtime.Goexit ends the
+// runner's coroutine too, and the goroutine that drives the world.
+func (w *World) runOne(r *runner) {
 	p := r.p
-	finished := false
+	returned := false
 	defer func() {
-		if rec := recover(); rec != nil {
-			finished = true
-			if w.err == nil {
-				if m, ok := rec.(*MisuseError); ok {
-					w.err = m
-				} else {
-					w.err = &PanicError{Proc: p.name, At: w.now, Value: rec, Stack: string(debug.Stack())}
-				}
+		rec := recover()
+		if rec != nil && w.err == nil {
+			switch v := rec.(type) {
+			case crashSignal:
+			case *MisuseError:
+				w.err = v
+			default:
+				w.err = &PanicError{Proc: p.name, At: w.now, Value: rec, Stack: string(debug.Stack())}
 			}
 		}
 		p.state = done
 		r.p, r.f = nil, nil
-		if finished {
-			w.pool = append(w.pool, r)
-			reuse = true
+		if rec == nil && !returned {
+			return // runtime.Goexit: the coroutine ends with the process (drive)
 		}
-		w.yield <- 0
+		w.pool = append(w.pool, r)
 	}()
 	if !p.killed {
 		p.state = running
 		r.f(p)
 	}
-	finished = true
-	return
+	returned = true
 }
 
 // resume hands control to p and waits until it blocks again or ends. It runs
-// on the world's goroutine, never on a process's.
+// on the goroutine that drives the world (drive), never on a process's.
 func (w *World) resume(p *Proc, msg wakeMsg) {
 	prev := w.current
 	w.current = p
 	if !p.killed {
 		p.state = running
 	}
-	n := w.switches.Add(1)
-	w.running.Store(true)
-	p.resume <- msg
-	for alarm := <-w.yield; alarm != 0; alarm = <-w.yield {
-		if alarm == n {
-			// p still runs, outside the world's control: touch none of its
-			// state again.
-			w.err = &StuckError{Proc: p.name, At: w.now, After: w.watchdog}
-			w.stopped = true
-			w.running.Store(false)
-			return
-		}
-		// The watchdog's alarm about an earlier handoff, which ended as it
-		// was raised: that process was not stuck.
+	p.msg = msg
+	h := w.handoff.Add(1) // odd: a process runs
+	p.r.next()
+	if !w.handoff.CompareAndSwap(h, h+1) {
+		// The watchdog gave up on this handoff and ended the run while p
+		// ran outside the world's control: touch nothing of the world again.
+		runtime.Goexit()
 	}
-	w.running.Store(false)
 	w.current = prev
 	if p.state == done {
 		w.forget(p)
@@ -223,13 +233,11 @@ func (p *Proc) block(what string, idle bool) wakeMsg {
 	p.mustBeCurrent()
 	p.waitSeq++
 	p.state, p.waitWhat, p.idle = blocked, what, idle
-	p.w.yield <- 0
-	msg := <-p.resume
-	if p.killed {
-		runtime.Goexit() // the node crashed: end the goroutine, running its defers
+	if !p.r.yield(struct{}{}) || p.killed {
+		p.crashed()
 	}
 	p.state, p.waitWhat, p.idle = running, "", false
-	return msg
+	return p.msg
 }
 
 // waiting says what the blocked process waits for, for a deadlock report:
@@ -255,12 +263,12 @@ func (p *Proc) waker() waker { return waker{p: p, seq: p.waitSeq + 1} }
 // the process is in; a stale or repeated wake is ignored.
 func (k waker) wake(msg wakeMsg) {
 	w := k.p.w
-	w.schedule(w.now, func() { k.wakeNow(msg) })
+	w.scheduleAction(w.now, action{p: k.p, wait: k.seq, msg: msg})
 }
 
 // wakeAt is wake at a later virtual time.
 func (k waker) wakeAt(t time.Duration, msg wakeMsg) {
-	k.p.w.schedule(t, func() { k.wakeNow(msg) })
+	k.p.w.scheduleAction(t, action{p: k.p, wait: k.seq, msg: msg})
 }
 
 func (k waker) wakeNow(msg wakeMsg) {
@@ -286,8 +294,23 @@ func (p *Proc) mustBeCurrent() {
 			"(start concurrent work with p.Go, not a go statement)", p.name, cur)
 	}
 	if p.killed {
-		runtime.Goexit()
+		p.crashed()
 	}
+}
+
+// crashed ends a process whose node crashed. The first time, it unwinds the
+// process's stack with crashSignal, so that its deferred calls run. A
+// process whose code recovers that and uses the world again is dropped
+// where it stands: it hands control back for good, and its coroutine stays
+// parked, never resumed.
+func (p *Proc) crashed() {
+	if !p.unwinding {
+		p.unwinding = true
+		panic(crashSignal{})
+	}
+	p.state = done
+	p.r.yield(struct{}{})
+	panic("sim: a dropped process was resumed")
 }
 
 // Name is the process's name: "server-1/main", "server-1/handle#12".

@@ -429,3 +429,75 @@ func TestAFaultRowKeepsToTheTimelinesWidth(t *testing.T) {
 	}
 	assert.Contains(t, tl, "(380–400ms)")
 }
+
+// A crash unwinds each of the node's processes, wherever it waits, and runs
+// its deferred calls: the harness's own bookkeeping in a process may rely on
+// them, as a Go program relies on them when a goroutine ends.
+func TestACrashRunsTheDeferredCallsOfTheNodesProcesses(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	var unwound []string
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Go("worker", func(p *sim.Proc) {
+			defer func() { unwound = append(unwound, "worker at "+sim.FormatTime(p.Now())) }()
+			p.Sleep(time.Hour)
+		})
+		defer func() { unwound = append(unwound, "main") }()
+		p.Sleep(time.Hour)
+	})
+	w.At(5*ms, func() { w.Crash("server-1") })
+	require.NoError(t, w.Run(time.Minute))
+	assert.ElementsMatch(t, []string{"main", "worker at 5ms"}, unwound)
+}
+
+// A process that recovers from its node's crash and goes on using the world
+// (a server loop that recovers every panic, say) is dropped the next time it
+// calls the world: it neither runs on as a ghost of the crashed node nor
+// keeps the world waiting.
+func TestAProcessThatRecoversFromItsCrashIsDropped(t *testing.T) {
+	w := sim.New(1, sim.Watchdog(time.Second))
+	defer w.Close()
+	var after []time.Duration
+	w.AddNode("server-1", func(p *sim.Proc) {
+		for {
+			func() {
+				defer func() { recover() }() // the pattern this test is about
+				p.Sleep(ms)
+				after = append(after, p.Now())
+			}()
+		}
+	})
+	w.At(3500*time.Microsecond, func() { w.Crash("server-1") })
+	require.NoError(t, w.Run(20*ms))
+	assert.Equal(t, []time.Duration{ms, 2 * ms, 3 * ms}, after)
+	assert.False(t, w.Up("server-1"))
+}
+
+// A process that crashes its own node ends at that call.
+func TestAProcessThatCrashesItsOwnNodeEndsThere(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	reached := false
+	w.AddNode("server-1", func(p *sim.Proc) {
+		p.Sleep(ms)
+		w.Crash("server-1")
+		reached = true
+	})
+	require.NoError(t, w.Run(time.Minute))
+	assert.False(t, reached)
+	assert.False(t, w.Up("server-1"))
+}
+
+// Harness code that ends a process's goroutine (runtime.Goexit, as
+// t.FailNow does) ends the run with an error naming the process, instead of
+// taking the caller's goroutine with it.
+func TestAGoexitInAProcessEndsTheRunAndNamesIt(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) { p.Sleep(2 * ms); runtime.Goexit() })
+	err := w.Run(time.Minute)
+	var pe *sim.PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "server-1/main", pe.Proc)
+	assert.Equal(t, 2*ms, pe.At)
+}

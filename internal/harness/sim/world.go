@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand"
 	"runtime/debug"
 	"sync/atomic"
@@ -50,9 +51,11 @@ type World struct {
 	draws *Rand // rng, as processes get it: draws only
 	now   time.Duration
 
-	queue eventQueue
-	seq   uint64
-	steps uint64
+	queue   eventQueue
+	actions []action // what the queued events do, by slot
+	free    []int32  // the slots of actions no event holds
+	seq     uint64
+	steps   uint64
 
 	nodes []*node
 	byID  map[NodeID]*node
@@ -61,10 +64,6 @@ type World struct {
 	next  int // process counter, for names
 
 	current *Proc
-	// yield is where the running process hands control back (0), and
-	// where the watchdog raises its alarm: the handoff it found stuck (the
-	// switches count), one channel, so that a handoff waits on no select.
-	yield chan uint64
 
 	defaultLink Link
 	links       map[[2]NodeID]Link
@@ -84,9 +83,15 @@ type World struct {
 
 	onStep []func() // OnStep's hooks, in the order added
 
-	running  atomic.Bool
-	switches atomic.Uint64
+	// handoff counts the world's handoffs to its processes, twice each:
+	// odd while a process runs, even while the world does. The watchdog
+	// reads it from another goroutine, and ends a run by swapping an odd
+	// value that has not moved for too long for stuckMark.
+	handoff atomic.Uint64
 }
+
+// stuckMark is the handoff count of a run the watchdog ended.
+const stuckMark = math.MaxUint64
 
 // New makes an empty world from a seed. Every random choice of the run (link
 // delays, drops, the order of simultaneous events, the processes' Rand) comes
@@ -98,7 +103,6 @@ func New(seed int64, opts ...Option) *World {
 		byID:        map[NodeID]*node{},
 		links:       map[[2]NodeID]Link{},
 		calls:       map[uint64]*pending{},
-		yield:       make(chan uint64),
 		watchdog:    5 * time.Second,
 		syncLatency: time.Millisecond,
 		defaultLink: Link{Min: time.Millisecond, Max: time.Millisecond},
@@ -173,34 +177,87 @@ func (w *World) Run(limit time.Duration) error {
 		return w.err
 	}
 	w.stopped = false
-	done := make(chan struct{})
-	defer close(done)
-	go w.watch(done)
-	for !w.stopped && w.err == nil {
-		if w.queue.Len() == 0 {
-			w.quiesce()
-			break
-		}
-		if w.queue.peek().at > limit {
-			w.now = limit
-			break
-		}
-		e := w.queue.pop()
-		w.now = e.at
-		w.steps++
-		w.exec(e.fn)
-		for _, f := range w.onStep {
-			if w.err != nil {
+	w.drive(func() {
+		for !w.stopped && w.err == nil {
+			if w.queue.Len() == 0 {
+				w.quiesce()
 				break
 			}
-			w.exec(f)
+			if w.queue.peek().at > limit {
+				w.now = limit
+				break
+			}
+			e := w.queue.pop()
+			a := w.take(e)
+			w.now = e.at
+			w.steps++
+			w.exec(&a)
+			for _, f := range w.onStep {
+				if w.err != nil {
+					break
+				}
+				w.exec(&action{fn: f})
+			}
 		}
-	}
+	})
 	return w.err
 }
 
-// exec runs one event, turning a misuse panic into the run's error.
-func (w *World) exec(fn func()) {
+// drive runs f, which hands control to the world's processes, on a
+// goroutine of its own, and waits for it under the watchdog: if one process
+// keeps the world waiting for longer than the watchdog allows in wall-clock
+// time, the run ends with a *StuckError and drive returns, leaving that
+// goroutine to the stuck process. It is the only use of the wall clock in
+// the world and it never changes what happens in a run, only whether a
+// stuck one ends.
+func (w *World) drive(f func()) {
+	done := make(chan struct{})
+	go func() {
+		finished := false
+		defer func() {
+			if !finished && w.handoff.Load() != stuckMark && w.err == nil {
+				// A process called runtime.Goexit (t.FailNow, say), which
+				// ended its coroutine and this goroutine with it.
+				name := "(world event)"
+				if w.current != nil {
+					name = w.current.name
+				}
+				w.err = &PanicError{Proc: name, At: w.now, Value: "runtime.Goexit in a process"}
+				w.stopped = true
+			}
+			close(done)
+		}()
+		f()
+		finished = true
+	}()
+	tick := time.NewTicker(w.watchdog / 10)
+	defer tick.Stop()
+	last, since := w.handoff.Load(), time.Duration(0)
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		h := w.handoff.Load()
+		if h != last || h%2 == 0 {
+			last, since = h, 0
+			continue
+		}
+		since += w.watchdog / 10
+		if since >= w.watchdog && w.handoff.CompareAndSwap(h, stuckMark) {
+			// The world's goroutine waits on the process that runs now and
+			// will touch nothing of the world again (resume): its state is
+			// this goroutine's to read.
+			w.err = &StuckError{Proc: w.current.name, At: w.now, After: w.watchdog}
+			w.stopped = true
+			return
+		}
+	}
+}
+
+// exec runs one event's action, turning a misuse panic into the run's error.
+func (w *World) exec(a *action) {
 	defer func() {
 		if r := recover(); r != nil {
 			if m, ok := r.(*MisuseError); ok {
@@ -210,7 +267,7 @@ func (w *World) exec(fn func()) {
 			w.err = &PanicError{Proc: "(world event)", At: w.now, Value: r, Stack: string(debug.Stack())}
 		}
 	}()
-	fn()
+	w.do(a)
 }
 
 // quiesce is called when no event is pending: a deadlock if any process is
@@ -240,11 +297,16 @@ func (w *World) Close() {
 	if w.err == nil {
 		w.err = &MisuseError{What: "Run after Close"}
 	}
-	for _, p := range append([]*Proc(nil), w.procs...) {
-		if p.state == blocked || p.state == created {
-			p.killed = true
-			w.resume(p, wakeMsg{})
+	w.drive(func() {
+		for _, p := range append([]*Proc(nil), w.procs...) {
+			if p.state == blocked || p.state == created {
+				p.killed = true
+				w.resume(p, wakeMsg{})
+			}
 		}
+	})
+	if _, stuck := w.err.(*StuckError); stuck {
+		return // a process's deferred calls did not end
 	}
 	for _, r := range w.pool {
 		releaseRunner(r)
@@ -252,48 +314,66 @@ func (w *World) Close() {
 	w.pool = nil
 }
 
-// watch is the wall-clock watchdog: it ends the run if one process keeps the
-// world waiting too long. It is the only use of the wall clock in the world
-// and it never changes what happens in a run, only whether a stuck one ends.
-func (w *World) watch(done chan struct{}) {
-	tick := time.NewTicker(w.watchdog / 10)
-	defer tick.Stop()
-	last, since := w.switches.Load(), time.Duration(0)
-	for {
-		select {
-		case <-done:
-			return
-		case <-tick.C:
-		}
-		n := w.switches.Load()
-		if n != last || !w.running.Load() {
-			last, since = n, 0
-			continue
-		}
-		since += w.watchdog / 10
-		if since >= w.watchdog {
-			select {
-			case w.yield <- n: // the world ends the run, unless the handoff ended meanwhile
-			case <-done:
-				return
-			}
-			last, since = n, 0
-		}
-	}
-}
-
 // schedule queues f at time t. Events at the same instant run in an order
 // drawn from the seed, so that different seeds explore different orders.
 func (w *World) schedule(t time.Duration, f func()) {
-	w.seq++
-	w.queue.push(event{at: t, prio: w.rng.Uint64(), seq: w.seq, fn: f})
+	w.scheduleAction(t, action{fn: f})
 }
 
+// scheduleAction queues a at time t, drawing its place among the events of
+// that instant from the seed.
+func (w *World) scheduleAction(t time.Duration, a action) {
+	w.seq++
+	var slot int32
+	if last := len(w.free) - 1; last >= 0 {
+		slot = w.free[last]
+		w.free = w.free[:last]
+		w.actions[slot] = a
+	} else {
+		slot = int32(len(w.actions))
+		w.actions = append(w.actions, a)
+	}
+	w.queue.push(event{at: t, prio: w.rng.Uint64(), seq: w.seq, slot: slot})
+}
+
+// take removes the action of a popped event from the world's slots.
+func (w *World) take(e event) action {
+	a := w.actions[e.slot]
+	w.actions[e.slot] = action{}
+	w.free = append(w.free, e.slot)
+	return a
+}
+
+// action is what an event does: run a function, start a process or end
+// one wait of a process. Starts and wakes, most of a run's events, are
+// kept as values in the world's slots, not as closures, so that
+// scheduling them allocates nothing.
+type action struct {
+	fn   func() // a world event; nil for a start or a wake
+	p    *Proc  // the process to start or wake
+	wait uint64 // the wait of p it ends (a waker's seq); 0 starts p
+	msg  wakeMsg
+}
+
+// do runs the action.
+func (w *World) do(a *action) {
+	switch {
+	case a.fn != nil:
+		a.fn()
+	case a.wait == 0:
+		w.start(a.p)
+	default:
+		waker{p: a.p, seq: a.wait}.wakeNow(a.msg)
+	}
+}
+
+// event is a place in the world's queue: when, in which order among the
+// events of that instant, and which slot holds its action.
 type event struct {
 	at   time.Duration
 	prio uint64
 	seq  uint64
-	fn   func()
+	slot int32
 }
 
 func (a *event) less(b *event) bool {
