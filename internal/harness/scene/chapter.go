@@ -214,6 +214,9 @@ type runner[W World] struct {
 	// run, since a list is as long as RUNS.
 	figureSeeds []int64
 	workers     int // worlds played at once (suite.Workers)
+	// shared is, by check, whether another check has the same list of
+	// judges (the same slice): a world is judged by such a list once.
+	shared []bool
 }
 
 // newRunner is a runner of c. It keeps the verdicts of a world that more
@@ -222,6 +225,13 @@ type runner[W World] struct {
 // more often.
 func newRunner[W World](c Chapter[W]) *runner[W] {
 	r := &runner[W]{c: c, done: map[played]*verdicts{}, plays: map[string]int{}, figureSeeds: make([]int64, len(c.Checks)), workers: suite.Workers()}
+	lists := map[judgeList[W]]int{}
+	for _, k := range c.Checks {
+		lists[listOf(k.Judges)]++
+	}
+	for _, k := range c.Checks {
+		r.shared = append(r.shared, len(k.Judges) > 0 && lists[listOf(k.Judges)] > 1)
+	}
 	for i, k := range c.Checks {
 		for _, p := range k.Plays {
 			r.plays[p.World]++
@@ -474,6 +484,7 @@ func (r *runner[W]) judge(world string, seed int64) *verdicts {
 		runFailure = s.Finish(*runFailure)
 		v.draw = map[*suite.Failure]drawing{runFailure: s.picture(nil, nil)}
 	}
+	var shared sharedJudges[W]
 	for i, k := range r.c.Checks {
 		if !slices.ContainsFunc(k.Plays, func(p Play) bool { return p.World == world }) {
 			continue
@@ -489,7 +500,7 @@ func (r *runner[W]) judge(world string, seed int64) *verdicts {
 		}
 		v.fail[i] = runFailure
 		if runFailure == nil {
-			if f := firstFailure(w, k.Judges); f != nil {
+			if f := shared.first(w, k.Judges, r.shared[i]); f != nil {
 				v.fail[i] = s.Finish(*f)
 				if v.draw == nil {
 					v.draw = map[*suite.Failure]drawing{}
@@ -526,6 +537,43 @@ func (r *runner[W]) ran(w W) *suite.Failure {
 		return r.c.Ran(w)
 	}
 	return OnStage[W](Ran)(w)
+}
+
+// sharedJudges keeps, for one world, the verdict of each list of judges
+// more than one check shares (runner.shared): the world does not change
+// once it has run, so such a list judges it once.
+type sharedJudges[W World] map[judgeList[W]]*suite.Failure
+
+// judgeList names a list of judges by where it starts and how long it is.
+type judgeList[W World] struct {
+	first *Judge[W]
+	n     int
+}
+
+// listOf names judges (the zero judgeList for none).
+func listOf[W World](judges []Judge[W]) judgeList[W] {
+	if len(judges) == 0 {
+		return judgeList[W]{}
+	}
+	return judgeList[W]{&judges[0], len(judges)}
+}
+
+// first is firstFailure(w, judges), worked out once per list when the list
+// is shared.
+func (s *sharedJudges[W]) first(w W, judges []Judge[W], shared bool) *suite.Failure {
+	if !shared {
+		return firstFailure(w, judges)
+	}
+	key := listOf(judges)
+	if f, ok := (*s)[key]; ok {
+		return f
+	}
+	f := firstFailure(w, judges)
+	if *s == nil {
+		*s = sharedJudges[W]{}
+	}
+	(*s)[key] = f
+	return f
 }
 
 // firstFailure is the failure the first of judges that finds one finds in

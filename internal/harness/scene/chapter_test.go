@@ -71,6 +71,28 @@ func TestEveryCheckThatPlaysAWorldIsJudgedFromOneBuild(t *testing.T) {
 	assert.Equal(t, "2 of 3 writes acknowledged", f.Story)
 }
 
+// Checks that share one list of judges (the same slice) share its verdict
+// on a world: the runner asks the list once, and each check still tells
+// the failure as its own.
+func TestChecksThatShareTheirJudgesJudgeAWorldOnce(t *testing.T) {
+	built, asked := 0, 0
+	ch := pairChapter(lonely, &built)
+	shared := []scene.Judge[pair]{func(p pair) *suite.Failure {
+		asked++
+		return &suite.Failure{Name: "counted", Story: "judged"}
+	}}
+	ch.Checks[0].Judges, ch.Checks[1].Judges = shared, shared
+	f := ch.Verdict("acknowledged", "story", 1)
+	require.NotNil(t, f)
+	assert.Equal(t, "counted", f.Name, "the shared verdict is each check's")
+	assert.Equal(t, 1, asked, "one world, one list of judges: asked once for both checks")
+
+	ch.Checks[1].Judges = append([]scene.Judge[pair](nil), shared...)
+	asked = 0
+	_ = ch.Verdict("acknowledged", "story", 1)
+	assert.Equal(t, 2, asked, "two lists alike but not shared are each asked")
+}
+
 func TestAWorldThatCouldNotRunIsToldBeforeAnyJudge(t *testing.T) {
 	built := 0
 	ch := pairChapter(func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {

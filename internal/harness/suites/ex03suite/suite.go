@@ -122,7 +122,7 @@ func chapter(impl func(c *drill.Cluster) error) scene.Chapter[*world] {
 		catches("catches-divergence", divergence, splitBrain),
 		catches("catches-degraded-mode", degradedMode),
 		{Name: "passes-correct-clusters", Plays: plays(slices.Concat(correctClusters, brokenClusters)),
-			Judges: []scene.Judge[*world]{judge}, Tally: passesCorrect},
+			Judges: judges, Tally: passesCorrect},
 	}}
 }
 
@@ -142,30 +142,12 @@ type world struct {
 	// sent is calls(w), worked out once: the world does not change once the
 	// drill has returned.
 	sent []*call
-	// failure is judge(w), once judged: what the judges found.
-	failure *suite.Failure
-	judged  bool
 }
 
 // judges are the judges of every check, in order, the most specific cause
-// first.
+// first. Every check shares this one list, so the chapter's runner judges
+// each world by it once (a correct cluster's is played by all five).
 var judges = []scene.Judge[*world]{undecided, leftToChance, missed, falseAlarm}
-
-// judge is the first failure judges find in w, or nil, worked out once:
-// every check that plays a world judges it by the same judges (a correct
-// cluster's, five times), and the world does not change once the drill has
-// returned.
-func judge(w *world) *suite.Failure {
-	if !w.judged {
-		w.judged = true
-		for _, j := range judges {
-			if w.failure = j(w); w.failure != nil {
-				break
-			}
-		}
-	}
-	return w.failure
-}
 
 // play builds the world of cl for seed, the scene's default of two servers
 // on links of 2–20ms, and runs impl in it.
@@ -297,7 +279,7 @@ func falseAlarm(w *world) *suite.Failure {
 // cls on enough seeds, and cries wolf on no correct cluster.
 func catches(name string, cls ...cluster) scene.Check[*world] {
 	return scene.Check[*world]{Name: name, Plays: plays(slices.Concat(cls, correctClusters)),
-		Judges: []scene.Judge[*world]{judge},
+		Judges: judges,
 		Tally: func(plays [][]*suite.Failure) *suite.Failure {
 			for _, out := range plays[:len(cls)] {
 				if f := broke(out); f != nil {
