@@ -25,9 +25,10 @@
 //
 // Run builds each (world, seed) once, however many checks play it; asks
 // whether it ran to its end (Ran) and then each check's judges in order, the
-// most specific cause first; finishes the first failure while the world is
-// still there (its seed, its time, the timeline around it); lets the world
-// go; and reports each check's first failure with the command that replays
+// most specific cause first (checks given the same list, one slice, share
+// its verdict: the list judges the world once); finishes the first failure
+// while the world is still there (its seed, its time, the timeline around
+// it); lets the world go; and reports each check's first failure with the command that replays
 // it. A Guard turns a randomized play whose faults met an idle cluster into
 // the failure it is. Seeds say how SEED (replay one world) and RUNS (widen)
 // change a play: Random widens, Story and Scenes do not.
