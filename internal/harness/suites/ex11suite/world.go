@@ -131,7 +131,7 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
 	w := &world{Scene: s, said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
 	s.AuditPatience = auditPatience
-	s.Show(w.show)
+	s.ShowMessages(w.showMessage)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	w.ballots = w.watchBallots()
 	var highest int64
@@ -636,20 +636,13 @@ func undisrupted(w *world) *suite.Failure {
 	return nil
 }
 
-// show keeps, in a timeline, every note (each request and its answer, what
-// the servers log), crashes, restarts and faults, and the messages between
-// servers, except the background: an Append that carries no entries (a
-// heartbeat), the answers to Appends, and a message to a server that is
-// down, with the refusal that answers it: while a server is down the
-// others keep calling it, and the clients' notes already say what the
-// refusals led to.
-func (w *world) show(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvDisk:
-		return false
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	}
+// showMessage keeps, in a timeline (beside every note, crash, restart and
+// fault: scene.ShowMessages), the messages between servers, except the
+// background: an Append that carries no entries (a heartbeat), the answers
+// to Appends, and a message to a server that is down, with the refusal
+// that answers it: while a server is down the others keep calling it, and
+// the clients' notes already say what the refusals led to.
+func (w *world) showMessage(e sim.Event) bool {
 	if !w.IsServer(e.Node) || !w.IsServer(e.Peer) {
 		return false
 	}

@@ -64,13 +64,7 @@ func newWorld(seed int64, impl Impl, link sim.Link) *world {
 	for _, id := range s.Servers {
 		s.W.SetLinks(id, agreed.Node, link)
 	}
-	s.Show(func(e sim.Event) bool {
-		switch e.Kind {
-		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-			return true
-		case sim.EvDisk:
-			return false
-		}
+	s.ShowMessages(func(e sim.Event) bool {
 		// The client's requests show as its notes; of the log's messages,
 		// the proposals.
 		_, propose := e.Msg.(agreed.ProposeRequest)
