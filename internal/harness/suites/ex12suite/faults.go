@@ -54,11 +54,7 @@ func faultWorld(seed int64, impl Impl) *world {
 		}
 	}
 	client("kubectl", func(p *sim.Proc, c *kube.Client) {
-		for {
-			if _, err := c.Create(kube.Object{Kind: "deployments", Name: "web"}); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-				break
-			}
-		}
+		create(c, kube.Object{Kind: "deployments", Name: "web"})
 		churn(p, c, 1)
 	})
 	client("kubectl-2", func(p *sim.Proc, c *kube.Client) {

@@ -15,21 +15,39 @@ type edit struct {
 	done bool          // whether it returned at all
 }
 
+// create creates o through c, again until an answer says it exists: it
+// returns o as the store made it, or false when an earlier try had made it
+// and its answer was lost, so that the client never learned its version.
+func create(c *kube.Client, o kube.Object) (kube.Object, bool) {
+	for {
+		made, err := c.Create(o)
+		if err == nil {
+			return made, true
+		}
+		if errors.Is(err, kube.ErrAlreadyExists) {
+			return kube.Object{}, false
+		}
+	}
+}
+
+// addCreator adds who, a client of the story server that creates web
+// (storyWeb) and, if it learned web's version so, goes on with then.
+func (w *world) addCreator(who sim.NodeID, then func(p *sim.Proc, c *kube.Client, created kube.Object)) {
+	w.W.AddNode(who, func(p *sim.Proc) {
+		c := w.clientOn(p, storyServer)
+		if created, ok := create(c, storyWeb); ok {
+			then(p, c, created)
+		}
+	})
+}
+
 // addSetup adds kubectl-setup, which creates web and api through the story
 // server, again until each exists.
 func (w *world) addSetup() {
 	w.W.AddNode("kubectl-setup", func(p *sim.Proc) {
 		c := w.clientOn(p, storyServer)
-		for _, o := range []kube.Object{
-			{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage},
-			{Kind: "deployments", Name: "api", Replicas: apiReplicas},
-		} {
-			for {
-				if _, err := c.Create(o); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-					break
-				}
-			}
-		}
+		create(c, storyWeb)
+		create(c, kube.Object{Kind: "deployments", Name: "api", Replicas: apiReplicas})
 	})
 }
 
