@@ -2,10 +2,13 @@ package ex12suite
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"onehistory/internal/harness/course"
 	"onehistory/internal/harness/kube"
 	"onehistory/internal/harness/sim"
+	"onehistory/internal/harness/suite"
 )
 
 // edit is what the engineer's GuaranteedUpdate of web's image reported.
@@ -39,6 +42,29 @@ func (w *world) addCreator(who sim.NodeID, then func(p *sim.Proc, c *kube.Client
 			then(p, c, created)
 		}
 	})
+}
+
+// waitFor waits on c until done holds, for at most d, and reports whether
+// it holds.
+func waitFor(p *sim.Proc, c *sim.Cond, d time.Duration, done func() bool) bool {
+	for deadline := p.Now() + d; !done() && p.Now() < deadline; {
+		c.WaitTimeout(p, deadline-p.Now())
+	}
+	return done()
+}
+
+// noUpdateSent fails a world in which a writer's GuaranteedUpdate sent no
+// update through the balancer (sent says whether it did): the suite could
+// not decide what the helper does when what the world is about happens.
+func noUpdateSent(w *world, balancer sim.NodeID, sent func(who sim.NodeID) bool, about string) *suite.Failure {
+	for _, who := range []sim.NodeID{engineer, hpa} {
+		if !sent(who) {
+			return &suite.Failure{Name: "no-update-sent", Clause: course.AgreementFirst, At: w.W.Now(),
+				Story: fmt.Sprintf("%s's GuaranteedUpdate sent no update through %s by %s, so the suite could not decide what it does when %s",
+					who, balancer, suite.FormatTime(w.W.Now()), about)}
+		}
+	}
+	return nil
 }
 
 // addSetup adds kubectl-setup, which creates web and api through the story
