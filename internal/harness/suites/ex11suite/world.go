@@ -39,6 +39,9 @@ const (
 type world struct {
 	*scene.Scene
 	mon *check.Consensus
+	// values gives the replica counts the world's writers write, each new
+	// (scene.WorkloadValues).
+	values func() int
 	// ballots follows the votes granted and received.
 	ballots *ballots
 	// said is every server that told its state (p.SetStatus) at least once;
@@ -129,7 +132,7 @@ type termChange struct {
 // monitor and the term tracker into the world.
 func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
-	w := &world{Scene: s, said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
+	w := &world{Scene: s, values: scene.WorkloadValues(), said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
 	s.AuditPatience = auditPatience
 	s.ShowMessages(w.showMessage)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
@@ -186,13 +189,13 @@ func (w *world) leaderNow() (sim.NodeID, int64) {
 // writer adds a controller that, until end, writes (scene.WorkloadWrite)
 // through a server picked at random each time, first creating the objects
 // that last, retrying through any server until each exists.
-func (w *world) writer(name string, end time.Duration, values func() int) {
+func (w *world) writer(name string, end time.Duration) {
 	w.Client(name, func(p *sim.Proc, api *kube.Client) {
 		pick := func() *kube.Client { return api.Pin(w.Servers[p.Rand().Intn(len(w.Servers))]) }
 		for _, key := range scene.WorkloadLasting {
 			_, objName := kube.SplitKey(key)
 			for p.Now() < end {
-				_, err := pick().Create(kube.Object{Kind: "deployments", Name: objName, Replicas: values()})
+				_, err := pick().Create(kube.Object{Kind: "deployments", Name: objName, Replicas: w.values()})
 				if err == nil || errors.Is(err, kube.ErrAlreadyExists) {
 					break
 				}
@@ -200,7 +203,7 @@ func (w *world) writer(name string, end time.Duration, values func() int) {
 			}
 		}
 		for p.Now() < end {
-			scene.WorkloadWrite(p, pick, values)
+			scene.WorkloadWrite(p, pick, w.values)
 			p.Sleep(writePause)
 		}
 	})
@@ -220,17 +223,16 @@ func (w *world) play(end, audit time.Duration) *world {
 // story is the book's scene.
 func story(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
 		created := false
 		for p.Now() < 7*time.Second {
 			for _, id := range w.Servers {
 				var err error
 				if !created {
-					_, err = api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+					_, err = api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 					created = err == nil || errors.Is(err, kube.ErrAlreadyExists)
 				} else {
-					_, err = api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+					_, err = api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 				}
 				if err == nil {
 					break
@@ -257,9 +259,8 @@ const churnEnd = 3 * time.Second
 // 0.3–2s, and now and then a slow link.
 func churn(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	end := churnEnd + electionBound
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	r := w.W.Rand()
 	pick := func() sim.NodeID { return w.Servers[r.Intn(len(w.Servers))] }
 	var partedUntil time.Duration
@@ -337,11 +338,10 @@ func indexOf(ids []sim.NodeID, id sim.NodeID) int {
 // must sort them out.
 func figure8(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
 	const calmFrom = end - 2*time.Second
-	w.writer("controller", end, values)
-	w.writer("controller-2", end, values)
+	w.writer("controller", end)
+	w.writer("controller-2", end)
 	r := w.W.Rand()
 	lengths := map[sim.NodeID]int{}
 	versions := map[sim.NodeID]uint64{}
@@ -421,9 +421,8 @@ func crashPoints(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
 	i := int((seed - 1) % crashPointWorlds)
 	target, k := w.Servers[i%3], i/3+1
-	values := scene.WorkloadValues()
 	const end = 4 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	disk := w.W.Disk(target)
 	seen, last := 0, [2]int{}
 	var files []*sim.File
@@ -466,18 +465,16 @@ func crashPoints(seed int64, boot scene.Boot) *world {
 // calm is three servers and no fault at all.
 func calm(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	return w.play(end, end+500*time.Millisecond)
 }
 
 // isolated cuts a follower off alone for 5s at 2s, then heals.
 func isolated(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 9 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	w.W.At(2*time.Second, func() {
 		w.leader, w.leaderTerm = w.leaderNow()
 		for _, id := range w.Servers {
@@ -500,7 +497,6 @@ func isolated(seed int64, boot scene.Boot) *world {
 // at deposedClock while it is cut off. The cut heals at 3s.
 func deposed(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 4 * time.Second
 	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
 		for p.Now() < end {
@@ -508,8 +504,8 @@ func deposed(seed int64, boot scene.Boot) *world {
 			if id == w.leader {
 				continue // the other side: the controller cannot reach it
 			}
-			if _, err := api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()}); errors.Is(err, kube.ErrNotFound) {
-				api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+			if _, err := api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()}); errors.Is(err, kube.ErrNotFound) {
+				api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 			}
 			p.Sleep(20 * time.Millisecond)
 		}
@@ -747,9 +743,8 @@ const (
 func behind(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
-	values := scene.WorkloadValues()
 	const end = 5 * time.Second
-	w.writer("controller", time.Second, values)
+	w.writer("controller", time.Second)
 	w.readers(func() sim.NodeID { return w.leader })
 	var heard sim.NodeID
 	base := -1
@@ -832,9 +827,8 @@ func behind(seed int64, boot scene.Boot) *world {
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	var a, b, c sim.NodeID
 	var others []sim.NodeID // C, D and E, until C is known; then D and E
 	w.readers(func() sim.NodeID { return a })
