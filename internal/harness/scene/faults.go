@@ -80,13 +80,19 @@ func (f SlowLink) inject(s *Scene) {
 }
 
 // slow puts link in force on each way given for the span of fault, which it
-// records, then puts back normal (the world's default link if zero). A slow
-// spell composes with the other spells on the same way (see Cut).
+// records, then puts back normal (the world's default link if zero).
 func (s *Scene) slow(fault sim.Fault, link, normal sim.Link, ways ...[2]sim.NodeID) {
 	spell := &linkSpell{link: link}
 	if normal != (sim.Link{}) {
 		spell.after = &normal
 	}
+	s.cast(spell, fault, ways...)
+}
+
+// cast puts spell in force on each way given for the span of fault, which
+// it records as the spell begins. A spell composes with the other spells
+// on the same way (see Cut).
+func (s *Scene) cast(spell *linkSpell, fault sim.Fault, ways ...[2]sim.NodeID) {
 	s.W.At(fault.Start, func() {
 		s.beginSpell(spell, ways...)
 		s.W.Fault(fault)
