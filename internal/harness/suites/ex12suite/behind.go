@@ -71,9 +71,7 @@ func noopBehindWorld(seed int64, impl Impl) *world {
 		run.b.got, run.b.err = c.Update(storyWeb)
 		run.b.done = p.Now()
 	})
-	w.auditAt(behindAudit)
-	w.Run(behindAudit + 5*time.Second)
-	return w
+	return w.play(behindAudit)
 }
 
 // noopUnordered: writer-b's update began after writer-a's was acknowledged,

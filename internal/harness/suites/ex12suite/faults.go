@@ -77,7 +77,5 @@ func faultWorld(seed int64, impl Impl) *world {
 	}
 	crashed := w.Servers[rng.Intn(len(w.Servers))]
 	w.Inject(scene.Crash{Node: crashed, At: 700*ms + time.Duration(rng.Intn(2500))*ms, For: 500*ms + time.Duration(rng.Intn(1500))*ms})
-	w.auditAt(faultsAudit)
-	w.Run(faultsAudit + 5*time.Second)
-	return w
+	return w.play(faultsAudit)
 }

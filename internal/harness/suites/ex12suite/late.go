@@ -97,9 +97,7 @@ func lateWorld(seed int64, impl Impl) *world {
 	})
 	w.addSetup()
 	w.addEditAndIncrement(impl, lateBalancer, &run.edit)
-	w.auditAt(lateAudit)
-	w.Run(lateAudit + 5*time.Second)
-	return w
+	return w.play(lateAudit)
 }
 
 // lateLanded: each writer's first update was held past its timeout and

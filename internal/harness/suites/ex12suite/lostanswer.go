@@ -78,9 +78,7 @@ func lostAnswerWorld(seed int64, impl Impl) *world {
 		run.scaled = true
 		run.scaledCond.Broadcast()
 	})
-	w.auditAt(lostAnswerAt)
-	w.Run(lostAnswerAt + 5*time.Second)
-	return w
+	return w.play(lostAnswerAt)
 }
 
 // answerNotLost: the world is about a lost answer, so each writer must

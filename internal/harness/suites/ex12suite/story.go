@@ -93,9 +93,7 @@ func storyWorld(seed int64, impl Impl) *world {
 		run.final, run.finalErr = c.Get(web, kube.ReadOptions{})
 		run.finalAt = p.Now()
 	})
-	w.auditAt(storyAudit)
-	w.Run(storyAudit + 5*time.Second)
-	return w
+	return w.play(storyAudit)
 }
 
 // storyLost: web must end with the autoscaler's replicas and the engineer's

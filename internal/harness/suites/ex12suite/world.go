@@ -73,6 +73,14 @@ func newWorld(seed int64, impl Impl, link sim.Link) *world {
 	return &world{Scene: s}
 }
 
+// play has the auditor read every server at audit (auditAt) and runs the
+// world to its end, 5s after the audit at the latest.
+func (w *world) play(audit time.Duration) *world {
+	w.auditAt(audit)
+	w.Run(audit + 5*time.Second)
+	return w
+}
+
 // auditAt reads every server's whole history at the time given (a watch of
 // deployments from 0), then stops the world.
 func (w *world) auditAt(at time.Duration) {
