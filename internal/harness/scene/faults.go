@@ -184,9 +184,15 @@ func (f Partition) String() string {
 		}
 		parts[i] = strings.Join(names, " ")
 	}
-	s := fmt.Sprintf("partition %s | the rest from %s", strings.Join(parts, " | "), millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
+	return spanned("partition "+strings.Join(parts, " | ")+" | the rest", f.From, f.For)
+}
+
+// spanned is what a fault does, then when: "from 500ms for 30ms", or only
+// "from 500ms" for a fault that lasts to the end of the world (span 0).
+func spanned(what string, from, span time.Duration) string {
+	s := what + " from " + millis(from)
+	if span > 0 {
+		s += " for " + millis(span)
 	}
 	return s
 }
@@ -298,11 +304,7 @@ func (f SlowDisk) String() string {
 	if f.Upto > f.Sync {
 		span = strings.TrimSuffix(span, "ms") + "–" + millis(f.Upto)
 	}
-	s := fmt.Sprintf("disk of %s syncing in %s from %s", f.Node, span, millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("disk of %s syncing in %s", f.Node, span), f.From, f.For)
 }
 
 func (f SlowDisk) inject(s *Scene) {
@@ -330,11 +332,7 @@ type Pause struct {
 }
 
 func (f Pause) String() string {
-	s := fmt.Sprintf("pause %s from %s", f.Node, millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("pause %s", f.Node), f.From, f.For)
 }
 
 func (f Pause) inject(s *Scene) {
@@ -355,11 +353,7 @@ type ClockRate struct {
 }
 
 func (f ClockRate) String() string {
-	s := fmt.Sprintf("clock of %s running at %s× from %s", f.Node, strconv.FormatFloat(f.Rate, 'g', -1, 64), millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("clock of %s running at %s×", f.Node, strconv.FormatFloat(f.Rate, 'g', -1, 64)), f.From, f.For)
 }
 
 func (f ClockRate) inject(s *Scene) {
