@@ -79,6 +79,37 @@ type world struct {
 // of the log-safety check are built to show.
 func (w *world) watchCommits() {
 	commits := map[sim.NodeID]int64{}
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
+		if !ok || st.Commit <= commits[id] || st.Commit > int64(len(st.Log)) {
+			commits[id] = st.Commit
+			return
+		}
+		commits[id] = st.Commit
+		e := st.Log[st.Commit-1]
+		at := suite.FormatTime(w.W.Now())
+		if st.Role == check.Leader && e.Term < st.Term && w.earlyCommit == "" {
+			w.earlyCommit = fmt.Sprintf("The cause: at %s %s, leading term %d, moved its commit index to entry %d, %s of term %d: it committed an entry of an earlier term by counting the servers that hold it, and a server whose log ends in a later term can still win their votes and overwrite it (the Raft paper's Figure 8); a leader commits by counting only entries of its own term.",
+				at, id, st.Term, st.Commit, e.What, e.Term)
+		}
+		if st.Role != check.Leader && w.blindCommit == "" {
+			leader, term := w.leaderNow()
+			if leader == "" || term < st.Term {
+				return
+			}
+			lv, _ := w.W.Status(leader)
+			ls, _ := state(lv)
+			if int64(len(ls.Log)) < st.Commit || ls.Log[st.Commit-1] != e {
+				w.blindCommit = fmt.Sprintf("The cause: at %s %s, a follower of %s in term %d, moved its commit index to entry %d, its own %s of term %d, which %s does not hold there: a follower may take the leader's commit index only as far as the entries it knows match the leader's (those of the Append that carried it).",
+					at, id, leader, term, st.Commit, e.What, e.Term, leader)
+			}
+		}
+	})
+}
+
+// onStatus calls said after every step of the world for each server, in
+// turn, whose status (p.SetStatus) changed since the step before, with
+// the state it says (ok false: none the chapter reads).
+func (w *world) onStatus(said func(id sim.NodeID, st check.ServerState, ok bool)) {
 	versions := map[sim.NodeID]uint64{}
 	w.W.OnStep(func() {
 		for _, id := range w.Servers {
@@ -88,29 +119,7 @@ func (w *world) watchCommits() {
 			}
 			versions[id] = version
 			st, ok := state(v)
-			if !ok || st.Commit <= commits[id] || st.Commit > int64(len(st.Log)) {
-				commits[id] = st.Commit
-				continue
-			}
-			commits[id] = st.Commit
-			e := st.Log[st.Commit-1]
-			at := suite.FormatTime(w.W.Now())
-			if st.Role == check.Leader && e.Term < st.Term && w.earlyCommit == "" {
-				w.earlyCommit = fmt.Sprintf("The cause: at %s %s, leading term %d, moved its commit index to entry %d, %s of term %d: it committed an entry of an earlier term by counting the servers that hold it, and a server whose log ends in a later term can still win their votes and overwrite it (the Raft paper's Figure 8); a leader commits by counting only entries of its own term.",
-					at, id, st.Term, st.Commit, e.What, e.Term)
-			}
-			if st.Role != check.Leader && w.blindCommit == "" {
-				leader, term := w.leaderNow()
-				if leader == "" || term < st.Term {
-					continue
-				}
-				lv, _ := w.W.Status(leader)
-				ls, _ := state(lv)
-				if int64(len(ls.Log)) < st.Commit || ls.Log[st.Commit-1] != e {
-					w.blindCommit = fmt.Sprintf("The cause: at %s %s, a follower of %s in term %d, moved its commit index to entry %d, its own %s of term %d, which %s does not hold there: a follower may take the leader's commit index only as far as the entries it knows match the leader's (those of the Append that carried it).",
-						at, id, leader, term, st.Commit, e.What, e.Term, leader)
-				}
-			}
+			said(id, st, ok)
 		}
 	})
 }
@@ -138,23 +147,14 @@ func newWorld(seed int64, boot scene.Boot, n int) *world {
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	w.ballots = w.watchBallots()
 	var highest int64
-	versions := make([]uint64, n)
-	s.W.OnStep(func() {
-		for i, id := range s.Servers {
-			v, version := s.W.Status(id)
-			if version == versions[i] {
-				continue
-			}
-			versions[i] = version
-			st, ok := state(v)
-			w.said[id] = w.said[id] || ok
-			if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
-				w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
-			}
-			if ok && st.Term > highest {
-				highest = st.Term
-				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
-			}
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
+		w.said[id] = w.said[id] || ok
+		if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
+			w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
+		}
+		if ok && st.Term > highest {
+			highest = st.Term
+			w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
 		}
 	})
 	return w
@@ -344,31 +344,22 @@ func figure8(seed int64, boot scene.Boot) *world {
 	w.writer("controller-2", end)
 	r := w.W.Rand()
 	lengths := map[sim.NodeID]int{}
-	versions := map[sim.NodeID]uint64{}
-	w.W.OnStep(func() {
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
 		if w.W.Now() >= calmFrom {
 			return
 		}
-		for _, id := range w.Servers {
-			v, version := w.W.Status(id)
-			if version == versions[id] {
-				continue
-			}
-			versions[id] = version
-			st, ok := state(v)
-			if !ok {
-				lengths[id] = 0
-				continue
-			}
-			grew := len(st.Log) > lengths[id]
-			lengths[id] = len(st.Log)
-			if grew && st.Role == check.Leader && r.Intn(2) == 0 {
-				w.W.After(time.Duration(r.Int63n(int64(13*time.Millisecond))), func() {
-					if w.W.Up(id) && w.W.Now() < calmFrom {
-						w.W.Crash(id)
-					}
-				})
-			}
+		if !ok {
+			lengths[id] = 0
+			return
+		}
+		grew := len(st.Log) > lengths[id]
+		lengths[id] = len(st.Log)
+		if grew && st.Role == check.Leader && r.Intn(2) == 0 {
+			w.W.After(time.Duration(r.Int63n(int64(13*time.Millisecond))), func() {
+				if w.W.Up(id) && w.W.Now() < calmFrom {
+					w.W.Crash(id)
+				}
+			})
 		}
 	})
 	var revive func()
