@@ -602,3 +602,15 @@ func (s *Scene) Finish(f suite.Failure) *suite.Failure {
 	f.Drawing = nil
 	return &f
 }
+
+// Against binds a chapter's world builders to the code under test, stated
+// once: Against[W](impl)(build) is the Build that builds build(seed, impl).
+// impl is what the learner wrote (a Boot, or a chapter's own Impl).
+//
+//	built := scene.Against[*world](serve)
+//	Worlds: map[string]scene.Build[*world]{"story": built(storyWorld), "faults": built(faultWorld)}
+func Against[W World, I any](impl I) func(build func(seed int64, impl I) W) Build[W] {
+	return func(build func(int64, I) W) Build[W] {
+		return func(seed int64) W { return build(seed, impl) }
+	}
+}

@@ -157,3 +157,15 @@ func TestWithDetailsAddsAFigureUnderAFailureAndLeavesAPassAlone(t *testing.T) {
 	assert.Nil(t, scene.WithDetails[pair](holds, figure)(pair{}), "a judge that holds still holds")
 	assert.Equal(t, "the read", scene.WithDetails[pair](fails, nothing)(pair{}).Details, "an empty figure adds nothing")
 }
+
+func TestAWorldBuiltAgainstTheLearnersCodeGetsItWithEverySeed(t *testing.T) {
+	type met struct {
+		*scene.Scene
+		seed int64
+		impl string
+	}
+	built := scene.Against[met]("the learner's code")
+	w := built(func(seed int64, impl string) met { return met{seed: seed, impl: impl} })(7)
+	assert.Equal(t, int64(7), w.seed)
+	assert.Equal(t, "the learner's code", w.impl)
+}

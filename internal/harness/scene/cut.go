@@ -33,13 +33,8 @@ func (f Cut) Until() time.Duration { return f.From + f.For }
 func (f Cut) During(t time.Duration) bool { return t >= f.From && t < f.Until() }
 
 func (f Cut) inject(s *Scene) {
-	w := s.W
-	spell := &linkSpell{cut: true}
-	w.At(f.From, func() {
-		s.beginSpell(spell, bothWays(f.A, f.B)...)
-		w.Fault(sim.Fault{Kind: sim.FaultCut, Desc: fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.Until()})
-	})
-	w.At(f.Until(), func() { s.endSpell(spell, bothWays(f.A, f.B)...) })
+	s.cast(&linkSpell{cut: true}, sim.Fault{Kind: sim.FaultCut, Desc: fmt.Sprintf("link %s ↔ %s cut", f.A, f.B), Nodes: []sim.NodeID{f.A, f.B}, Start: f.From, End: f.Until()},
+		bothWays(f.A, f.B)...)
 }
 
 // CutOneWay cuts the link from Sender to Receiver, and not the way back,
@@ -66,12 +61,6 @@ func (f CutOneWay) String() string {
 func (f CutOneWay) Until() time.Duration { return f.From + f.For }
 
 func (f CutOneWay) inject(s *Scene) {
-	w := s.W
-	spell := &linkSpell{cut: true}
-	way := [2]sim.NodeID{f.Sender, f.Receiver}
-	w.At(f.From, func() {
-		s.beginSpell(spell, way)
-		w.Fault(sim.Fault{Kind: sim.FaultCutOneWay, Desc: f.desc(), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.Until()})
-	})
-	w.At(f.Until(), func() { s.endSpell(spell, way) })
+	s.cast(&linkSpell{cut: true}, sim.Fault{Kind: sim.FaultCutOneWay, Desc: f.desc(), Nodes: []sim.NodeID{f.Sender, f.Receiver}, Start: f.From, End: f.Until()},
+		[2]sim.NodeID{f.Sender, f.Receiver})
 }

@@ -80,13 +80,19 @@ func (f SlowLink) inject(s *Scene) {
 }
 
 // slow puts link in force on each way given for the span of fault, which it
-// records, then puts back normal (the world's default link if zero). A slow
-// spell composes with the other spells on the same way (see Cut).
+// records, then puts back normal (the world's default link if zero).
 func (s *Scene) slow(fault sim.Fault, link, normal sim.Link, ways ...[2]sim.NodeID) {
 	spell := &linkSpell{link: link}
 	if normal != (sim.Link{}) {
 		spell.after = &normal
 	}
+	s.cast(spell, fault, ways...)
+}
+
+// cast puts spell in force on each way given for the span of fault, which
+// it records as the spell begins. A spell composes with the other spells
+// on the same way (see Cut).
+func (s *Scene) cast(spell *linkSpell, fault sim.Fault, ways ...[2]sim.NodeID) {
 	s.W.At(fault.Start, func() {
 		s.beginSpell(spell, ways...)
 		s.W.Fault(fault)
@@ -178,9 +184,15 @@ func (f Partition) String() string {
 		}
 		parts[i] = strings.Join(names, " ")
 	}
-	s := fmt.Sprintf("partition %s | the rest from %s", strings.Join(parts, " | "), millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
+	return spanned("partition "+strings.Join(parts, " | ")+" | the rest", f.From, f.For)
+}
+
+// spanned is what a fault does, then when: "from 500ms for 30ms", or only
+// "from 500ms" for a fault that lasts to the end of the world (span 0).
+func spanned(what string, from, span time.Duration) string {
+	s := what + " from " + millis(from)
+	if span > 0 {
+		s += " for " + millis(span)
 	}
 	return s
 }
@@ -292,11 +304,7 @@ func (f SlowDisk) String() string {
 	if f.Upto > f.Sync {
 		span = strings.TrimSuffix(span, "ms") + "–" + millis(f.Upto)
 	}
-	s := fmt.Sprintf("disk of %s syncing in %s from %s", f.Node, span, millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("disk of %s syncing in %s", f.Node, span), f.From, f.For)
 }
 
 func (f SlowDisk) inject(s *Scene) {
@@ -324,11 +332,7 @@ type Pause struct {
 }
 
 func (f Pause) String() string {
-	s := fmt.Sprintf("pause %s from %s", f.Node, millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("pause %s", f.Node), f.From, f.For)
 }
 
 func (f Pause) inject(s *Scene) {
@@ -349,11 +353,7 @@ type ClockRate struct {
 }
 
 func (f ClockRate) String() string {
-	s := fmt.Sprintf("clock of %s running at %s× from %s", f.Node, strconv.FormatFloat(f.Rate, 'g', -1, 64), millis(f.From))
-	if f.For > 0 {
-		s += " for " + millis(f.For)
-	}
-	return s
+	return spanned(fmt.Sprintf("clock of %s running at %s×", f.Node, strconv.FormatFloat(f.Rate, 'g', -1, 64)), f.From, f.For)
 }
 
 func (f ClockRate) inject(s *Scene) {

@@ -16,6 +16,25 @@ func (s *Scene) Lanes(ids ...sim.NodeID) { s.lanes = ids }
 // restarts and faults, and the messages the servers send each other.
 func (s *Scene) Show(keep func(sim.Event) bool) { s.keep = keep }
 
+// ShowMessages sets the timeline to keep what the default keeps but for the
+// messages: every note, crash, restart and fault, never a disk event, and,
+// of the messages (their sends, deliveries, replies and losses), the ones
+// message says.
+func (s *Scene) ShowMessages(message func(sim.Event) bool) { s.keep = showing(message) }
+
+// showing is the filter of ShowMessages.
+func showing(message func(sim.Event) bool) func(sim.Event) bool {
+	return func(e sim.Event) bool {
+		switch e.Kind {
+		case sim.EvDisk:
+			return false
+		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
+			return true
+		}
+		return message(e)
+	}
+}
+
 // IsServer reports whether id is one of the scene's servers.
 func (s *Scene) IsServer(id sim.NodeID) bool { return slices.Contains(s.Servers, id) }
 
@@ -51,13 +70,7 @@ func (s *Scene) filter() func(sim.Event) bool {
 		return s.keep
 	}
 	servers := slices.Clone(s.Servers)
-	return func(e sim.Event) bool {
-		switch e.Kind {
-		case sim.EvDisk:
-			return false
-		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-			return true
-		}
+	return showing(func(e sim.Event) bool {
 		return slices.Contains(servers, e.Node) && slices.Contains(servers, e.Peer)
-	}
+	})
 }

@@ -129,12 +129,13 @@ func TestAPauseAndAClockRateAreFaultsOfTheirOwn(t *testing.T) {
 	assert.Len(t, scene.DeclaredOf[scene.Pause](s), 1)
 }
 
-// A slow disk makes every sync on it take its time while it lasts, and the
-// world's again after.
-func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
+// syncsTake runs a scene of one server, under faults, to end; the server
+// syncs its disk at each moment given. It returns the scene and how long
+// each sync took.
+func syncsTake(t *testing.T, moments []time.Duration, end time.Duration, faults ...scene.Fault) (*scene.Scene, []time.Duration) {
 	var took []time.Duration
 	syncs := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
-		for _, at := range []time.Duration{200 * time.Millisecond, 2 * time.Second} {
+		for _, at := range moments {
 			p.Sleep(at - p.Now())
 			start := p.Now()
 			p.Disk().Open("f").Sync(p)
@@ -142,9 +143,17 @@ func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
 		}
 	}
 	s := scene.New(1, syncs, scene.Servers(1))
-	defer s.Close()
-	s.Inject(scene.SlowDisk{Node: "server-1", Sync: 300 * time.Millisecond, From: 100 * time.Millisecond, For: time.Second})
-	require.NoError(t, s.W.Run(3*time.Second))
+	t.Cleanup(s.Close)
+	s.Inject(faults...)
+	require.NoError(t, s.W.Run(end))
+	return s, took
+}
+
+// A slow disk makes every sync on it take its time while it lasts, and the
+// world's again after.
+func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
+	_, took := syncsTake(t, []time.Duration{200 * time.Millisecond, 2 * time.Second}, 3*time.Second,
+		scene.SlowDisk{Node: "server-1", Sync: 300 * time.Millisecond, From: 100 * time.Millisecond, For: time.Second})
 	assert.Equal(t, []time.Duration{300 * time.Millisecond, time.Millisecond}, took, "slow from 100ms to 1100ms, the world's 1ms after")
 }
 
@@ -152,20 +161,9 @@ func TestASlowDiskSyncsSlowlyWhileItLasts(t *testing.T) {
 // turns (each sync in 200–2000ms), the second steadily; between and after
 // them, the world's 1ms. Each episode is a slow-disk fault of its own.
 func TestADiskSlowInEpisodesSyncsAsEachEpisodeSays(t *testing.T) {
-	var took []time.Duration
-	syncs := func(p *sim.Proc, self sim.NodeID, servers []sim.NodeID) {
-		for _, at := range []time.Duration{5 * time.Second, 12 * time.Second, 21 * time.Second, 30 * time.Second} {
-			p.Sleep(at - p.Now())
-			start := p.Now()
-			p.Disk().Open("f").Sync(p)
-			took = append(took, p.Now()-start)
-		}
-	}
-	s := scene.New(1, syncs, scene.Servers(1))
-	defer s.Close()
-	s.Inject(scene.SlowDisk{Node: "server-1", Sync: 200 * time.Millisecond, Upto: 2 * time.Second, From: time.Second, For: 9 * time.Second},
+	s, took := syncsTake(t, []time.Duration{5 * time.Second, 12 * time.Second, 21 * time.Second, 30 * time.Second}, time.Minute,
+		scene.SlowDisk{Node: "server-1", Sync: 200 * time.Millisecond, Upto: 2 * time.Second, From: time.Second, For: 9 * time.Second},
 		scene.SlowDisk{Node: "server-1", Sync: 500 * time.Millisecond, From: 20 * time.Second, For: 5 * time.Second})
-	require.NoError(t, s.W.Run(time.Minute))
 	require.Len(t, took, 4)
 	assert.GreaterOrEqual(t, took[0], 200*time.Millisecond)
 	assert.LessOrEqual(t, took[0], 2*time.Second)

@@ -55,28 +55,10 @@ func burstWorld(seed int64, serve Server) *run {
 	r := newRun(seed, serve, 3)
 	r.controller("kubectl", sequencer, func(c ctl) { c.Create(deployment(storyKey, 1, 0)) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
-	for i := range burstWriters {
-		server := []sim.NodeID{sequencer, "server-2"}[i%2]
-		r.controller(fmt.Sprintf("controller-%c", 'a'+i), server, func(c ctl) {
-			c.Sleep(burstFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
-			for c.Now() < burstFrom+burstFor {
-				next++
-				c.Update(deployment(storyKey, next, 0))
-			}
-		})
-	}
-	for i := range burstReaders {
-		r.controller(fmt.Sprintf("dashboard-%d", i+1), "server-3", func(c ctl) {
-			c.Sleep(burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond)
-			for j := 0; c.Now() < burstFrom+burstFor; j++ {
-				if j%3 == 2 {
-					c.List("deployments", latest)
-				} else {
-					c.Get(storyKey, latest)
-				}
-			}
-		})
-	}
+	r.writers(burstWriters, burstFrom, burstFrom+burstFor, 0, &next)
+	r.dashboards(burstReaders, burstFrom+burstFor, func(_ ctl, i int) time.Duration {
+		return burstFrom + 20*time.Millisecond + time.Duration(i)*7*time.Millisecond
+	})
 	r.Client("checker", func(p *sim.Proc, api *kube.Client) {
 		write, read := api.Pin(sequencer).Noted(note), api.Pin("server-3").Noted(note)
 		p.Sleep(burstFrom + 10*time.Millisecond)
@@ -93,4 +75,42 @@ func burstWorld(seed int64, serve Server) *run {
 	r.W.SetLink(sequencer, "server-3", sim.Link{Min: linkMin, Max: linkMax})
 	r.Lanes("server-1", "server-2", "server-3", "checker", "dashboard-1", "dashboard-2", "dashboard-3")
 	return r.play(burstAudit, storyKey)
+}
+
+// writers adds n controllers, on the sequencer and server-2 in turn, each
+// starting within 5ms of from and, until until, scaling storyKey to the
+// next replica count of *next, with a pause of up to pause after each
+// write (none when pause is 0).
+func (r *run) writers(n int, from, until, pause time.Duration, next *int) {
+	for i := range n {
+		server := []sim.NodeID{sequencer, "server-2"}[i%2]
+		r.controller(fmt.Sprintf("controller-%c", 'a'+i), server, func(c ctl) {
+			c.Sleep(from + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
+			for c.Now() < until {
+				*next++
+				c.Update(deployment(storyKey, *next, 0))
+				if pause > 0 {
+					c.Sleep(time.Duration(c.Rand().Int63n(int64(pause))))
+				}
+			}
+		})
+	}
+}
+
+// dashboards adds n dashboards on server-3; the i-th, from the moment
+// start gives it until until, reads storyKey at Latest, again and again,
+// every third read a list of deployments.
+func (r *run) dashboards(n int, until time.Duration, start func(c ctl, i int) time.Duration) {
+	for i := range n {
+		r.controller(fmt.Sprintf("dashboard-%d", i+1), "server-3", func(c ctl) {
+			c.Sleep(start(c, i))
+			for j := 0; c.Now() < until; j++ {
+				if j%3 == 2 {
+					c.List("deployments", latest)
+				} else {
+					c.Get(storyKey, latest)
+				}
+			}
+		})
+	}
 }

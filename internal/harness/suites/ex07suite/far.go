@@ -1,7 +1,6 @@
 package ex07suite
 
 import (
-	"fmt"
 	"time"
 
 	"onehistory/internal/harness/scene"
@@ -50,29 +49,10 @@ func farWorld(seed int64, serve Server) *run {
 	r.Inject(scene.SlowLink{A: sequencer, B: "server-3", Link: farLink, From: farFrom, For: farFor})
 	r.controller("kubectl", sequencer, func(c ctl) { c.Create(deployment(storyKey, 1, 0)) })
 	next := 1 // replica counts are unique across the world, so a change is found by its value
-	for i := range farWriters {
-		server := []sim.NodeID{sequencer, "server-2"}[i%2]
-		r.controller(fmt.Sprintf("controller-%c", 'a'+i), server, func(c ctl) {
-			c.Sleep(farFrom + time.Duration(c.Rand().Int63n(int64(5*time.Millisecond))))
-			for c.Now() < farFrom+farFor {
-				next++
-				c.Update(deployment(storyKey, next, 0))
-				c.Sleep(time.Duration(c.Rand().Int63n(int64(10 * time.Millisecond))))
-			}
-		})
-	}
-	for i := range farReaders {
-		r.controller(fmt.Sprintf("dashboard-%d", i+1), "server-3", func(c ctl) {
-			c.Sleep(farFrom + 50*time.Millisecond + time.Duration(i)*61*time.Millisecond + time.Duration(c.Rand().Int63n(int64(20*time.Millisecond))))
-			for j := 0; c.Now() < farFrom+farFor-bound; j++ {
-				if j%3 == 2 {
-					c.List("deployments", latest)
-				} else {
-					c.Get(storyKey, latest)
-				}
-			}
-		})
-	}
+	r.writers(farWriters, farFrom, farFrom+farFor, 10*time.Millisecond, &next)
+	r.dashboards(farReaders, farFrom+farFor-bound, func(c ctl, i int) time.Duration {
+		return farFrom + 50*time.Millisecond + time.Duration(i)*61*time.Millisecond + time.Duration(c.Rand().Int63n(int64(20*time.Millisecond)))
+	})
 	r.W.SetLinks(sequencer, "server-2", burstNear)
 	r.Lanes("server-1", "server-2", "server-3", "dashboard-1", "dashboard-2", "dashboard-3", "dashboard-4")
 	return r.play(farAudit, storyKey)

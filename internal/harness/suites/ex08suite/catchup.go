@@ -70,18 +70,7 @@ func catchUp(seed int64, boot scene.Boot) *world {
 	w.away, w.back = away, back
 
 	w.kubectl()
-	for i := range burstWriters {
-		w.worker(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, c client) {
-			p.Sleep(awayAt - 100*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
-			for p.Now() < back+workAfter {
-				server := through[p.Rand().Intn(len(through))]
-				key := w.keys[p.Rand().Intn(len(w.keys))]
-				if c.update(server, key, 0) {
-					p.Sleep(backoff)
-				}
-			}
-		})
-	}
+	w.burstWrites(through, back+workAfter)
 	// The reader parks on the follower from the moment it is back: each
 	// Latest read waits there while the follower catches up.
 	w.worker("reader", func(p *sim.Proc, c client) {
@@ -92,6 +81,24 @@ func catchUp(seed int64, boot scene.Boot) *world {
 		}
 	})
 	return w.play(back + catchUpAuditAfter)
+}
+
+// burstWrites adds the burst's writers: from just before awayAt until
+// until, burstWriters writers send writes through a server of through
+// each, as fast as they are answered.
+func (w *world) burstWrites(through []sim.NodeID, until time.Duration) {
+	for i := range burstWriters {
+		w.worker(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, c client) {
+			p.Sleep(awayAt - 100*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
+			for p.Now() < until {
+				server := through[p.Rand().Intn(len(through))]
+				key := w.keys[p.Rand().Intn(len(w.keys))]
+				if c.update(server, key, 0) {
+					p.Sleep(backoff)
+				}
+			}
+		})
+	}
 }
 
 // burst checks that the scene did what it is for: more than burstAtLeast

@@ -369,31 +369,15 @@ func TestAYesThatCountedACopyNotYetSyncedIsToldByThatCopy(t *testing.T) {
 // is still catching up, not judged here.
 func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) {
 	run := func(lateGrowth bool) *world {
-		w := judged(3)
-		w.randomized = true
-		for i, id := range w.Servers {
-			w.W.AddNode(id, func(p *sim.Proc) {
-				f := p.Disk().Open(LogFile)
-				f.Append(Frame(web(1, 3)))
-				if i < 2 {
-					f.Append(Frame(web(2, 5)))
-					f.Append(Frame(web(3, 7)))
-				}
+		return oneBehind(t, func(p *sim.Proc, i int, f *sim.File) {
+			if i == 2 && lateGrowth {
+				p.Sleep(2500*ms - p.Now())
+				f.Append(Frame(web(2, 5)))
 				f.Sync(p)
-				if i == 2 && lateGrowth {
-					p.Sleep(2500*ms - p.Now())
-					f.Append(Frame(web(2, 5)))
-					f.Sync(p)
-				}
-			})
-		}
-		require.NoError(t, w.W.Run(3*time.Second))
-		w.AuditedAt = 3000 * ms
-		w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
-		return w
+			}
+		})
 	}
 	w := run(false)
-	defer w.Close()
 	f := leftBehind(w)
 	require.NotNil(t, f)
 	assert.Equal(t, "left-behind", f.Name)
@@ -402,7 +386,6 @@ func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) 
 		"yet at the audit its log on disk holds 1 entry and server-1's 3, and its log last grew at 0ms. Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, never reached it"), f.Story)
 
 	w = run(true)
-	defer w.Close()
 	assert.Nil(t, leftBehind(w), "server-3's log grew at 2500ms: it is still catching up")
 }
 
@@ -410,34 +393,19 @@ func TestAFollowerLeftBehindIsNamedWithTheEntryThatNeverReachedIt(t *testing.T) 
 // lacks, is told with what it last told the leader: it claimed a log it
 // did not hold.
 func TestAFollowerThatClaimedEntriesItLacksIsToldByItsLastWord(t *testing.T) {
-	w := judged(3)
-	defer w.Close()
-	w.randomized = true
 	later := Entry{Index: 3, Event: web(3, 7).Event}
-	for i, id := range w.Servers {
-		w.W.AddNode(id, func(p *sim.Proc) {
-			f := p.Disk().Open(LogFile)
-			f.Append(Frame(web(1, 3)))
-			if i < 2 {
-				f.Append(Frame(web(2, 5)))
-				f.Append(Frame(web(3, 7)))
-			}
-			f.Sync(p)
-			switch i {
-			case 0:
-				p.Sleep(2000*ms - p.Now())
-				p.Send("server-3", later)
-			case 2:
-				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-					p.Send("server-1", "I hold 3 entries")
-					return nil, nil
-				})
-			}
-		})
-	}
-	require.NoError(t, w.W.Run(3*time.Second))
-	w.AuditedAt = 3000 * ms
-	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
+	w := oneBehind(t, func(p *sim.Proc, i int, _ *sim.File) {
+		switch i {
+		case 0:
+			p.Sleep(2000*ms - p.Now())
+			p.Send("server-3", later)
+		case 2:
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+				p.Send("server-1", "I hold 3 entries")
+				return nil, nil
+			})
+		}
+	})
 	f := leftBehind(w)
 	require.NotNil(t, f)
 	assert.Contains(t, f.Story, "Entry 2, MODIFIED deployments/web{replicas=5 rv=2}, which server-1's log holds, never reached it, while server-1 sent it later entries once after that, "+
@@ -761,7 +729,32 @@ type AppendAfter struct {
 // Append that says they follow entry prev. server-3 checks it as a
 // follower should: it writes them only if its log ends at prev.
 func behindWithAppend(t *testing.T, prev int64) *world {
+	return oneBehind(t, func(p *sim.Proc, i int, f *sim.File) {
+		switch i {
+		case 0:
+			p.Sleep(2000*ms - p.Now())
+			p.Send("server-3", AppendAfter{Prev: prev, Entries: []Entry{web(2, 5), web(3, 7)}})
+		case 2:
+			p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
+				if a, ok := req.(AppendAfter); ok && a.Prev == 1 {
+					for _, e := range a.Entries {
+						f.Append(Frame(e))
+					}
+					f.Sync(p)
+				}
+				return nil, nil
+			})
+		}
+	})
+}
+
+// oneBehind builds a randomized world of three whose server-3 holds, synced,
+// entry 1 of the three (web=3, 5, 7) that server-1 and server-2 hold; each
+// server then goes on with then, given its place and its log. It runs to
+// 3000ms, the audit.
+func oneBehind(t *testing.T, then func(p *sim.Proc, i int, log *sim.File)) *world {
 	w := judged(3)
+	t.Cleanup(w.Close)
 	w.randomized = true
 	for i, id := range w.Servers {
 		w.W.AddNode(id, func(p *sim.Proc) {
@@ -772,25 +765,10 @@ func behindWithAppend(t *testing.T, prev int64) *world {
 				f.Append(Frame(web(3, 7)))
 			}
 			f.Sync(p)
-			switch i {
-			case 0:
-				p.Sleep(2000*ms - p.Now())
-				p.Send("server-3", AppendAfter{Prev: prev, Entries: []Entry{web(2, 5), web(3, 7)}})
-			case 2:
-				p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
-					if a, ok := req.(AppendAfter); ok && a.Prev == 1 {
-						for _, e := range a.Entries {
-							f.Append(Frame(e))
-						}
-						f.Sync(p)
-					}
-					return nil, nil
-				})
-			}
+			then(p, i, f)
 		})
 	}
 	require.NoError(t, w.W.Run(3*time.Second))
-	t.Cleanup(w.Close)
 	w.AuditedAt = 3000 * ms
 	w.Histories = map[string][]check.Change{"server-1": nil, "server-2": nil, "server-3": nil}
 	return w

@@ -60,19 +60,7 @@ func restartBehind(seed int64, boot scene.Boot) *world {
 	w.away, w.back, w.restarted = lagging, behindRejoin, behindCrash+behindDown
 
 	w.kubectl()
-	through := []sim.NodeID{leader, full}
-	for i := range burstWriters {
-		w.worker(fmt.Sprintf("writer-%d", i+1), func(p *sim.Proc, c client) {
-			p.Sleep(awayAt - 100*time.Millisecond + jitter(p.Rand(), 50*time.Millisecond))
-			for p.Now() < behindCrash-50*time.Millisecond {
-				server := through[p.Rand().Intn(len(through))]
-				key := w.keys[p.Rand().Intn(len(w.keys))]
-				if c.update(server, key, 0) {
-					p.Sleep(backoff)
-				}
-			}
-		})
-	}
+	w.burstWrites([]sim.NodeID{leader, full}, behindCrash-50*time.Millisecond)
 	w.worker("reader", func(p *sim.Proc, c client) {
 		p.Sleep(w.restarted + time.Millisecond - p.Now())
 		for i := 0; p.Now() < w.restarted+behindReadFor; i++ {

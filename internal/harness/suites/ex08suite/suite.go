@@ -75,9 +75,7 @@ const (
 // least 30 requests got an answer and a fault overlapped one, and nearly
 // every world must count.
 func chapter(serve scene.Boot) scene.Chapter[*world] {
-	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
-		return func(seed int64) *world { return build(seed, serve) }
-	}
+	built := scene.Against[*world](serve)
 	chaosPlay := []scene.Play{{World: "chaos", Seeds: scene.Random(chaosSeeds), Guard: &scene.Guard{MinCompleted: 30, MinCovered: 0.9}}}
 	return scene.Chapter[*world]{
 		ID: "ex08",

@@ -44,7 +44,7 @@ type world struct {
 
 func newWorld(s *scene.Scene, keys ...string) *world {
 	w := &world{Scene: s, keys: keys, value: map[string]int{}, seen: map[string]int64{}, disks: NewDisks(s)}
-	s.Show(w.show)
+	s.ShowMessages(w.showMessage)
 	for i, k := range keys {
 		w.value[k] = 10 * (i + 1)
 	}
@@ -378,15 +378,9 @@ func quiet(msg any) bool {
 	return false
 }
 
-// show keeps, in a timeline, every note (each request and its answer, what
-// the servers log), crashes, restarts and faults, and the messages between
-// servers that carry a change.
-func (w *world) show(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvDisk:
-		return false
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	}
+// showMessage keeps, in a timeline (beside every note, crash, restart and
+// fault: scene.ShowMessages), the messages between servers that carry a
+// change.
+func (w *world) showMessage(e sim.Event) bool {
 	return w.IsServer(e.Node) && w.IsServer(e.Peer) && !quiet(e.Msg)
 }

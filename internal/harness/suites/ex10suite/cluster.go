@@ -77,13 +77,7 @@ func newWorld(seed int64, serve scene.Boot, n int, link sim.Link) *world {
 			s.W.SetLinks(a, b, link)
 		}
 	}
-	s.Show(func(e sim.Event) bool {
-		switch e.Kind {
-		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-			return true
-		case sim.EvDisk:
-			return false
-		}
+	s.ShowMessages(func(e sim.Event) bool {
 		// The messages between servers, but not the heartbeats.
 		a, isAppend := readAppend(e.Msg)
 		return s.IsServer(e.Node) && s.IsServer(e.Peer) && !(isAppend && a.heartbeat())

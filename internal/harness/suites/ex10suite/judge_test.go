@@ -124,16 +124,24 @@ func webAt(i int64, replicas int) ex08suite.Entry {
 		Object: kube.Object{Kind: "deployments", Name: "web", Replicas: replicas, ResourceVersion: i}}}
 }
 
-// disksHold puts entries on each server's disk, synced: held[i] is how many
-// of them server i holds.
-func disksHold(w *world, entries []ex08suite.Entry, held ...int) {
+// disksHold adds the servers, each with entries on its disk, synced:
+// held[i] is how many of them server i holds (nil: every one). Each then
+// goes on with then, if any, given its log.
+func disksHold(w *world, entries []ex08suite.Entry, held []int, then func(p *sim.Proc, id sim.NodeID, log *sim.File)) {
 	for i, id := range w.Servers {
 		w.W.AddNode(id, func(p *sim.Proc) {
 			f := p.Disk().Open(ex08suite.LogFile)
-			for _, e := range entries[:held[i]] {
+			n := len(entries)
+			if held != nil {
+				n = held[i]
+			}
+			for _, e := range entries[:n] {
 				f.Append(ex08suite.Frame(e))
 			}
 			f.Sync(p)
+			if then != nil {
+				then(p, id, f)
+			}
 		})
 	}
 }
@@ -142,7 +150,7 @@ func disksHold(w *world, entries []ex08suite.Entry, held ...int) {
 // tail no majority held; one the agreed log bears out was not.
 func TestARefusalMustBeTrueOfTheAgreedLog(t *testing.T) {
 	w := judged(t, 3)
-	disksHold(w, []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}, 2, 1, 1) // entry 2 on the leader's disk only
+	disksHold(w, []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}, []int{2, 1, 1}, nil) // entry 2 on the leader's disk only
 	refuse := func(rv int64) {
 		w.W.AddNode(sim.NodeID(fmt.Sprintf("controller-%d", rv)), func(p *sim.Proc) {
 			p.Sleep(100 * ms)
@@ -181,26 +189,19 @@ func TestAnAppendNeverSentAgainIsTold(t *testing.T) {
 	verdict := func(resent bool) *suite.Failure {
 		w := judged(t, 3)
 		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
-		for i, id := range w.Servers {
-			w.W.AddNode(id, func(p *sim.Proc) {
-				f := p.Disk().Open(ex08suite.LogFile)
-				for _, e := range entries[:[]int{2, 1, 2}[i]] {
-					f.Append(ex08suite.Frame(e))
+		disksHold(w, entries, []int{2, 1, 2}, func(p *sim.Proc, id sim.NodeID, _ *sim.File) {
+			switch id {
+			case leader:
+				p.Sleep(10 * ms)
+				p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms) // cut off: no answer
+				if resent {
+					p.Sleep(600 * ms)
+					p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 2}, 200*ms)
 				}
-				f.Sync(p)
-				switch id {
-				case leader:
-					p.Sleep(10 * ms)
-					p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms) // cut off: no answer
-					if resent {
-						p.Sleep(600 * ms)
-						p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 2}, 200*ms)
-					}
-				case "server-2":
-					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD 1", nil })
-				}
-			})
-		}
+			case "server-2":
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD 1", nil })
+			}
+		})
 		w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-2"}}, From: 0, For: 500 * ms})
 		require.NoError(t, w.W.Run(2*time.Second))
 		w.Audited, w.AuditedAt = true, 2*time.Second
@@ -242,22 +243,15 @@ func TestARestartedLeaderThatNeverSendsWhatItsFollowersLackIsTold(t *testing.T) 
 	verdict := func(held []int, committed int) *suite.Failure {
 		w := judged(t, 3)
 		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5), webAt(3, 6)}
-		for i, id := range w.Servers {
-			w.W.AddNode(id, func(p *sim.Proc) {
-				f := p.Disk().Open(ex08suite.LogFile)
-				for _, e := range entries[:held[i]] {
-					f.Append(ex08suite.Frame(e))
-				}
-				f.Sync(p)
-				switch id {
-				case leader: // back from its crash, it sends server-3 what follows its own log
-					p.Sleep(1600 * ms)
-					p.Call("server-3", Append{Prev: 2, Entries: entries[2:], Commit: 1}, 500*ms)
-				default:
-					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
-				}
-			})
-		}
+		disksHold(w, entries, held, func(p *sim.Proc, id sim.NodeID, _ *sim.File) {
+			switch id {
+			case leader: // back from its crash, it sends server-3 what follows its own log
+				p.Sleep(1600 * ms)
+				p.Call("server-3", Append{Prev: 2, Entries: entries[2:], Commit: 1}, 500*ms)
+			default:
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return "HOLD", nil })
+			}
+		})
 		w.acks = []ack{{client: "controller-a", what: "scale deployments/web to 5", key: "deployments/web", index: 2, sent: 700 * ms, at: 800 * ms}}
 		w.Faults = []check.Fault{{Kind: sim.FaultCrash, Desc: "crash server-1", Nodes: []sim.NodeID{leader}, Start: 1000 * ms, End: 1500 * ms}}
 		require.NoError(t, w.W.Run(3*time.Second))
@@ -344,25 +338,18 @@ func TestALeaderThatStopsPassingOnTheCommitIsTold(t *testing.T) {
 	verdict := func(again bool) *suite.Failure {
 		w := judged(t, 3)
 		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
-		for _, id := range w.Servers {
-			w.W.AddNode(id, func(p *sim.Proc) {
-				f := p.Disk().Open(ex08suite.LogFile)
-				for _, e := range entries {
-					f.Append(ex08suite.Frame(e))
-				}
-				f.Sync(p)
-				if id != leader {
-					p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
-					return
-				}
-				p.Sleep(100 * ms)
-				p.Send("server-3", Append{Prev: 2, Commit: 2}) // server-3 is cut off: lost
-				if again {
-					p.Sleep(600 * ms)
-					p.Send("server-3", Append{Prev: 2, Commit: 2})
-				}
-			})
-		}
+		disksHold(w, entries, nil, func(p *sim.Proc, id sim.NodeID, _ *sim.File) {
+			if id != leader {
+				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { return nil, nil })
+				return
+			}
+			p.Sleep(100 * ms)
+			p.Send("server-3", Append{Prev: 2, Commit: 2}) // server-3 is cut off: lost
+			if again {
+				p.Sleep(600 * ms)
+				p.Send("server-3", Append{Prev: 2, Commit: 2})
+			}
+		})
 		w.Inject(scene.Partition{Groups: [][]sim.NodeID{{"server-3"}}, From: 0, For: 500 * ms})
 		require.NoError(t, w.W.Run(2*time.Second))
 		w.Audited, w.AuditedAt = true, 2*time.Second
@@ -429,23 +416,18 @@ func TestAnAppendThatLeavesEntriesOutIsTold(t *testing.T) {
 func gapWorld(t *testing.T, panicking sim.NodeID, panicking2 string) *world {
 	w := judged(t, 3)
 	entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 2), webAt(3, 3)}
-	for _, id := range w.Servers {
-		w.W.AddNode(id, func(p *sim.Proc) {
-			f := p.Disk().Open(ex08suite.LogFile)
-			f.Append(ex08suite.Frame(entries[0]))
-			f.Sync(p)
-			switch id {
-			case leader:
-				p.Sleep(10 * ms)
-				if panicking == leader {
-					panic(panicking2)
-				}
-				p.Call("server-2", Append{Prev: 2, Entries: entries[2:], Commit: 1}, time.Second)
-			case "server-2":
-				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(panicking2) })
+	disksHold(w, entries, []int{1, 1, 1}, func(p *sim.Proc, id sim.NodeID, _ *sim.File) {
+		switch id {
+		case leader:
+			p.Sleep(10 * ms)
+			if panicking == leader {
+				panic(panicking2)
 			}
-		})
-	}
+			p.Call("server-2", Append{Prev: 2, Entries: entries[2:], Commit: 1}, time.Second)
+		case "server-2":
+			p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(panicking2) })
+		}
+	})
 	w.Err = w.W.Run(time.Second)
 	require.Error(t, w.Err)
 	return w
@@ -552,28 +534,23 @@ func TestAFollowerThatAcknowledgesBeforeItsSyncIsTold(t *testing.T) {
 	verdict := func(early bool) *suite.Failure {
 		w := judged(t, 3)
 		entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
-		for _, id := range w.Servers {
-			w.W.AddNode(id, func(p *sim.Proc) {
-				f := p.Disk().Open(ex08suite.LogFile)
-				f.Append(ex08suite.Frame(entries[0]))
-				f.Sync(p)
-				switch id {
-				case leader:
-					p.Sleep(10 * ms)
-					p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms)
-				case "server-2":
-					p.Serve(func(p *sim.Proc, _ sim.NodeID, _ any) (any, error) {
-						f.Append(ex08suite.Frame(entries[1]))
-						if early {
-							p.Go("sync", func(p *sim.Proc) { p.Sleep(30 * ms); f.Sync(p) })
-							return Appended{Match: 2}, nil
-						}
-						f.Sync(p)
+		disksHold(w, entries, []int{1, 1, 1}, func(p *sim.Proc, id sim.NodeID, f *sim.File) {
+			switch id {
+			case leader:
+				p.Sleep(10 * ms)
+				p.Call("server-2", Append{Prev: 1, Entries: entries[1:], Commit: 1}, 200*ms)
+			case "server-2":
+				p.Serve(func(p *sim.Proc, _ sim.NodeID, _ any) (any, error) {
+					f.Append(ex08suite.Frame(entries[1]))
+					if early {
+						p.Go("sync", func(p *sim.Proc) { p.Sleep(30 * ms); f.Sync(p) })
 						return Appended{Match: 2}, nil
-					})
-				}
-			})
-		}
+					}
+					f.Sync(p)
+					return Appended{Match: 2}, nil
+				})
+			}
+		})
 		require.NoError(t, w.W.Run(time.Second))
 		return ackedBeforeSync(w)
 	}
@@ -592,20 +569,15 @@ func TestAFollowerThatAcknowledgesBeforeItsSyncIsTold(t *testing.T) {
 func TestAFollowerThatAppendsAnEntryTwiceIsTold(t *testing.T) {
 	w := judged(t, 3)
 	entries := []ex08suite.Entry{webAt(1, 1), webAt(2, 5)}
-	for _, id := range w.Servers {
-		w.W.AddNode(id, func(p *sim.Proc) {
-			f := p.Disk().Open(ex08suite.LogFile)
-			f.Append(ex08suite.Frame(entries[0]))
-			f.Sync(p)
-			switch id {
-			case leader:
-				p.Sleep(10 * ms)
-				p.Call("server-2", Append{Prev: 0, Entries: entries, Commit: 0}, 200*ms)
-			case "server-2":
-				p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(outOfOrder) })
-			}
-		})
-	}
+	disksHold(w, entries, []int{1, 1, 1}, func(p *sim.Proc, id sim.NodeID, _ *sim.File) {
+		switch id {
+		case leader:
+			p.Sleep(10 * ms)
+			p.Call("server-2", Append{Prev: 0, Entries: entries, Commit: 0}, 200*ms)
+		case "server-2":
+			p.Serve(func(*sim.Proc, sim.NodeID, any) (any, error) { panic(outOfOrder) })
+		}
+	})
 	w.Err = w.W.Run(time.Second)
 	require.Error(t, w.Err)
 	f := ran(w)

@@ -54,9 +54,7 @@ const (
 // least 8 requests got an answer and its fault overlapped one, and nearly
 // every world must count.
 func chapter(serve scene.Boot) scene.Chapter[*world] {
-	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
-		return func(seed int64) *world { return build(seed, serve) }
-	}
+	built := scene.Against[*world](serve)
 	on := scene.OnStage[*world] // the judges every chapter shares
 	story := func(seed int64, serve scene.Boot) *world {
 		return runBurst(seed, serve, 3, burstNames, burstWrites, peerLink)

@@ -59,8 +59,7 @@ func requestTerm(msg any) (int64, bool) {
 // term), not to what the voter said of itself.
 func crashedVoter(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, cvServers)
-	values := scene.WorkloadValues()
-	w.writer("controller", cvEnd, values)
+	w.writer("controller", cvEnd)
 	var leaderTerm int64
 	w.W.At(cvFrom, func() {
 		var l sim.NodeID

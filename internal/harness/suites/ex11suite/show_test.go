@@ -37,14 +37,14 @@ func TestTheTimelineLeavesOutCallsToADownServer(t *testing.T) {
 	var shown, refused []time.Duration
 	for _, e := range w.W.Trace().Events() {
 		if e.Kind == sim.EvSend && e.Node == "server-2" {
-			if w.show(e) {
+			if w.showMessage(e) {
 				shown = append(shown, e.At)
 			} else {
 				refused = append(refused, e.At)
 			}
 		}
 		if e.Err != nil {
-			assert.False(t, w.show(e), "a refusal: %s", e)
+			assert.False(t, w.showMessage(e), "a refusal: %s", e)
 		}
 	}
 	for _, at := range shown {

@@ -103,9 +103,7 @@ const (
 )
 
 func chapter(serve scene.Boot) scene.Chapter[*world] {
-	built := func(build func(int64, scene.Boot) *world) scene.Build[*world] {
-		return func(seed int64) *world { return build(seed, serve) }
-	}
+	built := scene.Against[*world](serve)
 	guard := &scene.Guard{MinCompleted: 20, MinCovered: 0.8, Faults: churnFaults}
 	churnPlay := scene.Play{World: "churn", Seeds: scene.Random(churnSeeds), Guard: guard}
 	splitPlay := scene.Play{World: "split-vote", Seeds: scene.Scenes(splitSeeds)}

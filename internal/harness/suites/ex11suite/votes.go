@@ -585,9 +585,8 @@ const (
 // a second candidate's request arrives.
 func splitVote(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 5 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	w.W.At(splitFrom, func() {
 		if l, _ := w.leaderNow(); l != "" {
 			w.W.Crash(l)
@@ -661,9 +660,8 @@ const (
 // must stop acting as leader before it waits for its disk, not after.
 func slowDeposed(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 4 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	w.W.At(slowFrom, func() {
 		w.leader, w.leaderTerm = w.leaderNow()
 		if w.leader == "" {

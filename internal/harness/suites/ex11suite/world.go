@@ -39,6 +39,9 @@ const (
 type world struct {
 	*scene.Scene
 	mon *check.Consensus
+	// values gives the replica counts the world's writers write, each new
+	// (scene.WorkloadValues).
+	values func() int
 	// ballots follows the votes granted and received.
 	ballots *ballots
 	// said is every server that told its state (p.SetStatus) at least once;
@@ -76,6 +79,37 @@ type world struct {
 // of the log-safety check are built to show.
 func (w *world) watchCommits() {
 	commits := map[sim.NodeID]int64{}
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
+		if !ok || st.Commit <= commits[id] || st.Commit > int64(len(st.Log)) {
+			commits[id] = st.Commit
+			return
+		}
+		commits[id] = st.Commit
+		e := st.Log[st.Commit-1]
+		at := suite.FormatTime(w.W.Now())
+		if st.Role == check.Leader && e.Term < st.Term && w.earlyCommit == "" {
+			w.earlyCommit = fmt.Sprintf("The cause: at %s %s, leading term %d, moved its commit index to entry %d, %s of term %d: it committed an entry of an earlier term by counting the servers that hold it, and a server whose log ends in a later term can still win their votes and overwrite it (the Raft paper's Figure 8); a leader commits by counting only entries of its own term.",
+				at, id, st.Term, st.Commit, e.What, e.Term)
+		}
+		if st.Role != check.Leader && w.blindCommit == "" {
+			leader, term := w.leaderNow()
+			if leader == "" || term < st.Term {
+				return
+			}
+			lv, _ := w.W.Status(leader)
+			ls, _ := state(lv)
+			if int64(len(ls.Log)) < st.Commit || ls.Log[st.Commit-1] != e {
+				w.blindCommit = fmt.Sprintf("The cause: at %s %s, a follower of %s in term %d, moved its commit index to entry %d, its own %s of term %d, which %s does not hold there: a follower may take the leader's commit index only as far as the entries it knows match the leader's (those of the Append that carried it).",
+					at, id, leader, term, st.Commit, e.What, e.Term, leader)
+			}
+		}
+	})
+}
+
+// onStatus calls said after every step of the world for each server, in
+// turn, whose status (p.SetStatus) changed since the step before, with
+// the state it says (ok false: none the chapter reads).
+func (w *world) onStatus(said func(id sim.NodeID, st check.ServerState, ok bool)) {
 	versions := map[sim.NodeID]uint64{}
 	w.W.OnStep(func() {
 		for _, id := range w.Servers {
@@ -85,29 +119,7 @@ func (w *world) watchCommits() {
 			}
 			versions[id] = version
 			st, ok := state(v)
-			if !ok || st.Commit <= commits[id] || st.Commit > int64(len(st.Log)) {
-				commits[id] = st.Commit
-				continue
-			}
-			commits[id] = st.Commit
-			e := st.Log[st.Commit-1]
-			at := suite.FormatTime(w.W.Now())
-			if st.Role == check.Leader && e.Term < st.Term && w.earlyCommit == "" {
-				w.earlyCommit = fmt.Sprintf("The cause: at %s %s, leading term %d, moved its commit index to entry %d, %s of term %d: it committed an entry of an earlier term by counting the servers that hold it, and a server whose log ends in a later term can still win their votes and overwrite it (the Raft paper's Figure 8); a leader commits by counting only entries of its own term.",
-					at, id, st.Term, st.Commit, e.What, e.Term)
-			}
-			if st.Role != check.Leader && w.blindCommit == "" {
-				leader, term := w.leaderNow()
-				if leader == "" || term < st.Term {
-					continue
-				}
-				lv, _ := w.W.Status(leader)
-				ls, _ := state(lv)
-				if int64(len(ls.Log)) < st.Commit || ls.Log[st.Commit-1] != e {
-					w.blindCommit = fmt.Sprintf("The cause: at %s %s, a follower of %s in term %d, moved its commit index to entry %d, its own %s of term %d, which %s does not hold there: a follower may take the leader's commit index only as far as the entries it knows match the leader's (those of the Append that carried it).",
-						at, id, leader, term, st.Commit, e.What, e.Term, leader)
-				}
-			}
+			said(id, st, ok)
 		}
 	})
 }
@@ -129,29 +141,20 @@ type termChange struct {
 // monitor and the term tracker into the world.
 func newWorld(seed int64, boot scene.Boot, n int) *world {
 	s := scene.New(seed, boot, scene.Servers(n), scene.Latency(time.Millisecond, link), scene.RequestTimeout(requestWait))
-	w := &world{Scene: s, said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
+	w := &world{Scene: s, values: scene.WorkloadValues(), said: map[sim.NodeID]bool{}, roles: map[sim.NodeID][]roleChange{}}
 	s.AuditPatience = auditPatience
-	s.Show(w.show)
+	s.ShowMessages(w.showMessage)
 	w.mon = check.WatchConsensus(s.W, s.Servers)
 	w.ballots = w.watchBallots()
 	var highest int64
-	versions := make([]uint64, n)
-	s.W.OnStep(func() {
-		for i, id := range s.Servers {
-			v, version := s.W.Status(id)
-			if version == versions[i] {
-				continue
-			}
-			versions[i] = version
-			st, ok := state(v)
-			w.said[id] = w.said[id] || ok
-			if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
-				w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
-			}
-			if ok && st.Term > highest {
-				highest = st.Term
-				w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
-			}
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
+		w.said[id] = w.said[id] || ok
+		if rs := w.roles[id]; ok && (len(rs) == 0 || rs[len(rs)-1].term != st.Term || rs[len(rs)-1].role != st.Role) {
+			w.roles[id] = append(rs, roleChange{st.Term, st.Role, s.W.Now()})
+		}
+		if ok && st.Term > highest {
+			highest = st.Term
+			w.terms = append(w.terms, termChange{st.Term, id, s.W.Now()})
 		}
 	})
 	return w
@@ -186,13 +189,13 @@ func (w *world) leaderNow() (sim.NodeID, int64) {
 // writer adds a controller that, until end, writes (scene.WorkloadWrite)
 // through a server picked at random each time, first creating the objects
 // that last, retrying through any server until each exists.
-func (w *world) writer(name string, end time.Duration, values func() int) {
+func (w *world) writer(name string, end time.Duration) {
 	w.Client(name, func(p *sim.Proc, api *kube.Client) {
 		pick := func() *kube.Client { return api.Pin(w.Servers[p.Rand().Intn(len(w.Servers))]) }
 		for _, key := range scene.WorkloadLasting {
 			_, objName := kube.SplitKey(key)
 			for p.Now() < end {
-				_, err := pick().Create(kube.Object{Kind: "deployments", Name: objName, Replicas: values()})
+				_, err := pick().Create(kube.Object{Kind: "deployments", Name: objName, Replicas: w.values()})
 				if err == nil || errors.Is(err, kube.ErrAlreadyExists) {
 					break
 				}
@@ -200,7 +203,7 @@ func (w *world) writer(name string, end time.Duration, values func() int) {
 			}
 		}
 		for p.Now() < end {
-			scene.WorkloadWrite(p, pick, values)
+			scene.WorkloadWrite(p, pick, w.values)
 			p.Sleep(writePause)
 		}
 	})
@@ -220,17 +223,16 @@ func (w *world) play(end, audit time.Duration) *world {
 // story is the book's scene.
 func story(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
 		created := false
 		for p.Now() < 7*time.Second {
 			for _, id := range w.Servers {
 				var err error
 				if !created {
-					_, err = api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+					_, err = api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 					created = err == nil || errors.Is(err, kube.ErrAlreadyExists)
 				} else {
-					_, err = api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+					_, err = api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 				}
 				if err == nil {
 					break
@@ -257,9 +259,8 @@ const churnEnd = 3 * time.Second
 // 0.3–2s, and now and then a slow link.
 func churn(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	end := churnEnd + electionBound
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	r := w.W.Rand()
 	pick := func() sim.NodeID { return w.Servers[r.Intn(len(w.Servers))] }
 	var partedUntil time.Duration
@@ -337,38 +338,28 @@ func indexOf(ids []sim.NodeID, id sim.NodeID) int {
 // must sort them out.
 func figure8(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
 	const calmFrom = end - 2*time.Second
-	w.writer("controller", end, values)
-	w.writer("controller-2", end, values)
+	w.writer("controller", end)
+	w.writer("controller-2", end)
 	r := w.W.Rand()
 	lengths := map[sim.NodeID]int{}
-	versions := map[sim.NodeID]uint64{}
-	w.W.OnStep(func() {
+	w.onStatus(func(id sim.NodeID, st check.ServerState, ok bool) {
 		if w.W.Now() >= calmFrom {
 			return
 		}
-		for _, id := range w.Servers {
-			v, version := w.W.Status(id)
-			if version == versions[id] {
-				continue
-			}
-			versions[id] = version
-			st, ok := state(v)
-			if !ok {
-				lengths[id] = 0
-				continue
-			}
-			grew := len(st.Log) > lengths[id]
-			lengths[id] = len(st.Log)
-			if grew && st.Role == check.Leader && r.Intn(2) == 0 {
-				w.W.After(time.Duration(r.Int63n(int64(13*time.Millisecond))), func() {
-					if w.W.Up(id) && w.W.Now() < calmFrom {
-						w.W.Crash(id)
-					}
-				})
-			}
+		if !ok {
+			lengths[id] = 0
+			return
+		}
+		grew := len(st.Log) > lengths[id]
+		lengths[id] = len(st.Log)
+		if grew && st.Role == check.Leader && r.Intn(2) == 0 {
+			w.W.After(time.Duration(r.Int63n(int64(13*time.Millisecond))), func() {
+				if w.W.Up(id) && w.W.Now() < calmFrom {
+					w.W.Crash(id)
+				}
+			})
 		}
 	})
 	var revive func()
@@ -421,9 +412,8 @@ func crashPoints(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
 	i := int((seed - 1) % crashPointWorlds)
 	target, k := w.Servers[i%3], i/3+1
-	values := scene.WorkloadValues()
 	const end = 4 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	disk := w.W.Disk(target)
 	seen, last := 0, [2]int{}
 	var files []*sim.File
@@ -466,18 +456,16 @@ func crashPoints(seed int64, boot scene.Boot) *world {
 // calm is three servers and no fault at all.
 func calm(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	return w.play(end, end+500*time.Millisecond)
 }
 
 // isolated cuts a follower off alone for 5s at 2s, then heals.
 func isolated(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 9 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	w.W.At(2*time.Second, func() {
 		w.leader, w.leaderTerm = w.leaderNow()
 		for _, id := range w.Servers {
@@ -500,7 +488,6 @@ func isolated(seed int64, boot scene.Boot) *world {
 // at deposedClock while it is cut off. The cut heals at 3s.
 func deposed(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 3)
-	values := scene.WorkloadValues()
 	const end = 4 * time.Second
 	w.Client("controller", func(p *sim.Proc, api *kube.Client) {
 		for p.Now() < end {
@@ -508,8 +495,8 @@ func deposed(seed int64, boot scene.Boot) *world {
 			if id == w.leader {
 				continue // the other side: the controller cannot reach it
 			}
-			if _, err := api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: values()}); errors.Is(err, kube.ErrNotFound) {
-				api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: values()})
+			if _, err := api.Pin(id).Update(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()}); errors.Is(err, kube.ErrNotFound) {
+				api.Pin(id).Create(kube.Object{Kind: "deployments", Name: "web", Replicas: w.values()})
 			}
 			p.Sleep(20 * time.Millisecond)
 		}
@@ -636,20 +623,13 @@ func undisrupted(w *world) *suite.Failure {
 	return nil
 }
 
-// show keeps, in a timeline, every note (each request and its answer, what
-// the servers log), crashes, restarts and faults, and the messages between
-// servers, except the background: an Append that carries no entries (a
-// heartbeat), the answers to Appends, and a message to a server that is
-// down, with the refusal that answers it: while a server is down the
-// others keep calling it, and the clients' notes already say what the
-// refusals led to.
-func (w *world) show(e sim.Event) bool {
-	switch e.Kind {
-	case sim.EvDisk:
-		return false
-	case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-		return true
-	}
+// showMessage keeps, in a timeline (beside every note, crash, restart and
+// fault: scene.ShowMessages), the messages between servers, except the
+// background: an Append that carries no entries (a heartbeat), the answers
+// to Appends, and a message to a server that is down, with the refusal
+// that answers it: while a server is down the others keep calling it, and
+// the clients' notes already say what the refusals led to.
+func (w *world) showMessage(e sim.Event) bool {
 	if !w.IsServer(e.Node) || !w.IsServer(e.Peer) {
 		return false
 	}
@@ -754,9 +734,8 @@ const (
 func behind(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
-	values := scene.WorkloadValues()
 	const end = 5 * time.Second
-	w.writer("controller", time.Second, values)
+	w.writer("controller", time.Second)
 	w.readers(func() sim.NodeID { return w.leader })
 	var heard sim.NodeID
 	base := -1
@@ -839,9 +818,8 @@ func behind(seed int64, boot scene.Boot) *world {
 func figure8Scripted(seed int64, boot scene.Boot) *world {
 	w := newWorld(seed, boot, 5)
 	w.watchCommits()
-	values := scene.WorkloadValues()
 	const end = 6 * time.Second
-	w.writer("controller", end, values)
+	w.writer("controller", end)
 	var a, b, c sim.NodeID
 	var others []sim.NodeID // C, D and E, until C is known; then D and E
 	w.readers(func() sim.NodeID { return a })

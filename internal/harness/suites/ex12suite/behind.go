@@ -47,18 +47,8 @@ func noopBehindWorld(seed int64, impl Impl) *world {
 	w.W.SetLinks(laggingServer, agreed.Node, laggingLink)
 	run := &behindRun{aDone: sim.Cond{Name: "writer-a answered"}}
 	w.behind = run
-	w.W.AddNode(writerA, func(p *sim.Proc) {
-		c := w.clientOn(p, storyServer)
-		for {
-			o, err := c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage})
-			if err == nil {
-				run.created = o
-				break
-			}
-			if errors.Is(err, kube.ErrAlreadyExists) {
-				return
-			}
-		}
+	w.addCreator(writerA, func(p *sim.Proc, c *kube.Client, created kube.Object) {
+		run.created = created
 		p.Sleep(writerAWrites - p.Now())
 		obj := run.created
 		obj.Replicas, obj.ResourceVersion = hpaReplicas, 0
@@ -77,14 +67,11 @@ func noopBehindWorld(seed int64, impl Impl) *world {
 			return
 		}
 		p.Sleep(ms)
-		obj := kube.Object{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage}
-		run.b = write{who: string(writerB), obj: obj, at: p.Now()}
-		run.b.got, run.b.err = c.Update(obj)
+		run.b = write{who: string(writerB), obj: storyWeb, at: p.Now()}
+		run.b.got, run.b.err = c.Update(storyWeb)
 		run.b.done = p.Now()
 	})
-	w.auditAt(behindAudit)
-	w.Run(behindAudit + 5*time.Second)
-	return w
+	return w.play(behindAudit)
 }
 
 // noopUnordered: writer-b's update began after writer-a's was acknowledged,

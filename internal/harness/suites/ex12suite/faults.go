@@ -54,11 +54,7 @@ func faultWorld(seed int64, impl Impl) *world {
 		}
 	}
 	client("kubectl", func(p *sim.Proc, c *kube.Client) {
-		for {
-			if _, err := c.Create(kube.Object{Kind: "deployments", Name: "web"}); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-				break
-			}
-		}
+		create(c, kube.Object{Kind: "deployments", Name: "web"})
 		churn(p, c, 1)
 	})
 	client("kubectl-2", func(p *sim.Proc, c *kube.Client) {
@@ -81,7 +77,5 @@ func faultWorld(seed int64, impl Impl) *world {
 	}
 	crashed := w.Servers[rng.Intn(len(w.Servers))]
 	w.Inject(scene.Crash{Node: crashed, At: 700*ms + time.Duration(rng.Intn(2500))*ms, For: 500*ms + time.Duration(rng.Intn(1500))*ms})
-	w.auditAt(faultsAudit)
-	w.Run(faultsAudit + 5*time.Second)
-	return w
+	return w.play(faultsAudit)
 }

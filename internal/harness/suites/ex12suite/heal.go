@@ -100,9 +100,7 @@ func healWorld(seed int64, impl Impl) *world {
 	writer(&change{who: "writer-c", key: api, field: "replicas", to: fmt.Sprint(healAPI),
 		set:  func(o *kube.Object) { o.Replicas = healAPI },
 		made: func(o kube.Object) bool { return o.Replicas == healAPI }}, lossyBalancer)
-	w.auditAt(healAudit)
-	w.Run(healAudit + 5*time.Second)
-	return w
+	return w.play(healAudit)
 }
 
 // blindWrite: GuaranteedUpdate writes on condition that the object is

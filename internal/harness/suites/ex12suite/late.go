@@ -79,9 +79,7 @@ func lateWorld(seed int64, impl Impl) *world {
 				h = &heldUpdate{req: u, sent: p.Now()}
 				run.held[from] = h
 				p.Logf("%s's %s is held on the way", from, u)
-				for deadline := p.Now() + lateHold; h.resent == 0 && p.Now() < deadline; {
-					run.next.WaitTimeout(p, deadline-p.Now())
-				}
+				waitFor(p, &run.next, lateHold, func() bool { return h.resent != 0 })
 				p.Logf("%s's held %s goes on to %s", from, u, storyServer)
 				reply, err := p.Call(storyServer, req, requestTimeout)
 				h.got, _ = reply.(kube.Object)
@@ -92,18 +90,14 @@ func lateWorld(seed int64, impl Impl) *world {
 			if h.resent == 0 {
 				h.resent = p.Now()
 				run.next.Broadcast()
-				for deadline := p.Now() + requestTimeout; !h.settled && p.Now() < deadline; {
-					run.landed.WaitTimeout(p, deadline-p.Now())
-				}
+				waitFor(p, &run.landed, requestTimeout, func() bool { return h.settled })
 			}
 			return p.Call(storyServer, req, requestTimeout)
 		})
 	})
 	w.addSetup()
 	w.addEditAndIncrement(impl, lateBalancer, &run.edit)
-	w.auditAt(lateAudit)
-	w.Run(lateAudit + 5*time.Second)
-	return w
+	return w.play(lateAudit)
 }
 
 // lateLanded: each writer's first update was held past its timeout and
@@ -118,12 +112,8 @@ func lateLanded(w *world) *suite.Failure {
 	if r == nil {
 		return nil
 	}
-	for _, who := range []sim.NodeID{engineer, hpa} {
-		if r.held[who] == nil {
-			return &suite.Failure{Name: "no-update-sent", Clause: course.AgreementFirst, At: w.W.Now(),
-				Story: fmt.Sprintf("%s's GuaranteedUpdate sent no update through %s by %s, so the suite could not decide what it does when its own late write meets its resend",
-					who, lateBalancer, suite.FormatTime(w.W.Now()))}
-		}
+	if f := noUpdateSent(w, lateBalancer, func(who sim.NodeID) bool { return r.held[who] != nil }, "its own late write meets its resend"); f != nil {
+		return f
 	}
 	if f := w.lateIncrementTwice(); f != nil {
 		return f

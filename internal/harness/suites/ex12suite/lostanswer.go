@@ -55,9 +55,7 @@ func lostAnswerWorld(seed int64, impl Impl) *world {
 		p.Serve(func(p *sim.Proc, from sim.NodeID, req any) (any, error) {
 			if _, held := run.lost[string(from)]; held && from == hpa && !run.scaled {
 				p.Logf("%s's %s is held until %s is answered", from, req, scaler)
-				for deadline := p.Now() + scalerHold; !run.scaled && p.Now() < deadline; {
-					run.scaledCond.WaitTimeout(p, deadline-p.Now())
-				}
+				waitFor(p, &run.scaledCond, scalerHold, func() bool { return run.scaled })
 			}
 			reply, err := p.Call(storyServer, req, requestTimeout)
 			if u, ok := req.(kube.UpdateRequest); ok {
@@ -74,18 +72,13 @@ func lostAnswerWorld(seed int64, impl Impl) *world {
 	w.addSetup()
 	w.addEditAndIncrement(impl, balancer, &run.edit)
 	w.W.AddNode(scaler, func(p *sim.Proc) {
-		for _, ok := run.lost[string(hpa)]; !ok && p.Now() < lostAnswerAt; _, ok = run.lost[string(hpa)] {
-			run.lostCond.WaitTimeout(p, lostAnswerAt-p.Now())
-		}
-		if _, ok := run.lost[string(hpa)]; ok {
+		if waitFor(p, &run.lostCond, lostAnswerAt-p.Now(), func() bool { _, ok := run.lost[string(hpa)]; return ok }) {
 			w.increment(impl, p, w.clientOn(p, storyServer), scalerAdds)
 		}
 		run.scaled = true
 		run.scaledCond.Broadcast()
 	})
-	w.auditAt(lostAnswerAt)
-	w.Run(lostAnswerAt + 5*time.Second)
-	return w
+	return w.play(lostAnswerAt)
 }
 
 // answerNotLost: the world is about a lost answer, so each writer must
@@ -96,14 +89,7 @@ func answerNotLost(w *world) *suite.Failure {
 	if r == nil {
 		return nil
 	}
-	for _, who := range []sim.NodeID{engineer, hpa} {
-		if _, ok := r.lost[string(who)]; !ok {
-			return &suite.Failure{Name: "no-update-sent", Clause: course.AgreementFirst, At: w.W.Now(),
-				Story: fmt.Sprintf("%s's GuaranteedUpdate sent no update through %s by %s, so the suite could not decide what it does when an update's answer is lost",
-					who, balancer, suite.FormatTime(w.W.Now()))}
-		}
-	}
-	return nil
+	return noUpdateSent(w, balancer, func(who sim.NodeID) bool { _, ok := r.lost[string(who)]; return ok }, "an update's answer is lost")
 }
 
 // resentBlind: a write whose answer was lost may have been made. The

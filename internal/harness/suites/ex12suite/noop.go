@@ -1,7 +1,6 @@
 package ex12suite
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -30,18 +29,8 @@ func noopWorld(seed int64, impl Impl) *world {
 	w := newWorld(seed, impl, logLink)
 	run := &noopRun{}
 	w.noop = run
-	w.W.AddNode(engineer, func(p *sim.Proc) {
-		c := w.clientOn(p, storyServer)
-		for {
-			o, err := c.Create(kube.Object{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage})
-			if err == nil {
-				run.created = o
-				break
-			}
-			if errors.Is(err, kube.ErrAlreadyExists) {
-				return
-			}
-		}
+	w.addCreator(engineer, func(p *sim.Proc, c *kube.Client, created kube.Object) {
+		run.created = created
 		try := func(what string, f func() (kube.Object, error)) {
 			t := noopTry{what: what, at: p.Now()}
 			t.got, t.err = f()

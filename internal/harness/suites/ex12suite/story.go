@@ -24,6 +24,9 @@ const (
 	hpa         sim.NodeID = "hpa"
 )
 
+// storyWeb is web as the story's scenes create it.
+var storyWeb = kube.Object{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage}
+
 var (
 	engineerReads  = 1000 * ms // kubectl get -o yaml
 	hpaReads       = 1050 * ms
@@ -62,12 +65,7 @@ func storyWorld(seed int64, impl Impl) *world {
 		w.W.AddNode(who, func(p *sim.Proc) {
 			c := w.clientOn(p, storyServer)
 			if who == engineer {
-				obj := kube.Object{Kind: "deployments", Name: "web", Replicas: storyReplicas, Image: storyImage}
-				for {
-					if _, err := c.Create(obj); err == nil || errors.Is(err, kube.ErrAlreadyExists) {
-						break
-					}
-				}
+				create(c, storyWeb)
 			}
 			p.Sleep(readAt - p.Now())
 			read, err := c.Get(web, kube.ReadOptions{})
@@ -95,9 +93,7 @@ func storyWorld(seed int64, impl Impl) *world {
 		run.final, run.finalErr = c.Get(web, kube.ReadOptions{})
 		run.finalAt = p.Now()
 	})
-	w.auditAt(storyAudit)
-	w.Run(storyAudit + 5*time.Second)
-	return w
+	return w.play(storyAudit)
 }
 
 // storyLost: web must end with the autoscaler's replicas and the engineer's

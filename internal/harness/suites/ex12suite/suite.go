@@ -72,9 +72,7 @@ const (
 
 // chapter is the chapter declared.
 func chapter(impl Impl) scene.Chapter[*world] {
-	built := func(build func(int64, Impl) *world) scene.Build[*world] {
-		return func(seed int64) *world { return build(seed, impl) }
-	}
+	built := scene.Against[*world](impl)
 	guard := &scene.Guard{MinCompleted: 8, MinCovered: 0.9}
 	return scene.Chapter[*world]{
 		ID:  "ex12",

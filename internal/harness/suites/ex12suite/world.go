@@ -64,19 +64,21 @@ func newWorld(seed int64, impl Impl, link sim.Link) *world {
 	for _, id := range s.Servers {
 		s.W.SetLinks(id, agreed.Node, link)
 	}
-	s.Show(func(e sim.Event) bool {
-		switch e.Kind {
-		case sim.EvNote, sim.EvCrash, sim.EvRestart, sim.EvFault:
-			return true
-		case sim.EvDisk:
-			return false
-		}
+	s.ShowMessages(func(e sim.Event) bool {
 		// The client's requests show as its notes; of the log's messages,
 		// the proposals.
 		_, propose := e.Msg.(agreed.ProposeRequest)
 		return propose
 	})
 	return &world{Scene: s}
+}
+
+// play has the auditor read every server at audit (auditAt) and runs the
+// world to its end, 5s after the audit at the latest.
+func (w *world) play(audit time.Duration) *world {
+	w.auditAt(audit)
+	w.Run(audit + 5*time.Second)
+	return w
 }
 
 // auditAt reads every server's whole history at the time given (a watch of

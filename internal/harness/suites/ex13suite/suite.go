@@ -72,9 +72,7 @@ const (
 
 // chapter is the chapter declared.
 func chapter(elect electFunc) scene.Chapter[*world] {
-	built := func(build func(int64, electFunc) *world) scene.Build[*world] {
-		return func(seed int64) *world { return build(seed, elect) }
-	}
+	built := scene.Against[*world](elect)
 	return scene.Chapter[*world]{
 		ID:  "ex13",
 		Ran: ran,
