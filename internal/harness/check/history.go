@@ -329,10 +329,17 @@ func versionSuffix(v int64) string {
 // The zero History is empty and ready to use. It is safe for concurrent use,
 // though the world runs one process at a time and needs no lock.
 type History struct {
-	mu   sync.Mutex
-	ops  []Operation
-	seen int // calls and returns recorded so far
+	mu sync.Mutex
+	// chunks hold the operations in call order, each chunk twice as large
+	// as the one before up to opsChunk: a call never copies the
+	// operations recorded before it, as a growing slice would.
+	chunks [][]Operation
+	n      int // operations recorded
+	seen   int // calls and returns recorded so far
 }
+
+// opsChunk is the most operations one chunk of a History holds.
+const opsChunk = 256
 
 // NewHistory returns an empty History.
 func NewHistory() *History { return &History{} }
@@ -345,9 +352,18 @@ func (h *History) Call(client, server string, in Input, at time.Duration) OpID {
 	in.IfValue = normalize(in.IfValue)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	id := OpID(len(h.ops))
+	id := OpID(h.n)
 	h.seen++
-	h.ops = append(h.ops, Operation{ID: id, Client: client, Server: server, Input: in, Call: at, callSeq: h.seen})
+	if len(h.chunks) == 0 || len(h.chunks[len(h.chunks)-1]) == cap(h.chunks[len(h.chunks)-1]) {
+		size := 16
+		if len(h.chunks) > 0 {
+			size = min(2*cap(h.chunks[len(h.chunks)-1]), opsChunk)
+		}
+		h.chunks = append(h.chunks, make([]Operation, 0, size))
+	}
+	last := len(h.chunks) - 1
+	h.chunks[last] = append(h.chunks[last], Operation{ID: id, Client: client, Server: server, Input: in, Call: at, callSeq: h.seen})
+	h.n++
 	return id
 }
 
@@ -375,10 +391,10 @@ func (h *History) Return(id OpID, r Result, at time.Duration) {
 func (h *History) Timeout(id OpID, at time.Duration) { h.Return(id, Result{Outcome: Indefinite}, at) }
 
 func (h *History) pending(id OpID, at time.Duration) *Operation {
-	if id < 0 || int(id) >= len(h.ops) {
+	if id < 0 || int(id) >= h.n {
 		panic(fmt.Sprintf("check: History has no operation #%d", id))
 	}
-	op := &h.ops[id]
+	op := h.op(int(id))
 	if op.Result.Outcome != Pending {
 		panic(fmt.Sprintf("check: operation %s has already ended", op))
 	}
@@ -393,22 +409,41 @@ func (h *History) pending(id OpID, at time.Duration) *Operation {
 func (h *History) Operations() []Operation {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]Operation(nil), h.ops...)
+	if h.n == 0 {
+		return nil
+	}
+	out := make([]Operation, 0, h.n)
+	for _, c := range h.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+// op is the i-th operation recorded.
+func (h *History) op(i int) *Operation {
+	for _, c := range h.chunks {
+		if i < len(c) {
+			return &c[i]
+		}
+		i -= len(c)
+	}
+	panic(fmt.Sprintf("check: History has no operation #%d", i))
 }
 
 // Len is the number of operations recorded.
 func (h *History) Len() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.ops)
+	return h.n
 }
 
 // normalize turns every integer into int64 and every string type into string,
 // so that values compare equal however a caller spelled them. It panics on a
 // value that cannot be compared with ==.
 func normalize(v any) any {
-	if v == nil {
-		return nil
+	switch v.(type) {
+	case nil, int64, string, bool: // already normal: most values, normalized once already
+		return v
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {

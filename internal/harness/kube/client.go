@@ -145,7 +145,9 @@ func (c *Client) Get(key string, opts ReadOptions) (Object, error) {
 	x := c.begin(check.Read(key), opts.ResourceVersion == Latest)
 	o, err := answer[Object](x, GetRequest{Key: key, Opts: opts}, c.timeout)
 	x.end(err, check.Found(o.Value(), o.ResourceVersion))
-	x.note("GET "+key+readMode(opts), result(err, func() string { return body(o) }))
+	if x.noting() {
+		x.note("GET "+key+readMode(opts), result(err, func() string { return body(o) }))
+	}
 	return o, err
 }
 
@@ -162,9 +164,11 @@ func (c *Client) List(kind string, opts ReadOptions) (List, error) {
 			}
 		}
 	}
-	x.note("LIST "+kind+readMode(opts), result(err, func() string {
-		return fmt.Sprintf("%d items rv=%d", len(l.Items), l.ResourceVersion)
-	}))
+	if x.noting() {
+		x.note("LIST "+kind+readMode(opts), result(err, func() string {
+			return fmt.Sprintf("%d items rv=%d", len(l.Items), l.ResourceVersion)
+		}))
+	}
 	return l, err
 }
 
@@ -174,7 +178,9 @@ func (c *Client) Create(obj Object) (Object, error) {
 	x := c.begin(check.Create(obj.Key(), obj.Value()), true)
 	o, err := answer[Object](x, CreateRequest{Object: obj}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
-	x.note("CREATE "+obj.Key()+" "+fields(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	if x.noting() {
+		x.note("CREATE "+obj.Key()+" "+fields(obj), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	}
 	return o, err
 }
 
@@ -188,7 +194,9 @@ func (c *Client) Update(obj Object) (Object, error) {
 	x := c.begin(in, true)
 	o, err := answer[Object](x, UpdateRequest{Object: obj}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
-	x.note("UPDATE "+obj.Key()+" "+fields(obj)+precondition(obj.ResourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	if x.noting() {
+		x.note("UPDATE "+obj.Key()+" "+fields(obj)+precondition(obj.ResourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	}
 	return o, err
 }
 
@@ -203,7 +211,9 @@ func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
 	x := c.begin(in, true)
 	o, err := answer[Object](x, DeleteRequest{Key: key, ResourceVersion: resourceVersion}, c.timeout)
 	x.end(err, check.Acked(o.ResourceVersion))
-	x.note("DELETE "+key+precondition(resourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	if x.noting() {
+		x.note("DELETE "+key+precondition(resourceVersion), result(err, func() string { return fmt.Sprintf("rv=%d", o.ResourceVersion) }))
+	}
 	return o, err
 }
 
@@ -215,7 +225,7 @@ func (c *Client) Delete(key string, resourceVersion int64) (Object, error) {
 func (c *Client) Watch(kind string, resourceVersion int64, wait time.Duration) ([]Event, error) {
 	x := c.begin(check.Input{}, false)
 	evs, err := answer[[]Event](x, WatchRequest{Kind: kind, ResourceVersion: resourceVersion, Wait: wait}, wait+c.timeout)
-	if err != nil || len(evs) > 0 {
+	if (err != nil || len(evs) > 0) && x.noting() {
 		x.note(fmt.Sprintf("WATCH %s from rv=%d", kind, resourceVersion), result(err, func() string {
 			parts := make([]string, len(evs))
 			for i, ev := range evs {
@@ -322,10 +332,12 @@ func (x *exchange) end(err error, ok check.Result) {
 // note writes the operation's line in the timeline:
 // "GET deployments/web @server-2 → replicas=3 rv=4".
 func (x *exchange) note(what, came string) {
-	if !x.c.quiet && x.c.noted == nil {
-		x.c.p.Logf("%s @%s → %s", what, x.server, came)
-	}
+	x.c.p.Logf("%s", what+" @"+string(x.server)+" → "+came)
 }
+
+// noting reports whether the client writes its own note of each request
+// to the timeline: the note's words are put together only then.
+func (x *exchange) noting() bool { return !x.c.quiet && x.c.noted == nil }
 
 // result is what an operation's note says it came to.
 func result(err error, ok func() string) string {
@@ -339,19 +351,12 @@ func result(err error, ok func() string) string {
 	return "error: " + err.Error()
 }
 
-// body is the object's fields without its key: "replicas=5 rv=12".
-func body(o Object) string {
-	return strings.TrimSuffix(strings.TrimPrefix(o.String(), o.Key()+"{"), "}")
-}
+// body is the object's fields without its key: "replicas=5 rv=12", what
+// String says between the braces.
+func body(o Object) string { return string(o.appendBody(make([]byte, 0, 48))) }
 
 // fields is the object's fields without key and version: "replicas=5".
-func fields(o Object) string {
-	s := body(o)
-	if i := strings.LastIndex(s, "rv="); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
-}
+func fields(o Object) string { return strings.TrimSpace(string(o.appendFields(make([]byte, 0, 48)))) }
 
 func precondition(rv int64) string {
 	if rv == 0 {

@@ -88,6 +88,18 @@ func (o Object) String() string {
 	// an object.
 	b := make([]byte, 0, 64)
 	b = append(append(append(append(b, o.Kind...), '/'), o.Name...), '{')
+	return string(append(o.appendBody(b), '}'))
+}
+
+// appendBody appends what String says between the braces: the fields,
+// then "rv=12".
+func (o Object) appendBody(b []byte) []byte {
+	return strconv.AppendInt(append(o.appendFields(b), "rv="...), o.ResourceVersion, 10)
+}
+
+// appendFields appends the fields String prints before the
+// resourceVersion, each followed by a space: "replicas=5 ".
+func (o Object) appendFields(b []byte) []byte {
 	if o.Kind == "deployments" || o.Replicas != 0 {
 		b = strconv.AppendInt(append(b, "replicas="...), int64(o.Replicas), 10)
 		b = append(b, ' ')
@@ -110,8 +122,7 @@ func (o Object) String() string {
 	if o.Fence != (Fence{}) {
 		b = append(append(append(b, "fence="...), o.Fence.String()...), ' ')
 	}
-	b = strconv.AppendInt(append(b, "rv="...), o.ResourceVersion, 10)
-	return string(append(b, '}'))
+	return b
 }
 
 // SplitKey splits "deployments/web" into its kind and name.

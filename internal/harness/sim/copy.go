@@ -30,7 +30,7 @@ func copyMessage(v any, what func() string) any {
 		return nil
 	}
 	rv := reflect.ValueOf(v)
-	if !needsCopy(rv.Type()) || shared(rv.Type()) {
+	if info := infoOf(rv.Type()); !info.needs || info.shared {
 		return v
 	}
 	dst := reflect.New(rv.Type()).Elem()
@@ -65,16 +65,17 @@ func open(v reflect.Value) reflect.Value {
 // a copy of what it refers to.
 func (c *copier) fix(v reflect.Value) {
 	t := v.Type()
-	if !needsCopy(t) {
+	info := infoOf(t)
+	if !info.needs {
 		return
 	}
 	v = open(v)
-	if harnessOwned(t) {
+	if info.owned {
 		misuse("%s carries a %s, which belongs to the node that made it: a message carries data only, copied as it would be on a wire", c.what(), t)
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		for i := range v.NumField() {
+		for _, i := range info.fields {
 			c.fix(v.Field(i))
 		}
 	case reflect.Array:
@@ -87,8 +88,10 @@ func (c *copier) fix(v reflect.Value) {
 		}
 		n := reflect.MakeSlice(t, v.Len(), v.Len())
 		reflect.Copy(n, v)
-		for i := range n.Len() {
-			c.fix(n.Index(i))
+		if info.elemNeeds {
+			for i := range n.Len() {
+				c.fix(n.Index(i))
+			}
 		}
 		v.Set(n)
 	case reflect.Map:
@@ -107,7 +110,7 @@ func (c *copier) fix(v reflect.Value) {
 		}
 		v.Set(n)
 	case reflect.Pointer:
-		if v.IsNil() || shared(t) {
+		if v.IsNil() || info.shared {
 			return
 		}
 		key := seenKey{v.UnsafePointer(), t}
@@ -128,7 +131,7 @@ func (c *copier) fix(v reflect.Value) {
 			return
 		}
 		inner := v.Elem()
-		if !needsCopy(inner.Type()) || shared(inner.Type()) {
+		if in := infoOf(inner.Type()); !in.needs || in.shared {
 			return
 		}
 		n := reflect.New(inner.Type()).Elem()
@@ -140,6 +143,37 @@ func (c *copier) fix(v reflect.Value) {
 			misuse("%s carries a %s (%s): a message carries data only, copied as it would be on a wire", c.what(), strings.ToLower(t.Kind().String()), t)
 		}
 	}
+}
+
+// typeInfo is what the copy needs to know of a type, found once per type
+// (infoOf): every value of every message is asked it.
+type typeInfo struct {
+	needs     bool  // needsCopy
+	shared    bool  // shared
+	owned     bool  // harnessOwned
+	fields    []int // a struct's fields that need a copy, in order
+	elemNeeds bool  // a slice's elements need a copy
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func infoOf(t reflect.Type) *typeInfo {
+	if info, ok := typeInfos.Load(t); ok {
+		return info.(*typeInfo)
+	}
+	info := &typeInfo{needs: needsCopy(t), shared: shared(t), owned: harnessOwned(t)}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if needsCopy(t.Field(i).Type) {
+				info.fields = append(info.fields, i)
+			}
+		}
+	case reflect.Slice:
+		info.elemNeeds = needsCopy(t.Elem())
+	}
+	v, _ := typeInfos.LoadOrStore(t, info)
+	return v.(*typeInfo)
 }
 
 // needsCopy reports whether a value of type t may hold a reference, so that

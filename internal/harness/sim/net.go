@@ -204,8 +204,8 @@ func (p *Proc) Send(to NodeID, req any) {
 
 // send puts a message on the link, subject to partition, loss, delay and
 // duplication.
-func (w *World) send(m message) {
-	m.payload, m.err = m.copy() // what the sender does next does not travel
+func (w *World) send(out message) {
+	m := out.copied() // what the sender does next does not travel
 	kind := EvSend
 	if m.reply {
 		kind = EvReply
@@ -236,7 +236,8 @@ func (w *World) deliver(m message) {
 		return
 	}
 	n := w.byID[m.to]
-	if !m.reply && n.held(func() { w.handle(n, m) }) {
+	if !m.reply && n.paused { // the closure is made only for a paused node
+		n.held(func() { w.handle(n, m) })
 		return // the node is paused: the request waits for its Resume
 	}
 	if m.reply {
@@ -273,6 +274,14 @@ func (w *World) handle(n *node, m message) {
 			w.send(message{id: m.id, from: m.to, to: m.from, reply: true, payload: val, err: err})
 		}
 	})
+}
+
+// copied is the message with a copy of its payload and error. Each
+// delivery send schedules keeps the copied message itself, never assigned
+// again, rather than a variable the closures would share on the heap.
+func (m message) copied() message {
+	m.payload, m.err = m.copy()
+	return m
 }
 
 // copy is a copy of the message's payload and error that shares no memory

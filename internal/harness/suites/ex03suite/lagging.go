@@ -171,7 +171,7 @@ func bootLagging(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	}
 	for _, line := range bytes.SplitAfter(s.wal.ReadAll(), []byte("\n")) {
 		var c change // a record without its newline is a torn last one
-		if !bytes.HasSuffix(line, []byte("\n")) || json.Unmarshal(line, &c) != nil {
+		if !bytes.HasSuffix(line, []byte("\n")) || decodeRecord(line, &c) != nil {
 			break
 		}
 		s.merge(p, c, false)

@@ -149,7 +149,7 @@ func (s *store) replay(p *sim.Proc) {
 	good := 0
 	for _, rec := range bytes.SplitAfter(data, []byte("\n")) {
 		var ev kube.Event // a record without its newline is a torn last one
-		if !bytes.HasSuffix(rec, []byte("\n")) || json.Unmarshal(rec, &ev) != nil || s.Apply(p, ev) != nil {
+		if !bytes.HasSuffix(rec, []byte("\n")) || decodeRecord(rec, &ev) != nil || s.Apply(p, ev) != nil {
 			break
 		}
 		good += len(rec)
@@ -611,7 +611,7 @@ func bootSplitBrain(p *sim.Proc, self sim.NodeID, _ []sim.NodeID) {
 	}
 	for _, line := range bytes.SplitAfter(disk.ReadAll(), []byte("\n")) {
 		var rec copyRecord // a record without its newline is a torn last one
-		if !bytes.HasSuffix(line, []byte("\n")) || json.Unmarshal(line, &rec) != nil {
+		if !bytes.HasSuffix(line, []byte("\n")) || decodeRecord(line, &rec) != nil {
 			break
 		}
 		rec.apply(r, own)

@@ -155,7 +155,7 @@ type ballots struct {
 	// sent (as printed) asks for a pre-vote; pending the requests each
 	// server received from each other and has not answered; answers
 	// whether each answer sent (as printed) answers a pre-vote.
-	asks, answers map[[2]sim.NodeID]map[string]bool
+	asks, answers map[[2]sim.NodeID]map[any]bool
 	pending       map[[2]sim.NodeID][]asked
 }
 
@@ -164,7 +164,7 @@ func (w *world) watchBallots() *ballots {
 	b := &ballots{w: w, given: map[sim.NodeID]map[int64]ballot{}, got: map[sim.NodeID]map[int64][]ballot{},
 		stale: map[sim.NodeID]ballot{}, stood: map[sim.NodeID]int64{}, led: map[sim.NodeID]int64{},
 		versions: make([]uint64, len(w.Servers)), kinds: map[reflect.Type]msgKind{},
-		asks: map[[2]sim.NodeID]map[string]bool{}, answers: map[[2]sim.NodeID]map[string]bool{}, pending: map[[2]sim.NodeID][]asked{}}
+		asks: map[[2]sim.NodeID]map[any]bool{}, answers: map[[2]sim.NodeID]map[any]bool{}, pending: map[[2]sim.NodeID][]asked{}}
 	w.W.OnStep(b.step)
 	return b
 }
@@ -290,7 +290,7 @@ func (b *ballots) request(e sim.Event) {
 			clear(b.asks[way]) // long delivered, or lost
 		}
 		if b.asks[way] == nil {
-			b.asks[way] = map[string]bool{}
+			b.asks[way] = map[any]bool{}
 		}
 		b.asks[way][msgKey(e.Msg)] = pre
 	case sim.EvRecv:
@@ -341,7 +341,7 @@ func (b *ballots) answersPreVote(e sim.Event) bool {
 			clear(b.answers[way])
 		}
 		if b.answers[way] == nil {
-			b.answers[way] = map[string]bool{}
+			b.answers[way] = map[any]bool{}
 		}
 		b.answers[way][key] = pre
 		return pre
@@ -362,17 +362,89 @@ func namesPre(msg any) bool {
 	if v.Kind() != reflect.Struct {
 		return false
 	}
-	if name := v.Type().Name(); strings.Contains(name, "Pre") || strings.HasPrefix(name, "pre") {
+	sh := shapeOf(v.Type())
+	if sh.namedPre {
 		return true
 	}
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
+	for _, i := range sh.preFields {
+		if v.Field(i).Bool() {
+			return true
+		}
+	}
+	return false
+}
+
+// shape is what the ballots read of a struct type, found once per type
+// (shapes): every message between servers is asked for its Term and
+// whether it says "pre", and reflect answers that by name, slowly.
+type shape struct {
+	term      []int // the index of its field Term (FieldByName's), if any
+	hasTerm   bool  // the field Term is exported and an integer
+	namedPre  bool  // the type's name says "Pre", or begins with "pre"
+	preFields []int // its exported boolean fields named Pre, PreVote, IsPre or IsPreVote, in any case
+	// plain: a value of the type is told from another by ==, exactly as
+	// by how it prints (msgKey): its fields, all the way down, are
+	// booleans, integers and strings, and nothing in it prints itself.
+	plain bool
+}
+
+// shapes is each struct type's shape: facts about a type, the same for
+// every world.
+var shapes sync.Map // reflect.Type → *shape
+
+func shapeOf(t reflect.Type) *shape {
+	if sh, ok := shapes.Load(t); ok {
+		return sh.(*shape)
+	}
+	sh := &shape{plain: plainType(t)}
+	if f, ok := t.FieldByName("Term"); ok {
+		sh.term, sh.hasTerm = f.Index, f.IsExported() && isInt(f.Type.Kind())
+	}
+	name := t.Name()
+	sh.namedPre = strings.Contains(name, "Pre") || strings.HasPrefix(name, "pre")
+	for i := range t.NumField() {
+		f := t.Field(i)
 		switch strings.ToLower(f.Name) {
 		case "pre", "prevote", "ispre", "isprevote":
-			if f.IsExported() && f.Type.Kind() == reflect.Bool && v.Field(i).Bool() {
-				return true
+			if f.IsExported() && f.Type.Kind() == reflect.Bool {
+				sh.preFields = append(sh.preFields, i)
 			}
 		}
+	}
+	v, _ := shapes.LoadOrStore(t, sh)
+	return v.(*shape)
+}
+
+var (
+	stringerType  = reflect.TypeFor[fmt.Stringer]()
+	formatterType = reflect.TypeFor[fmt.Formatter]()
+	errorType     = reflect.TypeFor[error]()
+)
+
+// plainType reports whether t's values print (%+v) as their booleans,
+// integers and strings, field by field: no pointer, interface, float or
+// container other than a struct or an array inside, and no method to print
+// itself anywhere.
+func plainType(t reflect.Type) bool {
+	for _, m := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if m.Implements(stringerType) || m.Implements(formatterType) || m.Implements(errorType) {
+			return false
+		}
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	case reflect.Array:
+		return plainType(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainType(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -380,14 +452,26 @@ func namesPre(msg any) bool {
 // maxKept is how many messages of one way the ballots remember at most.
 const maxKept = 64
 
-// msgKey is msg as the ballots tell one message from another.
-func msgKey(msg any) string { return fmt.Sprintf("%T%+v", msg, msg) }
+// msgKey is msg as the ballots tell one message from another: how it
+// prints, its type and its fields (a struct of a plain type is its own
+// key: == tells its values apart as their print does, without printing).
+func msgKey(msg any) any {
+	if t := reflect.TypeOf(msg); t != nil && t.Kind() == reflect.Struct && shapeOf(t).plain {
+		return msg
+	}
+	return fmt.Sprintf("%T%+v", msg, msg)
+}
 
 // termOf is msg's integer field Term (hasTerm says it has one).
 func termOf(msg any) int64 {
 	v := reflect.ValueOf(msg)
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
+	}
+	if v.Kind() == reflect.Struct {
+		if at := shapeOf(v.Type()).term; at != nil {
+			return v.FieldByIndex(at).Int()
+		}
 	}
 	return v.FieldByName("Term").Int()
 }

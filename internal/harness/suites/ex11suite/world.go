@@ -1028,11 +1028,7 @@ func hasTerm(msg any) bool {
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
-	if v.Kind() != reflect.Struct {
-		return false
-	}
-	f, ok := v.Type().FieldByName("Term")
-	return ok && f.IsExported() && isInt(f.Type.Kind())
+	return v.Kind() == reflect.Struct && shapeOf(v.Type()).hasTerm
 }
 
 // scriptedBy is when the scripted scenes heal whatever the servers did.
