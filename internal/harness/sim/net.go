@@ -236,9 +236,9 @@ func (w *World) deliver(m message) {
 		return
 	}
 	n := w.byID[m.to]
-	if !m.reply && n.paused { // the closure is made only for a paused node
-		n.held(func() { w.handle(n, m) })
-		return // the node is paused: the request waits for its Resume
+	if !m.reply && n.paused {
+		n.hold(action{fn: func() { w.handle(n, m) }})
+		return // the request waits for the node's Resume
 	}
 	if m.reply {
 		c, ok := w.calls[m.id]

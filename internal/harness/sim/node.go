@@ -25,7 +25,7 @@ type node struct {
 	statusVersion uint64 // incremented at every SetStatus and crash
 
 	paused   bool     // frozen by World.Pause: nothing of the node runs
-	deferred []func() // what would have run while paused, in order: run at Resume
+	deferred []action // what would have run while paused, in order: run at Resume
 
 	rate      float64       // the clock's rate (SetClockRate); 0: never set, the true rate
 	rateFrom  time.Duration // the virtual time the rate was set

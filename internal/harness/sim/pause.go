@@ -27,7 +27,7 @@ func (w *World) Pause(id NodeID) {
 	w.faultStart(Fault{Kind: FaultPause, Desc: "pause " + string(id), Nodes: []NodeID{id}})
 	if p := w.current; p != nil && p.node == n {
 		k := p.waker()
-		n.held(func() { k.wakeNow(wakeMsg{}) })
+		n.hold(action{p: p, wait: k.seq})
 		p.block("paused", false)
 	}
 }
@@ -43,8 +43,8 @@ func (w *World) Resume(id NodeID) {
 	due := n.deferred
 	w.unpause(n)
 	w.record(Event{Kind: EvFault, Node: id, Text: "resume"})
-	for _, f := range due {
-		w.schedule(w.now, f)
+	for _, a := range due {
+		w.scheduleAction(w.now, a)
 	}
 }
 
@@ -60,14 +60,10 @@ func (w *World) unpause(n *node) {
 	w.faultEnd(FaultPause, n.id)
 }
 
-// held keeps f for n's Resume if n is paused, and reports whether it did.
-func (n *node) held(f func()) bool {
-	if !n.paused {
-		return false
-	}
-	n.deferred = append(n.deferred, f)
-	return true
-}
+// hold keeps a, which came due while n is paused, for n's Resume. Its
+// callers ask n.paused first, so that a node that is not paused costs them
+// no action, and no closure.
+func (n *node) hold(a action) { n.deferred = append(n.deferred, a) }
 
 // SetClockRate makes node id's clock run at rate r from now on: r seconds of
 // its Clock for each second of virtual time (1.5: fast, 0.5: slow, 1: true

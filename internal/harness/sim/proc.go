@@ -137,7 +137,8 @@ func (w *World) spawn(n *node, name string, f func(p *Proc)) *Proc {
 // start runs a created process for the first time, unless its node is
 // paused (then at its Resume) or it was killed before it began.
 func (w *World) start(p *Proc) {
-	if p.state == created && !p.killed && p.node.held(func() { w.start(p) }) {
+	if p.state == created && !p.killed && p.node.paused {
+		p.node.hold(action{p: p})
 		return
 	}
 	if p.state == created {
@@ -273,8 +274,9 @@ func (k waker) wakeAt(t time.Duration, msg wakeMsg) {
 
 func (k waker) wakeNow(msg wakeMsg) {
 	if k.p.state == blocked && k.p.waitSeq == k.seq && !k.p.killed {
-		if k.p.node.held(func() { k.wakeNow(msg) }) {
-			return // the node is paused: the wake comes due at its Resume
+		if k.p.node.paused {
+			k.p.node.hold(action{p: k.p, wait: k.seq, msg: msg})
+			return // the wake comes due at the node's Resume
 		}
 		k.p.w.resume(k.p, msg)
 	}
