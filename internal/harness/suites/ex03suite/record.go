@@ -35,20 +35,14 @@ func decodeRecord(line []byte, v any) error {
 		}
 	case *change:
 		var c change
-		r.lit(`{"Object":`)
-		c.Object = r.object()
-		r.lit(`,"Deleted":`)
-		c.Deleted = r.bool()
+		c.Object, c.Deleted = r.objectDeleted()
 		if r.end() {
 			*v = c
 			return nil
 		}
 	case *copyRecord:
 		var c copyRecord
-		r.lit(`{"Object":`)
-		c.Object = r.object()
-		r.lit(`,"Deleted":`)
-		c.Deleted = r.bool()
+		c.Object, c.Deleted = r.objectDeleted()
 		r.lit(`,"Own":`)
 		c.Own = r.bool()
 		if r.end() {
@@ -64,6 +58,15 @@ func decodeRecord(line []byte, v any) error {
 type reader struct {
 	b      []byte
 	failed bool
+}
+
+// objectDeleted reads the fields a change and a copy record begin with:
+// {"Object":...,"Deleted":...
+func (r *reader) objectDeleted() (kube.Object, bool) {
+	r.lit(`{"Object":`)
+	o := r.object()
+	r.lit(`,"Deleted":`)
+	return o, r.bool()
 }
 
 // lit reads s.
