@@ -501,3 +501,27 @@ func TestAGoexitInAProcessEndsTheRunAndNamesIt(t *testing.T) {
 	assert.Equal(t, "server-1/main", pe.Proc)
 	assert.Equal(t, 2*ms, pe.At)
 }
+
+// A process that recovers from its node's crash cannot make what it wrote
+// durable after the fact: the disk of a crashed node takes nothing more,
+// and the attempt is named.
+func TestAProcessThatRecoversFromItsCrashCannotReachItsDisk(t *testing.T) {
+	w := sim.New(1)
+	defer w.Close()
+	w.AddNode("server-1", func(p *sim.Proc) {
+		f := p.Disk().Open("wal")
+		f.Append([]byte("unsynced"))
+		defer func() {
+			recover()                   // the crash
+			f.Append([]byte("rescued")) // and the way out it looks for
+		}()
+		p.Sleep(time.Hour)
+	})
+	w.At(5*ms, func() { w.Crash("server-1") })
+	err := w.Run(time.Minute)
+	var me *sim.MisuseError
+	require.ErrorAs(t, err, &me)
+	assert.Contains(t, err.Error(), "Append: node server-1 is down")
+	data, _ := w.FileBytes("server-1", "wal")
+	assert.NotContains(t, string(data), "rescued")
+}
